@@ -1,0 +1,3 @@
+from ms_lint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,55 @@
+"""The ``ms-lint`` command: one sub-command per module in ``ms_lint.commands``.
+
+Exit codes (stable): 0 clean, 1 findings (or pending fixes), 2 usage, configuration or analysis error.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+from ms_lint import __version__
+
+COMMANDS = ("check", "fix", "verify", "rules", "rule")
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors exit 2, as argparse does, but without a traceback path
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"ms-lint: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ms-lint", description="Static analyzer for MindSpore graph-mode code.")
+    parser.add_argument("--version", action="version", version=f"ms-lint {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"ms_lint.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"ms_lint.commands.{name}":
+                continue  # a command not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        print("ms-lint: interrupted", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

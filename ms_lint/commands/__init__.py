@@ -1,0 +1,1 @@
+"""Sub-commands of the CLI. Each module exposes ``register(subparsers)``, which sets ``handler`` on its parser."""

@@ -1,0 +1,173 @@
+"""``[tool.ms-lint]`` in the nearest pyproject.toml, validated: unknown keys and bad values name the key."""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional
+
+from ms_lint.codes import CODES, is_valid_selector, matches
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - exercised on 3.9/3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+DEFAULT_EXCLUDE = [
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__", "build", "dist",
+    "node_modules", ".mypy_cache", ".pytest_cache", ".ms_lint_cache", "site-packages",
+]
+GRAPH_MODES = ("auto", "jit-only")
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix; the message names the file and key."""
+
+
+@dataclass
+class Config:
+    select: List[str] = field(default_factory=lambda: ["MSL"])
+    ignore: List[str] = field(default_factory=list)
+    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    extend_exclude: List[str] = field(default_factory=list)
+    unroll_threshold: int = 16
+    graph_mode: str = "auto"
+    verify: Dict[str, Any] = field(default_factory=dict)
+    root: str = field(default_factory=os.getcwd)  # folder of the pyproject.toml (or cwd): paths are relative to it
+    source: Optional[str] = None  # the pyproject.toml it came from
+
+    # -- selection ---------------------------------------------------------------------------------
+    def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
+        selected = "ALL" in self.select or matches(code, self.select)
+        if not selected or matches(code, self.ignore):
+            return False
+        if path is not None and self.per_file_ignores:
+            rel = self.relative(path)
+            for pattern, codes in self.per_file_ignores.items():
+                if _glob_match(rel, pattern) and ("ALL" in codes or matches(code, codes)):
+                    return False
+        return True
+
+    def enabled_codes(self, path: Optional[str] = None) -> List[str]:
+        return [code for code in CODES if self.is_enabled(code, path)]
+
+    def is_excluded(self, path: str) -> bool:
+        rel = self.relative(path)
+        parts = rel.split("/")
+        for pattern in self.exclude + self.extend_exclude:
+            pattern = pattern.rstrip("/")
+            if _glob_match(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
+                return True
+        return False
+
+    def relative(self, path: str) -> str:
+        try:
+            rel = os.path.relpath(os.path.abspath(path), self.root)
+        except ValueError:  # different drive on Windows
+            rel = path
+        return rel.replace(os.sep, "/")
+
+    def fingerprint(self) -> str:
+        """Everything that changes analysis results, hashed (for the results cache)."""
+        data = asdict(self)
+        for key in ("root", "source", "verify", "exclude", "extend_exclude"):
+            data.pop(key)
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def with_overrides(self, select: Optional[List[str]] = None, ignore: Optional[List[str]] = None) -> "Config":
+        copy = Config(**{k: v for k, v in asdict(self).items()})
+        if select:
+            for selector in select:
+                _check_selector(selector, "--select")
+            copy.select = list(select)
+        if ignore:
+            for selector in ignore:
+                _check_selector(selector, "--ignore")
+            copy.ignore = copy.ignore + list(ignore)
+        return copy
+
+
+def _glob_match(rel: str, pattern: str) -> bool:
+    return fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*")
+
+
+def _check_selector(selector: str, where: str) -> None:
+    if not is_valid_selector(selector):
+        raise ConfigError(f"{where}: unknown rule code or prefix {selector!r} (known: {', '.join(CODES)})")
+
+
+def find_pyproject(start: str) -> Optional[str]:
+    folder = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def load_config(start: Optional[str] = None, path: Optional[str] = None) -> Config:
+    """Config from ``path`` or the nearest pyproject.toml above ``start``; defaults when there is none."""
+    pyproject = path or find_pyproject(start or os.getcwd())
+    if pyproject is None:
+        return Config()
+    try:
+        with open(pyproject, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from None
+    table = data.get("tool", {}).get("ms-lint")
+    config = Config(root=os.path.dirname(os.path.abspath(pyproject)), source=pyproject)
+    if table is None:
+        return config
+    return _apply_table(config, table, pyproject)
+
+
+def _apply_table(config: Config, table: Dict[str, Any], where: str) -> Config:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.ms-lint] must be a table")
+    for key, value in table.items():
+        name = f"{where}: [tool.ms-lint] {key}"
+        if key in ("select", "ignore"):
+            setattr(config, key, _codes_list(value, name))
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{name}: expected a table of glob = [codes]")
+            config.per_file_ignores = {glob: _codes_list(codes, f"{name}.{glob}") for glob, codes in value.items()}
+        elif key in ("exclude", "extend-exclude"):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{name}: expected a list of glob strings")
+            setattr(config, key.replace("-", "_"), list(value))
+        elif key == "unroll-threshold":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 2:
+                raise ConfigError(f"{name}: expected an integer >= 2, got {value!r}")
+            config.unroll_threshold = value
+        elif key == "graph-mode":
+            if value not in GRAPH_MODES:
+                raise ConfigError(f"{name}: expected one of {', '.join(GRAPH_MODES)}, got {value!r}")
+            config.graph_mode = value
+        elif key == "verify":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{name}: expected a table")
+            config.verify = value
+        else:
+            known = "select, ignore, per-file-ignores, exclude, extend-exclude, unroll-threshold, graph-mode, verify"
+            raise ConfigError(f"{where}: unknown key {key!r} in [tool.ms-lint] (known keys: {known})")
+    return config
+
+
+def _codes_list(value: Any, name: str) -> List[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{name}: expected a list of rule codes")
+    for selector in value:
+        _check_selector(selector, name)
+    return list(value)

@@ -1,0 +1,119 @@
+"""Everything a rule may ask about the module being checked, computed once per file."""
+from __future__ import annotations
+
+import re
+from typing import Dict, Optional, Tuple
+
+import libcst as cst
+
+from ms_lint.config import Config
+from ms_lint.diagnostics import ImportRequest
+from ms_lint.names import ImportTable
+from ms_lint.scope import GraphScope
+from ms_lint.values import ClassAttributes, FunctionValues, Kind, ModuleConstants, root_param_kinds
+
+
+class ModuleContext:
+    def __init__(self, module: cst.Module, text: str, path: str, config: Config):
+        self.module = module
+        self.text = text
+        self.path = path
+        self.config = config
+        self.imports = ImportTable(module, path)
+        self.scope = GraphScope(module, self.imports, config.graph_mode)
+        self.constants = ModuleConstants(module)
+        self.attributes = ClassAttributes(self.scope, self.imports, self.constants)
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self._values: Dict[cst.FunctionDef, FunctionValues] = {}
+        self._param_stack: set = set()
+
+    # -- the value model ----------------------------------------------------------------------------
+    def values(self, func: cst.FunctionDef) -> FunctionValues:
+        """The value model of a graph function (parameter kinds come from its call sites for helpers)."""
+        if func not in self._values:
+            self._values[func] = FunctionValues(
+                self.scope, self.imports, self.constants, self.attributes, func, self._param_kinds(func)
+            )
+        return self._values[func]
+
+    def _param_kinds(self, func: cst.FunctionDef) -> Dict[str, Kind]:
+        info = self.scope.functions.get(func)
+        bound = self.scope.owner_of.get(func) is not None
+        if info is None or info.is_root:
+            return root_param_kinds(func, self.imports, bound)
+        # A helper: a parameter is a Tensor only when every call site in graph code passes one.
+        if func in self._param_stack:
+            return {}
+        self._param_stack.add(func)
+        try:
+            return self._param_kinds_from_calls(func, bound)
+        finally:
+            self._param_stack.discard(func)
+
+    def _param_kinds_from_calls(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
+        params = list(func.params.posonly_params) + list(func.params.params)
+        if bound and params:
+            params = params[1:]
+        seen: Dict[str, list] = {}
+        for site in self.scope.call_sites.get(func, []):
+            caller = self.values(site.caller)
+            positional = [a for a in site.call.args if a.keyword is None and not a.star]
+            if any(a.star for a in site.call.args):
+                return {}
+            for param, arg in zip(params, positional):
+                seen.setdefault(param.name.value, []).append(caller.kind(arg.value))
+            for arg in site.call.args:
+                if arg.keyword is not None:
+                    seen.setdefault(arg.keyword.value, []).append(caller.kind(arg.value))
+        kinds: Dict[str, Kind] = {}
+        for name, found in seen.items():
+            unique = set(found)
+            kinds[name] = unique.pop() if len(unique) == 1 and len(found) == len(self.scope.call_sites[func]) else Kind.UNKNOWN
+        for param in params:  # parameters no call site passes take their default
+            if param.name.value not in kinds and param.default is not None:
+                from ms_lint.values import is_literal
+
+                kinds[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
+        return kinds
+
+    # -- tree navigation -------------------------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """Parent of a node inside graph code (recorded by the engine's walk)."""
+        return self.parents.get(node)
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        current = self.parents.get(node)
+        while current is not None and not isinstance(current, cst.FunctionDef):
+            current = self.parents.get(current)
+        return current
+
+    # -- spelling names for rewrites --------------------------------------------------------------------
+    def spell(self, qualified_name: str) -> Optional[Tuple[str, Tuple[ImportRequest, ...]]]:
+        """How a rewrite should write ``qualified_name`` here, and the import to add if one is needed.
+
+        Reuses the module's aliases (``ms.vmap`` with ``import mindspore as ms``); otherwise imports the
+        parent (``from mindspore import ops`` for ``mindspore.ops.where``) or the name itself, never
+        shadowing a name the module already uses. None when there is no safe spelling.
+        """
+        existing = self.imports.local_reference(qualified_name)
+        if existing is not None:
+            return existing, ()
+        parts = qualified_name.split(".")
+        if len(parts) == 1:
+            name = parts[0]
+            return (name, (ImportRequest(f"import {name}"),)) if not self._name_used(name) else None
+        if len(parts) >= 3:
+            parent, child = parts[-2], ".".join(parts[:-2])
+            if not self._name_used(parent):
+                return f"{parent}.{parts[-1]}", (ImportRequest(f"from {child} import {parent}"),)
+        else:
+            name = parts[-1]
+            if not self._name_used(name):
+                return name, (ImportRequest(f"from {parts[0]} import {name}"),)
+        top = parts[0]
+        if not self._name_used(top):
+            return qualified_name, (ImportRequest(f"import {top}"),)
+        return None
+
+    def _name_used(self, name: str) -> bool:
+        return re.search(rf"(?<![\w.]){re.escape(name)}\b", self.text) is not None

@@ -1,0 +1,63 @@
+"""Small libcst helpers shared by the engine and the rules."""
+from __future__ import annotations
+
+from typing import Iterator, List, Sequence
+
+import libcst as cst
+
+
+def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    """Statements of a block; a one-line suite (``if x: y = 1``) counts as one simple statement."""
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    return [cst.SimpleStatementLine(body=suite.body)] if isinstance(suite, cst.SimpleStatementSuite) else []
+
+
+def child_blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
+    """The suites directly inside a compound statement: body, else, except and finally blocks."""
+    blocks: List[cst.BaseSuite] = []
+    if not isinstance(stmt, cst.BaseCompoundStatement):
+        return blocks
+    blocks.append(stmt.body)
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:
+        blocks.append(orelse.body)
+        orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+    for handler in getattr(stmt, "handlers", ()) or ():
+        blocks.append(handler.body)
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        blocks.append(final.body)
+    for case in getattr(stmt, "cases", ()) or ():
+        blocks.append(case.body)
+    return blocks
+
+
+def walk_statements(body: Sequence[cst.BaseStatement], into_defs: bool = True) -> Iterator[cst.BaseStatement]:
+    """Every statement in ``body`` and the blocks nested in it, in source order (expressions are not entered)."""
+    for stmt in body:
+        yield stmt
+        if not into_defs and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for block in child_blocks(stmt):
+            yield from walk_statements(suite_statements(block), into_defs)
+
+
+def small_statements(stmt: cst.BaseStatement) -> Sequence[cst.BaseSmallStatement]:
+    return stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+
+
+def call_name_args(call: cst.Call) -> List[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def keyword_arg(call: cst.Call, name: str):
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """Source text of a node (normalised by libcst's code generator)."""
+    return cst.Module(body=[]).code_for_node(node)

@@ -1,0 +1,155 @@
+"""Resolving names to qualified MindSpore names through the module's imports (``import mindspore as ms``).
+
+Cheaper than libcst's QualifiedNameProvider: one pass over import statements, then dotted-name lookups.
+Relative imports resolve against the file's package (found by walking up ``__init__.py`` files), so
+MindSpore's own source (``from ..cell import Cell``) resolves too.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, Iterable, Optional
+
+import libcst as cst
+
+from ms_lint.cstutil import small_statements, walk_statements
+
+# Internal module paths MindSpore re-exports; resolved names are rewritten to the public spelling.
+CANONICAL_PREFIXES = (
+    ("mindspore.common.api.", "mindspore."),
+    ("mindspore.nn.cell.", "mindspore.nn."),
+    ("mindspore.common.tensor.", "mindspore."),
+    ("mindspore.common.parameter.", "mindspore."),
+    ("mindspore.common.dtype.", "mindspore."),
+    ("mindspore.common.", "mindspore."),
+    ("mindspore.context.", "mindspore."),
+    ("mindspore.ops.primitive.", "mindspore.ops."),
+    ("mindspore.ops.functional.", "mindspore.ops."),
+    ("mindspore.ops.function.", "mindspore.ops."),
+    ("mindspore.ops.operations.", "mindspore.ops."),
+    ("mindspore.ops.composite.", "mindspore.ops."),
+    ("mindspore.ops.auto_generate.", "mindspore.ops."),
+    ("mindspore.nn.layer.", "mindspore.nn."),
+    ("mindspore.nn.loss.", "mindspore.nn."),
+    ("mindspore.nn.optim.", "mindspore.nn."),
+    ("mindspore.nn.wrap.", "mindspore.nn."),
+)
+
+
+def canonical(name: str) -> str:
+    """``mindspore.common.api.jit`` -> ``mindspore.jit``; sub-module paths collapse to the public package."""
+    changed = True
+    while changed:
+        changed = False
+        for prefix, public in CANONICAL_PREFIXES:
+            if name.startswith(prefix):
+                rest = name[len(prefix):]
+                # Drop one level of private/implementation sub-module (``ops.function.math_func.sum``).
+                parts = rest.split(".")
+                if len(parts) > 1 and parts[0].islower():
+                    rest = ".".join(parts[1:])
+                name = public + rest
+                changed = True
+                break
+    return name
+
+
+def dotted(expr: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` as a string, or None when the expression is not a plain dotted name."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    return None
+
+
+def module_package(path: Optional[str]) -> Optional[str]:
+    """The dotted package a file belongs to, from ``__init__.py`` files above it (None outside packages)."""
+    if not path:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    parts = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return ".".join(reversed(parts)) or None
+
+
+class ImportTable:
+    """Local name -> qualified name, for every import in the module (function-level ones included)."""
+
+    def __init__(self, module: cst.Module, path: Optional[str] = None):
+        self.aliases: Dict[str, str] = {}
+        self._package = module_package(path) if path else None
+        for node in _import_nodes(module.body):
+            self._add(node)
+
+    def _add(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted(alias.name)
+                if not full:
+                    continue
+                if alias.asname is not None:
+                    self.aliases[alias.asname.name.value] = full  # type: ignore[union-attr]
+                else:
+                    head = full.split(".")[0]
+                    self.aliases[head] = head
+        elif isinstance(node, cst.ImportFrom):
+            base = dotted(node.module) if node.module is not None else ""
+            if node.relative:
+                base = self._resolve_relative(len(node.relative), base or "")
+                if base is None:
+                    return
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                name = dotted(alias.name)
+                if not name:
+                    continue
+                local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
+                self.aliases[local] = f"{base}.{name}" if base else name
+
+    def _resolve_relative(self, level: int, module: str) -> Optional[str]:
+        if not self._package:
+            return None
+        parts = self._package.split(".")
+        if level - 1 > len(parts) - 1:
+            return None
+        parts = parts[: len(parts) - (level - 1)]
+        return ".".join(parts + ([module] if module else []))
+
+    def qualify(self, expr: cst.BaseExpression) -> Optional[str]:
+        """Qualified, canonical name of a dotted expression, or None if its head was not imported."""
+        name = dotted(expr)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self.aliases.get(head)
+        if target is None:
+            return None
+        return canonical(f"{target}.{rest}" if rest else target)
+
+    def local_reference(self, qualified_name: str) -> Optional[str]:
+        """How this module can spell ``qualified_name`` with imports it already has (``ms.vmap``), if at all."""
+        best: Optional[str] = None
+        for local, target in self.aliases.items():
+            target = canonical(target)
+            if target == qualified_name:
+                return local
+            if qualified_name.startswith(target + "."):
+                candidate = local + qualified_name[len(target):]
+                if best is None or len(candidate) < len(best):
+                    best = candidate
+        return best
+
+
+def _import_nodes(body: Iterable[cst.BaseStatement]) -> Iterable[cst.CSTNode]:
+    """All Import/ImportFrom nodes, at module level and nested in any block."""
+    for stmt in walk_statements(body):
+        for small in small_statements(stmt):
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                yield small

@@ -1,0 +1,60 @@
+"""The base class of every rule: its code, its examples, and how it reports.
+
+A rule is one class in one module under ``ms_lint/rules/``. It declares ``code``, ``name``, ``summary``,
+its ``VALID`` snippets (never flagged) and ``INVALID`` examples (flagged, with the code its fix produces),
+and implements ``visit_<Node>`` hooks that the engine calls for nodes **inside graph code only**, or
+``check_module`` for module-wide rules. The same examples are shown on the rule's page in ``rules/``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, List, Optional
+
+import libcst as cst
+
+from ms_lint.context import ModuleContext
+from ms_lint.diagnostics import Fix
+from ms_lint.values import FunctionValues
+
+
+@dataclass
+class Invalid:
+    """An example the rule must flag. ``fixed`` is the whole module after the fix (None: no fix offered)."""
+
+    code: str
+    fixed: Optional[str] = None
+    unsafe: bool = False  # the fix is offered as unsafe (applied only with --unsafe-fixes)
+
+
+@dataclass
+class RawReport:
+    rule: "Rule"
+    node: cst.CSTNode
+    message: str
+    fix: Optional[Fix]
+
+
+class Rule:
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    fix_applicability: ClassVar[Optional[str]] = None  # the best fix it can offer: "safe", "unsafe" or None
+    VALID: ClassVar[List[str]] = []
+    INVALID: ClassVar[List[Invalid]] = []
+
+    def __init__(self, context: ModuleContext):
+        self.context = context
+        self.reports: List[RawReport] = []
+        self.function: Optional[cst.FunctionDef] = None  # the graph function being walked
+
+    @property
+    def values(self) -> FunctionValues:
+        """Value model of the graph function being walked."""
+        assert self.function is not None, "values is only available inside graph functions"
+        return self.context.values(self.function)
+
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
+        self.reports.append(RawReport(self, node, message, fix))
+
+    def check_module(self) -> None:
+        """Module-wide analysis; override in rules that are not about graph-function bodies."""

@@ -1,0 +1,225 @@
+"""Which functions of a module MindSpore compiles as a static graph.
+
+Roots: functions decorated with ``mindspore.jit`` (any alias, with or without arguments), functions passed
+to ``mindspore.jit(fn)``, and ``construct`` of ``nn.Cell`` subclasses (unless ``graph-mode = "jit-only"``).
+Then, transitively within the module, the methods (``self.helper(x)``) and module functions graph code calls.
+``@constexpr``/``@_primexpr`` helpers run in Python at compile time and are never graph code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.names import ImportTable, dotted
+
+JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}
+COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.prim_attr_register"}
+CELL_NAME = "mindspore.nn.Cell"
+
+
+def is_cell_base(qualified: Optional[str]) -> bool:
+    """``mindspore.nn.Cell`` and the public nn classes built on it (``nn.Optimizer``, ``nn.LossBase``...)."""
+    if not qualified or not qualified.startswith("mindspore.nn."):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return last[:1].isupper()
+
+
+@dataclass
+class ClassInfo:
+    node: cst.ClassDef
+    base_names: List[str]  # local class names among the bases, for in-module inheritance
+    is_cell: bool = False
+    methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+
+
+@dataclass
+class FunctionInfo:
+    """A graph function: why it is graph code, and the class it belongs to (None for module functions)."""
+
+    node: cst.FunctionDef
+    owner: Optional[str]
+    reason: str
+    is_root: bool
+
+
+@dataclass
+class CallSite:
+    caller: cst.FunctionDef
+    call: cst.Call
+    bound_method: bool  # ``self.f(...)``: the callee's first parameter is ``self``
+
+
+class GraphScope:
+    def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto"):
+        self.module = module
+        self.imports = imports
+        self.graph_mode = graph_mode
+        self.classes: Dict[str, ClassInfo] = {}
+        self.module_functions: Dict[str, cst.FunctionDef] = {}
+        self.owner_of: Dict[cst.FunctionDef, Optional[str]] = {}
+        self.functions: Dict[cst.FunctionDef, FunctionInfo] = {}
+        self.call_sites: Dict[cst.FunctionDef, List[CallSite]] = {}
+        self._collect_definitions()
+        self._mark_cells()
+        self._find_roots()
+        self._close_over_calls()
+
+    # -- definitions ---------------------------------------------------------------------------
+    def _collect_definitions(self) -> None:
+        for stmt in self.module.body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.module_functions[stmt.name.value] = stmt
+                self.owner_of[stmt] = None
+            elif isinstance(stmt, cst.ClassDef):
+                info = ClassInfo(node=stmt, base_names=[])
+                for base in stmt.bases:
+                    if isinstance(base.value, cst.Name):
+                        info.base_names.append(base.value.value)
+                for inner in suite_statements(stmt.body):
+                    if isinstance(inner, cst.FunctionDef):
+                        info.methods[inner.name.value] = inner
+                        self.owner_of[inner] = stmt.name.value
+                self.classes[stmt.name.value] = info
+
+    def _mark_cells(self) -> None:
+        for info in self.classes.values():
+            info.is_cell = any(is_cell_base(self.imports.qualify(base.value)) for base in info.node.bases)
+        changed = True
+        while changed:  # in-module inheritance: class B(A) where A is a Cell
+            changed = False
+            for info in self.classes.values():
+                if not info.is_cell and any(
+                    name in self.classes and self.classes[name].is_cell for name in info.base_names
+                ):
+                    info.is_cell = changed = True
+
+    def is_cell_class(self, name: str) -> bool:
+        return name in self.classes and self.classes[name].is_cell
+
+    def find_method(self, class_name: Optional[str], method: str) -> Optional[cst.FunctionDef]:
+        """A method by name on a class or its in-module bases."""
+        seen: Set[str] = set()
+        pending = [class_name] if class_name else []
+        while pending:
+            name = pending.pop(0)
+            if name in seen or name not in self.classes:
+                continue
+            seen.add(name)
+            info = self.classes[name]
+            if method in info.methods:
+                return info.methods[method]
+            pending.extend(info.base_names)
+        return None
+
+    # -- roots -------------------------------------------------------------------------------------
+    def decorator_names(self, func: cst.FunctionDef) -> List[str]:
+        names = []
+        for deco in func.decorators:
+            target = deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator
+            qualified = self.imports.qualify(target)
+            if qualified:
+                names.append(qualified)
+        return names
+
+    def is_compile_time_helper(self, func: cst.FunctionDef) -> bool:
+        return any(name in COMPILE_TIME_DECORATORS for name in self.decorator_names(func))
+
+    def is_jit_call(self, call: cst.Call) -> bool:
+        return self.imports.qualify(call.func) in JIT_NAMES
+
+    def _find_roots(self) -> None:
+        for func, owner in self.owner_of.items():
+            if self.is_compile_time_helper(func):
+                continue
+            if any(name in JIT_NAMES for name in self.decorator_names(func)):
+                self._add(func, owner, "decorated with mindspore.jit", True)
+            elif (
+                self.graph_mode == "auto"
+                and owner is not None
+                and func.name.value == "construct"
+                and self.is_cell_class(owner)
+            ):
+                self._add(func, owner, f"construct of nn.Cell subclass {owner}", True)
+        # ``g = ms.jit(f)`` / ``ms.jit(self.f)`` anywhere in the module.
+        for call, owner in self._all_calls():
+            if not self.is_jit_call(call):
+                continue
+            args = call_name_args(call)
+            if not args:
+                continue
+            target = self._resolve_callable(args[0].value, owner)
+            if target is not None and not self.is_compile_time_helper(target[0]):
+                self._add(target[0], self.owner_of.get(target[0]), "passed to mindspore.jit", True)
+
+    def _all_calls(self) -> List[Tuple[cst.Call, Optional[str]]]:
+        collector = _CallCollector()
+        for stmt in self.module.body:
+            owner = stmt.name.value if isinstance(stmt, cst.ClassDef) else None
+            collector.owner = owner
+            stmt.visit(collector)
+        return collector.calls
+
+    def _resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
+        """``f`` -> module function f; ``self.f`` -> method f of the owner class. Returns (def, bound)."""
+        if isinstance(expr, cst.Name) and expr.value in self.module_functions:
+            return self.module_functions[expr.value], False
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+            and owner is not None
+        ):
+            method = self.find_method(owner, expr.attr.value)
+            if method is not None:
+                return method, True
+        return None
+
+    def _add(self, func: cst.FunctionDef, owner: Optional[str], reason: str, is_root: bool) -> None:
+        if func not in self.functions:
+            self.functions[func] = FunctionInfo(node=func, owner=owner, reason=reason, is_root=is_root)
+
+    # -- transitive closure ----------------------------------------------------------------------------
+    def _close_over_calls(self) -> None:
+        pending = list(self.functions)
+        while pending:
+            caller = pending.pop()
+            owner = self.functions[caller].owner
+            collector = _CallCollector()
+            caller.body.visit(collector)
+            for call, _ in collector.calls:
+                target = self._resolve_callable(call.func, owner)
+                if target is not None:
+                    callee, bound = target
+                    self.call_sites.setdefault(callee, []).append(CallSite(caller, call, bound))
+                    self._reach(callee, caller, pending)
+                # Functions handed to HyperMap/partial/vmap inside graph code are graph code too.
+                for arg in call.args:
+                    ref = self._resolve_callable(arg.value, owner)
+                    if ref is not None:
+                        self._reach(ref[0], caller, pending)
+
+    def _reach(self, callee: cst.FunctionDef, caller: cst.FunctionDef, pending: List[cst.FunctionDef]) -> None:
+        if callee in self.functions or self.is_compile_time_helper(callee):
+            return
+        self._add(callee, self.owner_of.get(callee), f"called from graph function {caller.name.value}", False)
+        pending.append(callee)
+
+    # -- queries ---------------------------------------------------------------------------------------
+    def graph_functions(self) -> List[FunctionInfo]:
+        return list(self.functions.values())
+
+    def is_graph_function(self, func: cst.FunctionDef) -> bool:
+        return func in self.functions
+
+
+class _CallCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: List[Tuple[cst.Call, Optional[str]]] = []
+        self.owner: Optional[str] = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append((node, self.owner))

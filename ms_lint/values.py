@@ -1,0 +1,596 @@
+"""The value model: is an expression in graph code a Tensor (traced at run time) or a compile-time constant?
+
+Every rule asks the same questions, so they live here:
+
+* ``kind(expr)``: CONST (Python values, shapes, dtypes, ``len``, ``is None``, loop indices of unrolled loops,
+  config attributes), TENSOR, TENSOR_SEQ (a tuple/list of tensors: grads, params), CELL / CELL_SEQ (sub-cells,
+  ``nn.CellList``), OP (a Primitive or Cell object: calling it gives a tensor), or UNKNOWN.
+* ``fold_int(expr)``: the integer value of a trip count when it can be seen statically.
+
+The model is deliberately conservative: when in doubt it answers UNKNOWN, and rules only flag definite answers.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Dict, Iterable, List, Optional, Set
+
+import libcst as cst
+
+from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.names import ImportTable, dotted
+from ms_lint.scope import GraphScope, is_cell_base
+
+
+class Kind(enum.Enum):
+    CONST = "const"
+    TENSOR = "tensor"
+    TENSOR_SEQ = "tensor-seq"
+    CELL = "cell"
+    CELL_SEQ = "cell-seq"
+    OP = "op"
+    UNKNOWN = "unknown"
+
+
+SHAPE_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "training", "phase"}
+SHAPE_FUNCTIONS = {
+    "mindspore.ops.shape", "mindspore.ops.rank", "mindspore.ops.dtype", "mindspore.ops.size",
+    "mindspore.ops.Shape", "mindspore.ops.Rank", "mindspore.ops.DType", "mindspore.ops.tuple_len",
+    "mindspore.ops.make_tuple", "mindspore.ops.typeof", "mindspore.ops.isconstant",
+    "mindspore.ops.is_sequence_value_unknown", "mindspore.ops.dyn_shape",
+}
+SHAPE_METHODS = {"dim", "ndimension", "dtype", "shape"}
+CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "tuple", "list", "enumerate",
+                  "zip", "min", "max", "abs", "hasattr", "getattr", "type", "issubclass", "callable", "sorted"}
+# ops callables that are not tensor-producing functions.
+NON_TENSOR_OPS = {"mindspore.ops.partial", "mindspore.ops.HyperMap", "mindspore.ops.Map",
+                  "mindspore.ops.MultitypeFuncGraph", "mindspore.ops.GradOperation", "mindspore.ops.grad",
+                  "mindspore.ops.value_and_grad", "mindspore.ops.vmap", "mindspore.ops.depend"}
+TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mindspore.ops.split",
+                      "mindspore.ops.chunk", "mindspore.ops.Unstack", "mindspore.ops.Split",
+                      "mindspore.ops.tensor_split", "mindspore.ops.meshgrid"}
+TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor", "mindspore.numpy"}
+CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
+PARAM_SEQ_METHODS = {"trainable_params", "get_parameters", "untrainable_params"}
+GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "weights", "moments", "moment1",
+                      "moment2", "accum", "accums", "grads_and_vars", "inputs_tuple", "updates"}
+
+
+def join(kinds: Iterable[Kind]) -> Kind:
+    """Flow-insensitive merge of every value a name is bound to."""
+    found: Set[Kind] = set(kinds)
+    if not found:
+        return Kind.UNKNOWN
+    if len(found) == 1:
+        return found.pop()
+    if Kind.TENSOR in found and found <= {Kind.TENSOR, Kind.CONST, Kind.UNKNOWN}:
+        return Kind.TENSOR  # once a name holds a tensor, graph code treats it as one from there on
+    return Kind.UNKNOWN
+
+
+def literal_value(expr: cst.BaseExpression):
+    """Python value of a literal (ints, floats, strings, bools, None, tuples/lists of those); raises ValueError."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.value.replace("_", ""), 0) if not expr.value.startswith("0") or expr.value == "0" else int(expr.value, 0)
+    if isinstance(expr, cst.Float):
+        return float(expr.value.replace("_", ""))
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return -literal_value(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return tuple(literal_value(el.value) for el in expr.elements)
+    raise ValueError("not a literal")
+
+
+def is_literal(expr: cst.BaseExpression) -> bool:
+    try:
+        literal_value(expr)
+    except (ValueError, AttributeError, TypeError):
+        return False
+    return True
+
+
+class ModuleConstants:
+    """Module-level names bound exactly once, with the literal value where there is one."""
+
+    def __init__(self, module: cst.Module):
+        counts: Dict[str, int] = {}
+        self.values: Dict[str, object] = {}
+        self.nodes: Dict[str, cst.BaseExpression] = {}
+        for stmt in module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name):
+                        counts[target.value] = counts.get(target.value, 0) + 1
+                        self.nodes[target.value] = small.value
+        for name, count in counts.items():
+            if count == 1 and is_literal(self.nodes[name]):
+                self.values[name] = literal_value(self.nodes[name])
+
+    def is_constant(self, name: str) -> bool:
+        return name in self.values
+
+
+class ClassAttributes:
+    """What ``self.<attr>`` holds, from assignments in ``__init__`` (and other methods) of a class and its bases."""
+
+    def __init__(self, scope: GraphScope, imports: ImportTable, constants: ModuleConstants):
+        self.scope = scope
+        self.imports = imports
+        self.constants = constants
+        self._kinds: Dict[str, Dict[str, Kind]] = {}
+        self._ints: Dict[str, Dict[str, int]] = {}
+
+    def _collect(self, class_name: str) -> None:
+        kinds: Dict[str, List[Kind]] = {}
+        ints: Dict[str, List[Optional[int]]] = {}
+        chain = self._class_chain(class_name)
+        for cls in chain:
+            info = self.scope.classes[cls]
+            for method in info.methods.values():
+                env = _InitEnv(self, method, self.imports)
+                for attr, value in env.self_assignments():
+                    kinds.setdefault(attr, []).append(env.kind(value))
+                    ints.setdefault(attr, []).append(env.fold(value) if method.name.value == "__init__" else None)
+        self._kinds[class_name] = {attr: join(found) for attr, found in kinds.items()}
+        self._ints[class_name] = {
+            attr: found[0] for attr, found in ints.items() if len(found) == 1 and found[0] is not None
+        }
+
+    def _class_chain(self, class_name: str) -> List[str]:
+        chain, pending = [], [class_name]
+        while pending:
+            name = pending.pop(0)
+            if name in self.scope.classes and name not in chain:
+                chain.append(name)
+                pending.extend(self.scope.classes[name].base_names)
+        return chain
+
+    def kind(self, class_name: Optional[str], attr: str) -> Kind:
+        if attr == "training":
+            return Kind.CONST
+        if class_name is None or class_name not in self.scope.classes:
+            return Kind.UNKNOWN
+        if class_name not in self._kinds:
+            self._collect(class_name)
+        if attr in self._kinds[class_name]:
+            return self._kinds[class_name][attr]
+        if self.scope.find_method(class_name, attr) is not None:
+            return Kind.OP  # a bound method: calling it runs graph code
+        return Kind.UNKNOWN
+
+    def int_value(self, class_name: Optional[str], attr: str) -> Optional[int]:
+        if class_name is None or class_name not in self.scope.classes:
+            return None
+        if class_name not in self._ints:
+            self._collect(class_name)
+        return self._ints[class_name].get(attr)
+
+
+class ExpressionKinds:
+    """Classifies expressions given an environment of local names. Subclassed per kind of function."""
+
+    def __init__(self, imports: ImportTable, constants: ModuleConstants, attributes: Optional[ClassAttributes],
+                 owner: Optional[str]):
+        self.imports = imports
+        self.constants = constants
+        self.attributes = attributes
+        self.owner = owner
+        self.env: Dict[str, Kind] = {}
+        self.int_env: Dict[str, int] = {}
+
+    # -- classification ----------------------------------------------------------------------------------
+    def kind(self, expr: cst.BaseExpression) -> Kind:
+        method = getattr(self, "_kind_" + type(expr).__name__, None)
+        return method(expr) if method else Kind.UNKNOWN
+
+    def _kind_Integer(self, expr): return Kind.CONST
+    _kind_Float = _kind_Imaginary = _kind_SimpleString = _kind_ConcatenatedString = _kind_FormattedString = _kind_Integer
+
+    def _kind_Name(self, expr: cst.Name) -> Kind:
+        if expr.value in ("True", "False", "None"):
+            return Kind.CONST
+        if expr.value in self.env:
+            return self.env[expr.value]
+        if self.constants.is_constant(expr.value):
+            return Kind.CONST
+        return Kind.UNKNOWN
+
+    def _kind_Attribute(self, expr: cst.Attribute) -> Kind:
+        attr = expr.attr.value
+        if attr in SHAPE_ATTRIBUTES:
+            return Kind.CONST
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self" and self.attributes is not None:
+            return self.attributes.kind(self.owner, attr)
+        qualified = self.imports.qualify(expr)
+        if qualified and qualified.startswith("mindspore."):
+            return Kind.CONST  # mindspore.float32, ms.GRAPH_MODE...
+        base = self.kind(expr.value)
+        if base is Kind.TENSOR and attr in ("T", "real", "imag", "mT"):
+            return Kind.TENSOR
+        return Kind.UNKNOWN
+
+    def _kind_Subscript(self, expr: cst.Subscript) -> Kind:
+        base = self.kind(expr.value)
+        if base in (Kind.CONST, Kind.TENSOR):
+            return base
+        if base is Kind.TENSOR_SEQ:
+            single = len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+            return Kind.TENSOR if single else Kind.TENSOR_SEQ
+        if base is Kind.CELL_SEQ:
+            return Kind.CELL
+        return Kind.UNKNOWN
+
+    def _kind_BinaryOperation(self, expr: cst.BinaryOperation) -> Kind:
+        return self._combine([self.kind(expr.left), self.kind(expr.right)])
+
+    def _kind_BooleanOperation(self, expr: cst.BooleanOperation) -> Kind:
+        return self._combine([self.kind(expr.left), self.kind(expr.right)])
+
+    def _kind_UnaryOperation(self, expr: cst.UnaryOperation) -> Kind:
+        inner = self.kind(expr.expression)
+        return inner if inner in (Kind.CONST, Kind.TENSOR) else Kind.UNKNOWN
+
+    def _kind_Comparison(self, expr: cst.Comparison) -> Kind:
+        if all(isinstance(t.operator, (cst.Is, cst.IsNot)) for t in expr.comparisons):
+            return Kind.CONST
+        if any(isinstance(t.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for t in expr.comparisons):
+            return Kind.UNKNOWN
+        return self._combine([self.kind(expr.left)] + [self.kind(t.comparator) for t in expr.comparisons])
+
+    def _kind_IfExp(self, expr: cst.IfExp) -> Kind:
+        return join([self.kind(expr.body), self.kind(expr.orelse)])
+
+    def _kind_Tuple(self, expr) -> Kind:
+        kinds = [self.kind(el.value) for el in expr.elements if not isinstance(el, cst.StarredElement)]
+        if len(kinds) != len(expr.elements):
+            return Kind.UNKNOWN
+        if kinds and all(k is Kind.TENSOR for k in kinds):
+            return Kind.TENSOR_SEQ
+        if all(k is Kind.CONST for k in kinds):
+            return Kind.CONST
+        if kinds and all(k in (Kind.CELL, Kind.OP) for k in kinds):
+            return Kind.CELL_SEQ
+        return Kind.UNKNOWN
+
+    _kind_List = _kind_Tuple
+
+    def _kind_ListComp(self, expr: cst.ListComp) -> Kind:
+        element = self.kind(expr.elt)
+        return {Kind.CELL: Kind.CELL_SEQ, Kind.TENSOR: Kind.TENSOR_SEQ}.get(element, Kind.UNKNOWN)
+
+    def _kind_Call(self, expr: cst.Call) -> Kind:
+        func = expr.func
+        qualified = self.imports.qualify(func)
+        args = [self.kind(a.value) for a in expr.args]
+        if isinstance(func, cst.Name) and qualified is None and func.value in CONST_BUILTINS:
+            if func.value in ("len", "isinstance", "range", "hasattr", "type", "issubclass", "callable"):
+                return Kind.CONST
+            if func.value in ("tuple", "list") and args:
+                return args[0] if args[0] in (Kind.TENSOR_SEQ, Kind.CONST, Kind.CELL_SEQ) else Kind.UNKNOWN
+            return Kind.CONST if args and all(a is Kind.CONST for a in args) else Kind.UNKNOWN
+        if qualified:
+            return self._kind_of_qualified_call(qualified, expr, args)
+        if isinstance(func, cst.Attribute):
+            receiver = self.kind(func.value)
+            method = func.attr.value
+            if receiver is Kind.TENSOR:
+                return Kind.CONST if method in SHAPE_METHODS else Kind.TENSOR
+            if receiver is Kind.CONST:
+                return Kind.CONST
+            if receiver is Kind.TENSOR_SEQ and method in ("index", "count"):
+                return Kind.CONST
+            if receiver is Kind.TENSOR_SEQ and method == "clone":
+                return Kind.TENSOR_SEQ
+            if method in PARAM_SEQ_METHODS and isinstance(func.value, cst.Name) and func.value.value == "self":
+                return Kind.TENSOR_SEQ
+        callee = self.kind(func)
+        if callee in (Kind.OP, Kind.CELL):
+            return Kind.TENSOR
+        if isinstance(func, cst.Call):  # P.ReduceSum()(x)
+            inner = self.imports.qualify(func.func)
+            if inner and inner.startswith("mindspore.ops.") and inner.rsplit(".", 1)[-1][:1].isupper():
+                if inner in SHAPE_FUNCTIONS:
+                    return Kind.CONST
+                return Kind.TENSOR_SEQ if inner in TENSOR_SEQ_SOURCES else Kind.TENSOR
+        return Kind.UNKNOWN
+
+    def _kind_of_qualified_call(self, qualified: str, expr: cst.Call, args: List[Kind]) -> Kind:
+        last = qualified.rsplit(".", 1)[-1]
+        if qualified in SHAPE_FUNCTIONS:
+            return Kind.CONST
+        if qualified in TENSOR_SEQ_SOURCES and not last[:1].isupper():
+            return Kind.TENSOR_SEQ
+        if qualified in CELL_SEQ_FACTORIES:
+            return Kind.CELL_SEQ
+        if qualified in TENSOR_FACTORIES or qualified.startswith("mindspore.numpy."):
+            return Kind.TENSOR
+        if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+            if qualified in NON_TENSOR_OPS:
+                return Kind.OP
+            if last[:1].isupper():
+                return Kind.OP  # a Primitive instance: P.ReduceSum()
+            return Kind.TENSOR
+        if is_cell_base(qualified):
+            return Kind.CELL
+        if qualified.startswith("mindspore.") and last in ("dtype", "float32", "int32"):
+            return Kind.CONST
+        return Kind.UNKNOWN
+
+    def _combine(self, kinds: List[Kind]) -> Kind:
+        if any(k is Kind.TENSOR for k in kinds):
+            return Kind.TENSOR
+        if all(k is Kind.CONST for k in kinds):
+            return Kind.CONST
+        return Kind.UNKNOWN
+
+    # -- constant folding ---------------------------------------------------------------------------
+    def fold(self, expr: cst.BaseExpression) -> Optional[int]:
+        """Integer value of an expression when statically known (literals, module constants, self.attr, + - * //)."""
+        if isinstance(expr, cst.Integer):
+            try:
+                return int(expr.value.replace("_", ""), 0)
+            except ValueError:
+                return None
+        if isinstance(expr, cst.Name):
+            if expr.value in self.int_env:
+                return self.int_env[expr.value]
+            if expr.value not in self.env:
+                value = self.constants.values.get(expr.value)
+                return value if isinstance(value, int) and not isinstance(value, bool) else None
+            return None
+        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+                and self.attributes is not None):
+            return self.attributes.int_value(self.owner, expr.attr.value)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.fold(expr.expression)
+            return -inner if inner is not None else None
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.fold(expr.left), self.fold(expr.right)
+            if left is None or right is None:
+                return None
+            op = expr.operator
+            if isinstance(op, cst.Add):
+                return left + right
+            if isinstance(op, cst.Subtract):
+                return left - right
+            if isinstance(op, cst.Multiply):
+                return left * right
+            if isinstance(op, cst.FloorDivide) and right:
+                return left // right
+        return None
+
+
+class _InitEnv(ExpressionKinds):
+    """Environment of a method being read for ``self.attr = ...`` assignments (``__init__`` mostly)."""
+
+    def __init__(self, attributes: ClassAttributes, method: cst.FunctionDef, imports: ImportTable):
+        super().__init__(imports, attributes.constants, None, None)
+        self.scope = attributes.scope
+        self.method = method
+        for param in _all_params(method):
+            if param.default is not None:
+                self.env[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
+            else:
+                self.env[param.name.value] = _annotation_kind(param, imports)
+        _bind_locals(self, method)
+
+    def self_assignments(self):
+        for stmt in walk_statements(suite_statements(self.method.body), into_defs=False):
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                targets: List[cst.BaseExpression] = []
+                value = None
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                    value = small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    targets, value = [small.target], small.value
+                for target in targets:
+                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == "self"):
+                        yield target.attr.value, value
+
+    def _kind_Attribute(self, expr: cst.Attribute) -> Kind:
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return Kind.UNKNOWN
+        return super()._kind_Attribute(expr)
+
+    def _kind_Call(self, expr: cst.Call) -> Kind:
+        kind = super()._kind_Call(expr)
+        func = expr.func
+        if kind is Kind.UNKNOWN and isinstance(func, cst.Attribute) and func.attr.value in PARAM_SEQ_METHODS:
+            return Kind.TENSOR_SEQ
+        if kind is Kind.UNKNOWN and isinstance(func, cst.Name) and self.scope.is_cell_class(func.value):
+            return Kind.CELL
+        return kind
+
+
+class FunctionValues(ExpressionKinds):
+    """The value model of one graph function; built once per function and shared by all rules."""
+
+    def __init__(self, scope: GraphScope, imports: ImportTable, constants: ModuleConstants,
+                 attributes: ClassAttributes, func: cst.FunctionDef, param_kinds: Dict[str, Kind]):
+        owner = scope.owner_of.get(func)
+        super().__init__(imports, constants, attributes, owner)
+        self.scope = scope
+        self.func = func
+        self.parameters: Set[str] = set()
+        self.loop_indices: Set[str] = set()
+        for param in _all_params(func):
+            name = param.name.value
+            self.parameters.add(name)
+            self.env[name] = param_kinds.get(name, Kind.UNKNOWN)
+        _bind_locals(self, func)
+
+    def _kind_Call(self, expr: cst.Call) -> Kind:
+        kind = super()._kind_Call(expr)
+        if kind is Kind.UNKNOWN and isinstance(expr.func, cst.Name) and self.scope.is_cell_class(expr.func.value):
+            return Kind.CELL
+        return kind
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.kind(expr) is Kind.TENSOR
+
+    def is_constant(self, expr: cst.BaseExpression) -> bool:
+        return self.kind(expr) is Kind.CONST
+
+    def is_parameter(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value in self.parameters
+
+
+def _all_params(func: cst.FunctionDef) -> List[cst.Param]:
+    params = func.params
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    return out
+
+
+def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
+    if param.annotation is None:
+        return Kind.UNKNOWN
+    ann = param.annotation.annotation
+    name = dotted(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
+    if name in ("int", "bool", "str", "float"):
+        return Kind.CONST
+    qualified = imports.qualify(ann) if name else None
+    if qualified in ("mindspore.Tensor", "mindspore.Parameter") or name == "Tensor":
+        return Kind.TENSOR
+    return Kind.UNKNOWN
+
+
+def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -> Dict[str, Kind]:
+    """Parameters of a graph entry point: Tensors unless they have a literal default or a Python-type annotation."""
+    kinds: Dict[str, Kind] = {}
+    params = _all_params(func)
+    if bound and params:
+        params = params[1:]
+    for param in params:
+        name = param.name.value
+        annotated = _annotation_kind(param, imports)
+        if annotated is not Kind.UNKNOWN:
+            kinds[name] = annotated
+        elif param.default is not None:
+            kinds[name] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
+        elif name in GRADIENT_SEQ_NAMES:
+            kinds[name] = Kind.TENSOR_SEQ
+        else:
+            kinds[name] = Kind.TENSOR
+    star = func.params.star_arg
+    if isinstance(star, cst.Param):
+        kinds[star.name.value] = Kind.TENSOR_SEQ
+    return kinds
+
+
+def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
+    """Two passes over the function's assignments in source order, joining every binding of each name."""
+    bindings: Dict[str, List[Kind]] = {}
+    int_bindings: Dict[str, List[Optional[int]]] = {}
+    fixed = dict(model.env)
+    loop_indices: Set[str] = getattr(model, "loop_indices", set())
+    for _ in range(2):
+        bindings = {}
+        int_bindings = {}
+        for stmt in walk_statements(suite_statements(func.body), into_defs=False):
+            for target, kind, value in _statement_bindings(model, stmt, loop_indices):
+                bindings.setdefault(target, []).append(kind)
+                int_bindings.setdefault(target, []).append(value)
+        for name, kinds in bindings.items():
+            if name in fixed:
+                kinds = kinds + [fixed[name]]
+            model.env[name] = join(kinds)
+        model.int_env = {
+            name: values[0] for name, values in int_bindings.items()
+            if len(values) == 1 and values[0] is not None and name not in fixed
+        }
+
+
+def _statement_bindings(model: ExpressionKinds, stmt: cst.BaseStatement, loop_indices: Set[str]):
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    yield from _unpack(model, target.target, small.value)
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                yield from _unpack(model, small.target, small.value)
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+                combined = model._combine([model.kind(small.target), model.kind(small.value)])
+                yield small.target.value, combined, None
+                yield small.target.value, combined, None  # a rebinding: never a single folded value
+    elif isinstance(stmt, cst.For):
+        yield from _loop_target_bindings(model, stmt, loop_indices)
+    elif isinstance(stmt, cst.With):
+        for item in stmt.items:
+            if item.asname is not None and isinstance(item.asname.name, cst.Name):
+                yield item.asname.name.value, Kind.UNKNOWN, None
+
+
+def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseExpression):
+    if isinstance(target, cst.Name):
+        yield target.value, model.kind(value), model.fold(value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        value_kind = model.kind(value)
+        elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+        for index, element in enumerate(target.elements):
+            inner = element.value
+            if elements is not None and len(elements) == len(target.elements):
+                yield from _unpack(model, inner, elements[index].value)
+            elif isinstance(inner, cst.Name):
+                if value_kind is Kind.CONST:
+                    kind = Kind.CONST
+                elif value_kind is Kind.TENSOR_SEQ:
+                    kind = Kind.TENSOR
+                else:
+                    kind = Kind.UNKNOWN
+                yield inner.value, kind, None
+
+
+def _loop_target_bindings(model: ExpressionKinds, loop: cst.For, loop_indices: Set[str]):
+    """Loop variables: indices of unrolled loops are constants; elements take the iterable's element kind."""
+    iterable = loop.iter
+    target = loop.target
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        fname = iterable.func.value
+        args = call_name_args(iterable)
+        if fname == "range":
+            for name in _target_names(target):
+                loop_indices.add(name)
+                yield name, Kind.CONST, None
+            return
+        if fname == "enumerate" and args and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            index, element = target.elements[0].value, target.elements[1].value
+            if isinstance(index, cst.Name):
+                loop_indices.add(index.value)
+                yield index.value, Kind.CONST, None
+            yield from _element_binding(model, element, model.kind(args[0].value))
+            return
+        if fname == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(args):
+            for element, arg in zip(target.elements, args):
+                yield from _element_binding(model, element.value, model.kind(arg.value))
+            return
+    yield from _element_binding(model, target, model.kind(iterable))
+
+
+def _element_binding(model: ExpressionKinds, target: cst.BaseExpression, sequence_kind: Kind):
+    element_kind = {
+        Kind.TENSOR_SEQ: Kind.TENSOR,
+        Kind.TENSOR: Kind.TENSOR,
+        Kind.CELL_SEQ: Kind.CELL,
+        Kind.CONST: Kind.CONST,
+    }.get(sequence_kind, Kind.UNKNOWN)
+    for name in _target_names(target):
+        yield name, element_kind, None
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: List[str] = []
+        for element in target.elements:
+            names.extend(_target_names(element.value))
+        return names
+    return []

@@ -1,0 +1,511 @@
+"""Run one version of a program once, in this fresh process, and record what happened.
+
+Invoked by the runner as ``python -m ms_lint.verifier.child REQUEST.json`` with the working directory set to a
+private temporary directory. It never lets an exception escape: every outcome, including MindSpore being missing, the
+device being unavailable, an import error or a compile error such as ``Exceed function call depth limit``, is written
+to ``result.json`` in the working directory as a structured record. Outputs (and gradients) go to ``outputs.npz``,
+their structure to ``result.json``.
+
+Request keys: ``module_file`` (path of the module source), ``module_dir`` (the original file's directory, appended
+to sys.path so sibling imports work, or null), ``function`` (``func``, ``Class`` or ``Class.method``), ``init``
+(constructor expression or null), ``device``, ``inputs_file`` (npz of tensor inputs), ``input_order`` (names in
+order), ``scalars`` (name -> Python scalar), ``steady_calls``, ``grad`` (bool), ``jit`` ("auto" | "always" |
+"never"), ``display_path`` (the original path, used in place of the temporary one in messages).
+
+Failure kinds: ``numpy-missing``, ``mindspore-missing``, ``mindspore-broken``, ``device-unavailable``,
+``import-error``, ``target-not-found``, ``init-failed``, ``bad-inputs``, ``call-failed``, ``grad-failed``,
+``output-unsupported``, ``internal``. The first six say nothing about the program and make the verdict ``error``.
+
+This module imports only the standard library at top level (numpy and MindSpore are imported inside, guarded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+
+ENV_KINDS = ("numpy-missing", "mindspore-missing", "mindspore-broken", "device-unavailable", "internal")
+CACHE_ENV_PREFIXES = ("MS_COMPILER_CACHE",)
+CACHE_ENV_VARS = ("MS_DEV_FORCE_USE_COMPILE_CACHE",)
+TARGET_MODULE_NAME = "__ms_lint_verify_target__"
+
+
+class ChildFailure(Exception):
+    def __init__(self, kind, message, exc=None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.exc = exc
+
+
+def scrub_cache_env(environ=None):
+    """Remove the compile-cache switches so every process compiles from scratch."""
+    environ = os.environ if environ is None else environ
+    for key in list(environ):
+        if key.startswith(CACHE_ENV_PREFIXES) or key in CACHE_ENV_VARS:
+            del environ[key]
+    return environ
+
+
+def summarize_exception(exc, display=None):
+    """(type, one-paragraph summary, longer detail) of an exception, without MindSpore's C++ stack dump."""
+    text = str(exc).strip()
+    if display:
+        for old, new in display.items():
+            text = text.replace(old, new)
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("----") or stripped.startswith("- C++ Call Stack") or stripped.startswith(
+            "- Framework Unexpected Exception"
+        ) or stripped.startswith("- The Traceback of Net Construct Code"):
+            if lines:
+                break
+            continue
+        if stripped:
+            lines.append(stripped)
+        if len(lines) >= 6:
+            break
+    summary = " ".join(lines) if lines else type(exc).__name__
+    if len(summary) > 600:
+        summary = summary[:597] + "..."
+    detail = text[:4000]
+    return type(exc).__name__, summary, detail
+
+
+def _user_traceback(exc, module_file, display):
+    """The traceback frames that are in the user's module (empty if none)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == module_file]
+    if not frames:
+        return ""
+    text = "".join(traceback.format_list(frames))
+    for old, new in display.items():
+        text = text.replace(old, new)
+    return text
+
+
+class Child:
+    def __init__(self, request, workdir):
+        self.req = request
+        self.workdir = workdir
+        self.result = {"ok": False, "stage": "start", "notes": []}
+        self.display = {}
+        module_file = request.get("module_file") or ""
+        display_path = request.get("display_path")
+        if module_file and display_path:
+            self.display[module_file] = display_path
+        self.leaves = {}
+
+    def stage(self, name):
+        self.result["stage"] = name
+        try:
+            with open(os.path.join(self.workdir, "stage.txt"), "w") as handle:
+                handle.write(name)
+        except OSError:
+            pass
+
+    # -- environment ---------------------------------------------------------------------------------------------
+    def import_mindspore(self):
+        self.stage("import-numpy")
+        try:
+            import numpy  # noqa: F401
+        except Exception as exc:
+            raise ChildFailure("numpy-missing", f"numpy cannot be imported in {sys.executable}: {exc}", exc)
+        self.stage("import-mindspore")
+        start = time.perf_counter()
+        try:
+            import mindspore
+        except ImportError as exc:
+            raise ChildFailure(
+                "mindspore-missing",
+                f"MindSpore is not installed for {sys.executable} ({exc}); install it with "
+                "`pip install 'ms-lint[verify]'` (mindspore==2.10.0) to run the verifier",
+                exc,
+            )
+        except Exception as exc:
+            _, summary, _ = summarize_exception(exc)
+            raise ChildFailure("mindspore-broken", f"importing MindSpore failed: {type(exc).__name__}: {summary}", exc)
+        self.result["import_s"] = time.perf_counter() - start
+        self.result["mindspore_version"] = getattr(mindspore, "__version__", "?")
+        return mindspore
+
+    def device_available(self, ms, device):
+        """(available, reason)."""
+        ctx = None
+        try:
+            from mindspore._c_expression import MSContext
+
+            ctx = MSContext.get_instance()
+        except Exception:
+            ctx = None
+        supported = None
+        plugin_error = ""
+        if ctx is not None and hasattr(ctx, "is_pkg_support_device"):
+            try:
+                supported = bool(ctx.is_pkg_support_device(device))
+                plugin_error = ctx.load_plugin_error() if hasattr(ctx, "load_plugin_error") else ""
+            except Exception:
+                supported = None
+        if supported is None:
+            try:
+                supported = bool(ms.hal.is_available(device))
+            except Exception:
+                supported = True  # cannot tell: let set_device / the first call decide
+        if not supported:
+            reason = f"the installed MindSpore {ms.__version__} cannot use device {device} on this machine"
+            if plugin_error:
+                reason += f" (plugin load error: {plugin_error.strip()[:300]})"
+            return False, reason
+        if device in ("GPU", "Ascend"):
+            try:
+                module = getattr(getattr(ms, "device_context"), device.lower())
+                count = module.device_count()
+                if not count:
+                    return False, f"no {device} device found (device_count() is 0)"
+            except Exception as exc:
+                return False, f"no usable {device} device: {str(exc).strip()[:300]}"
+        return True, ""
+
+    def set_device(self, ms, device):
+        self.stage("set-device")
+        if device not in ("CPU", "GPU", "Ascend"):
+            raise ChildFailure("device-unavailable", f"unknown device {device!r}: expected CPU, GPU or Ascend")
+        available, reason = self.device_available(ms, device)
+        if not available:
+            raise ChildFailure("device-unavailable", f"device {device} is not available: {reason}")
+        try:
+            if hasattr(ms, "set_device"):
+                ms.set_device(device)
+            else:  # older MindSpore
+                ms.set_context(device_target=device)
+            ms.set_context(mode=ms.GRAPH_MODE)
+        except Exception as exc:
+            _, summary, _ = summarize_exception(exc)
+            raise ChildFailure("device-unavailable", f"cannot select device {device}: {summary}", exc)
+
+    # -- the program ---------------------------------------------------------------------------------------------
+    def import_module(self, ms):
+        import importlib.util
+
+        self.stage("import-module")
+        module_file = self.req["module_file"]
+        module_dir = self.req.get("module_dir")
+        if module_dir and module_dir not in sys.path:
+            sys.path.append(module_dir)
+        try:
+            spec = importlib.util.spec_from_file_location(TARGET_MODULE_NAME, module_file)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[TARGET_MODULE_NAME] = module
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # SystemExit from a script's top level too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            name, summary, detail = summarize_exception(exc, self.display)
+            failure = ChildFailure("import-error", f"importing the module failed: {name}: {summary}", exc)
+            raise failure
+        # the module may have switched modes or devices at import; graph mode is what we verify
+        try:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        except Exception:
+            pass
+        return module
+
+    def resolve_target(self, ms, module):
+        """(callable, signature_callable, description)."""
+        self.stage("resolve-target")
+        function = self.req["function"]
+        parts = function.split(".")
+        try:
+            obj = module
+            for part in parts:
+                obj = getattr(obj, part)
+        except AttributeError:
+            raise ChildFailure("target-not-found", f"{function!r} is not defined at the top level of the module")
+
+        import inspect
+
+        nn = ms.nn
+        init = self.req.get("init")
+        if inspect.isclass(obj):
+            instance = self.instantiate(obj, module, init)
+            if isinstance(instance, nn.Cell):
+                return instance, instance.construct, f"{function} (Cell instance, graph mode)"
+            if callable(instance):
+                return self.maybe_jit(ms, instance.__call__), instance.__call__, f"{function}.__call__"
+            raise ChildFailure("target-not-found", f"{function!r} is a class whose instances are not callable")
+        if len(parts) >= 2:
+            owner = module
+            for part in parts[:-1]:
+                owner = getattr(owner, part)
+            if inspect.isclass(owner):
+                instance = self.instantiate(owner, module, init)
+                bound = getattr(instance, parts[-1])
+                if isinstance(instance, nn.Cell) and parts[-1] == "construct":
+                    return instance, instance.construct, f"{parts[0]} (Cell instance, graph mode)"
+                return self.maybe_jit(ms, bound), bound, function
+        if not callable(obj):
+            raise ChildFailure("target-not-found", f"{function!r} is not callable")
+        return self.maybe_jit(ms, obj), obj, function
+
+    def instantiate(self, cls, module, init):
+        self.stage("init")
+        try:
+            if init:
+                namespace = dict(vars(module))
+                instance = eval(init, namespace)  # noqa: S307 - the user's own constructor expression
+            else:
+                instance = cls()
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            name, summary, _ = summarize_exception(exc, self.display)
+            how = f"`{init}`" if init else f"`{cls.__name__}()` (no --init given)"
+            raise ChildFailure("init-failed", f"constructing the target with {how} failed: {name}: {summary}", exc)
+        if init and not isinstance(instance, cls):
+            self.result["notes"].append(f"--init built a {type(instance).__name__}, not a {cls.__name__}")
+        return instance
+
+    def maybe_jit(self, ms, fn):
+        mode = self.req.get("jit", "auto")
+        target = getattr(fn, "__func__", fn)
+        wrapped = bool(getattr(target, "__wrapped_by_jit__", False))
+        if mode == "never" or wrapped:
+            return fn
+        if mode == "auto" or mode == "always":
+            self.result["notes"].append("the target is not decorated with ms.jit: it was wrapped in ms.jit to run it "
+                                        "as graph code")
+            return ms.jit(fn)
+        return fn
+
+    def build_args(self, ms, sig_callable):
+        import inspect
+
+        import numpy as np
+
+        self.stage("inputs")
+        order = self.req.get("input_order", [])
+        scalars = self.req.get("scalars", {})
+        arrays = {}
+        inputs_file = self.req.get("inputs_file")
+        if inputs_file:
+            with np.load(inputs_file, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        values = {}
+        for name in order:
+            if name in scalars:
+                values[name] = scalars[name]
+            elif name in arrays:
+                values[name] = ms.Tensor(arrays[name])
+            else:
+                raise ChildFailure("internal", f"input {name!r} missing from the request")
+
+        try:
+            params = list(inspect.signature(sig_callable).parameters.values())
+        except (TypeError, ValueError):
+            return [values[name] for name in order], values
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+        param_names = [p.name for p in positional]
+        self.result["parameters"] = param_names
+        unknown = [name for name in order if name not in param_names]
+        if unknown and not has_varargs:
+            raise ChildFailure(
+                "bad-inputs",
+                f"the inputs name {', '.join(unknown)} but the target's parameters are "
+                f"({', '.join(param_names) or 'none'}); name the inputs after the parameters",
+            )
+        if unknown:  # *args: pass in spec order
+            return [values[name] for name in order], values
+        args = []
+        for param in positional:
+            if param.name in values:
+                args.append(values[param.name])
+            elif param.default is not param.empty:
+                break
+            else:
+                raise ChildFailure(
+                    "bad-inputs",
+                    f"no input given for parameter {param.name!r} of ({', '.join(param_names)}); "
+                    f"add it to the spec, e.g. \"{param.name}=float32[4]\"",
+                )
+        used = set(param_names[: len(args)])
+        leftover = [name for name in order if name not in used]
+        if leftover:
+            raise ChildFailure(
+                "bad-inputs",
+                f"inputs {', '.join(leftover)} come after a parameter with a default that has no input; "
+                "give inputs for every parameter up to the last one you set",
+            )
+        return args, values
+
+    # -- running -------------------------------------------------------------------------------------------------
+    def sync(self, obj):
+        """Block until obj's tensors are computed (by fetching them to the host)."""
+        if isinstance(obj, (tuple, list)):
+            for item in obj:
+                self.sync(item)
+        elif isinstance(obj, dict):
+            for item in obj.values():
+                self.sync(item)
+        elif hasattr(obj, "asnumpy"):
+            obj.asnumpy()
+
+    def call(self, ms, fn, args, what):
+        try:
+            start = time.perf_counter()
+            out = fn(*args)
+            self.sync(out)
+            return out, time.perf_counter() - start
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            name, summary, detail = summarize_exception(exc, self.display)
+            kind = "grad-failed" if what == "grad" else "call-failed"
+            failure = ChildFailure(kind, f"{name}: {summary}", exc)
+            self.result["error_detail"] = detail
+            user_tb = _user_traceback(exc, self.req["module_file"], self.display)
+            if user_tb:
+                self.result["error_traceback"] = user_tb
+            raise failure
+
+    def encode(self, obj, prefix):
+        """A JSON description of obj's structure; tensor leaves go to self.leaves."""
+        import numpy as np
+
+        if isinstance(obj, tuple):
+            return {"type": "tuple", "items": [self.encode(x, f"{prefix}.{i}") for i, x in enumerate(obj)]}
+        if isinstance(obj, list):
+            return {"type": "list", "items": [self.encode(x, f"{prefix}.{i}") for i, x in enumerate(obj)]}
+        if isinstance(obj, dict):
+            return {"type": "dict", "items": {str(k): self.encode(v, f"{prefix}.{k}") for k, v in obj.items()}}
+        if obj is None:
+            return {"type": "none"}
+        if isinstance(obj, (bool, int, float)):
+            return {"type": "scalar", "pytype": type(obj).__name__, "value": obj}
+        if hasattr(obj, "asnumpy") or isinstance(obj, np.ndarray):
+            try:
+                arr = obj.asnumpy() if hasattr(obj, "asnumpy") else obj
+            except Exception:  # e.g. bfloat16 without a numpy type
+                arr = obj.float().asnumpy()
+            arr = np.asarray(arr)
+            key = f"leaf{len(self.leaves)}"
+            self.leaves[key] = arr
+            return {
+                "type": "tensor",
+                "key": key,
+                "dtype": str(getattr(obj, "dtype", arr.dtype)),
+                "np_dtype": str(arr.dtype),
+                "shape": list(arr.shape),
+            }
+        return {"type": "other", "pytype": type(obj).__name__, "repr": repr(obj)[:200]}
+
+    def run(self):
+        import resource
+
+        ms = self.import_mindspore()
+        self.set_device(ms, self.req.get("device", "CPU"))
+        module = self.import_module(ms)
+        fn, sig_callable, description = self.resolve_target(ms, module)
+        self.result["target"] = description
+        args, values = self.build_args(ms, sig_callable)
+        self.result["rss_before_call_mb"] = _maxrss_mb(resource)
+
+        self.stage("first-call")
+        out, first = self.call(ms, fn, args, "first")
+        self.result["first_call_s"] = first
+
+        self.stage("steady")
+        times = []
+        for _ in range(int(self.req.get("steady_calls", 20))):
+            out, elapsed = self.call(ms, fn, args, "steady")
+            times.append(elapsed)
+        times.sort()
+        self.result["steady_times_s"] = times
+        self.result["run_s"] = _median(times) if times else first
+
+        structure = {"outputs": self.encode(out, "out")}
+        if self.req.get("grad"):
+            self.stage("grad")
+            positions = [
+                i for i, arg in enumerate(args)
+                if hasattr(arg, "dtype") and hasattr(arg, "asnumpy") and arg.dtype in (
+                    ms.float16, ms.float32, ms.float64, getattr(ms, "bfloat16", ms.float16))
+            ]
+            if not positions:
+                self.result["notes"].append("--grad: no float tensor inputs, nothing to differentiate")
+                structure["grads"] = {"type": "none"}
+            else:
+                names = [n for n in self.result.get("parameters", [])]
+                self.result["grad_wrt"] = [names[i] if i < len(names) else str(i) for i in positions]
+                grad_fn = ms.grad(fn, grad_position=tuple(positions))
+                grads, grad_s = self.call(ms, grad_fn, args, "grad")
+                self.result["grad_first_call_s"] = grad_s
+                structure["grads"] = self.encode(grads, "grad")
+        self.result["structure"] = structure
+
+        self.stage("write")
+        import numpy as np
+
+        np.savez(os.path.join(self.workdir, "outputs.npz"), **self.leaves)
+        self.result["peak_mb"] = _maxrss_mb(resource)
+        self.result["ok"] = True
+        self.stage("done")
+
+
+def _median(values):
+    values = sorted(values)
+    n = len(values)
+    mid = n // 2
+    return values[mid] if n % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _maxrss_mb(resource):
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if sys.platform == "darwin":
+        return rss / (1024 * 1024)
+    return rss / 1024
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m ms_lint.verifier.child REQUEST.json", file=sys.stderr)
+        return 2
+    request_path = os.path.abspath(argv[0])
+    workdir = os.path.dirname(request_path)
+    scrub_cache_env()
+    with open(request_path) as handle:
+        request = json.load(handle)
+    child = Child(request, workdir)
+    try:
+        child.run()
+    except ChildFailure as failure:
+        child.result["ok"] = False
+        child.result["error"] = {"kind": failure.kind, "message": failure.message,
+                                 "type": type(failure.exc).__name__ if failure.exc else None}
+    except BaseException as exc:  # noqa: BLE001 - the harness must always report
+        child.result["ok"] = False
+        child.result["error"] = {"kind": "internal", "message": f"verifier child crashed: {type(exc).__name__}: {exc}",
+                                 "type": type(exc).__name__}
+        child.result["error_detail"] = traceback.format_exc()[-4000:]
+    try:
+        import resource
+
+        child.result.setdefault("peak_mb", _maxrss_mb(resource))
+    except Exception:
+        pass
+    tmp = os.path.join(workdir, "result.json.tmp")
+    with open(tmp, "w") as handle:
+        json.dump(child.result, handle, default=repr)
+    os.replace(tmp, os.path.join(workdir, "result.json"))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # MindSpore's atexit handlers can hang or abort on teardown; the result is on disk, so leave at once.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
