@@ -54,12 +54,20 @@ class Config:
     def enabled_codes(self, path: Optional[str] = None) -> List[str]:
         return [code for code in CODES if self.is_enabled(code, path)]
 
-    def is_excluded(self, path: str) -> bool:
+    def is_excluded(self, path: str, check_parents: bool = False) -> bool:
+        """Does an exclude pattern match this path?
+
+        A pattern without ``/`` matches a file or folder name (``build``, ``*_pb2.py``); one with ``/`` matches
+        the path relative to the config root (``src/generated/*``). ``check_parents`` also tests every folder
+        above the path (for file names passed by pre-commit)."""
         rel = self.relative(path)
-        parts = rel.split("/")
+        names = rel.split("/") if check_parents else [os.path.basename(os.path.normpath(path))]
         for pattern in self.exclude + self.extend_exclude:
             pattern = pattern.rstrip("/")
-            if _glob_match(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
+            if "/" in pattern:
+                if _glob_match(rel, pattern):
+                    return True
+            elif any(fnmatch.fnmatch(name, pattern) for name in names):
                 return True
         return False
 

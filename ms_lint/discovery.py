@@ -20,16 +20,15 @@ def discover(paths: List[str], config: Config, force_exclude: bool = False) -> L
     files: List[str] = []
     for path in paths:
         if os.path.isdir(path):
-            if config.is_excluded(path) and os.path.abspath(path) != os.path.abspath(config.root):
-                if force_exclude:
-                    continue
+            if force_exclude and config.is_excluded(path, check_parents=True):
+                continue
             for found in _walk(path, config):
                 key = os.path.abspath(found)
                 if key not in seen:
                     seen.add(key)
                     files.append(found)
         elif os.path.lexists(path):
-            if force_exclude and config.is_excluded(path):
+            if force_exclude and config.is_excluded(path, check_parents=True):
                 continue
             key = os.path.abspath(path)
             if key not in seen:

@@ -5,6 +5,8 @@ configure a graph run, so it is not parsed. Positions are resolved only for file
 """
 from __future__ import annotations
 
+import sys
+
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
 
@@ -21,6 +23,9 @@ from ms_lint.rules.base import RawReport
 from ms_lint.source import SourceFile, UnreadableSource, read_source
 
 PREFILTER = "mindspore"
+# libcst's visitors recurse once per tree level; generated code (op-info builder chains hundreds of calls long)
+# goes deeper than Python's default limit of 1000.
+RECURSION_LIMIT = 20000
 
 
 @dataclass
@@ -81,6 +86,8 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         result.findings.append(unanalyzable(path, f"too deeply nested to parse ({type(exc).__name__})"))
         return result
     result.module = module
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
     try:
         context = ModuleContext(module, text, source.path, config)
         result.context = context

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SKIP_FILE = re.compile(r"^\s*#\s*ms-lint:\s*skip-file\b", re.MULTILINE)
-CODE = re.compile(r"[A-Z][0-9]+", re.IGNORECASE)
+CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 
 
 def noqa_codes(line: str) -> Optional[List[str]]:

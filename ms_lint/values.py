@@ -28,6 +28,7 @@ class Kind(enum.Enum):
     CELL = "cell"
     CELL_SEQ = "cell-seq"
     OP = "op"
+    CONST_OP = "const-op"  # a Primitive whose result is a compile-time constant (P.Shape(), P.IsInstance())
     UNKNOWN = "unknown"
 
 
@@ -36,9 +37,18 @@ SHAPE_FUNCTIONS = {
     "mindspore.ops.shape", "mindspore.ops.rank", "mindspore.ops.dtype", "mindspore.ops.size",
     "mindspore.ops.Shape", "mindspore.ops.Rank", "mindspore.ops.DType", "mindspore.ops.tuple_len",
     "mindspore.ops.make_tuple", "mindspore.ops.typeof", "mindspore.ops.isconstant",
-    "mindspore.ops.is_sequence_value_unknown", "mindspore.ops.dyn_shape",
+    "mindspore.ops.is_sequence_value_unknown", "mindspore.ops.dyn_shape", "mindspore.ops.numel",
+    "mindspore.ops.is_floating_point", "mindspore.ops.is_complex", "mindspore.ops.is_tensor",
 }
-SHAPE_METHODS = {"dim", "ndimension", "dtype", "shape"}
+# ops functions on Python scalars that return Python scalars: constant exactly when their inputs are.
+SCALAR_FUNCTIONS = {"mindspore.ops.scalar_cast"}
+CONST_PRIMITIVES = {
+    "mindspore.ops.Shape", "mindspore.ops.Rank", "mindspore.ops.DType", "mindspore.ops.IsSubClass",
+    "mindspore.ops.IsInstance", "mindspore.ops.Size",
+}
+STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+SHAPE_METHODS = {"dim", "ndimension", "dtype", "shape", "is_complex", "is_floating_point", "is_signed",
+                 "is_contiguous", "numel", "nelement", "element_size"}
 CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "tuple", "list", "enumerate",
                   "zip", "min", "max", "abs", "hasattr", "getattr", "type", "issubclass", "callable", "sorted"}
 # ops callables that are not tensor-producing functions.
@@ -160,9 +170,7 @@ class ClassAttributes:
             self._collect(class_name)
         if attr in self._kinds[class_name]:
             return self._kinds[class_name][attr]
-        if self.scope.find_method(class_name, attr) is not None:
-            return Kind.OP  # a bound method: calling it runs graph code
-        return Kind.UNKNOWN
+        return Kind.UNKNOWN  # includes bound methods: what they return is not modelled
 
     def int_value(self, class_name: Optional[str], attr: str) -> Optional[int]:
         if class_name is None or class_name not in self.scope.classes:
@@ -241,6 +249,9 @@ class ExpressionKinds:
             return Kind.CONST
         if any(isinstance(t.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for t in expr.comparisons):
             return Kind.UNKNOWN
+        operands = [expr.left] + [t.comparator for t in expr.comparisons]
+        if any(isinstance(operand, STRING_NODES) for operand in operands):
+            return Kind.CONST  # a tensor is never compared with a string: this is a Python str parameter
         return self._combine([self.kind(expr.left)] + [self.kind(t.comparator) for t in expr.comparisons])
 
     def _kind_IfExp(self, expr: cst.IfExp) -> Kind:
@@ -292,10 +303,12 @@ class ExpressionKinds:
         callee = self.kind(func)
         if callee in (Kind.OP, Kind.CELL):
             return Kind.TENSOR
+        if callee is Kind.CONST_OP:
+            return Kind.CONST
         if isinstance(func, cst.Call):  # P.ReduceSum()(x)
             inner = self.imports.qualify(func.func)
             if inner and inner.startswith("mindspore.ops.") and inner.rsplit(".", 1)[-1][:1].isupper():
-                if inner in SHAPE_FUNCTIONS:
+                if inner in SHAPE_FUNCTIONS or inner in CONST_PRIMITIVES:
                     return Kind.CONST
                 return Kind.TENSOR_SEQ if inner in TENSOR_SEQ_SOURCES else Kind.TENSOR
         return Kind.UNKNOWN
@@ -304,12 +317,16 @@ class ExpressionKinds:
         last = qualified.rsplit(".", 1)[-1]
         if qualified in SHAPE_FUNCTIONS:
             return Kind.CONST
+        if qualified in SCALAR_FUNCTIONS:
+            return Kind.CONST if args and args[0] is Kind.CONST else Kind.UNKNOWN
         if qualified in TENSOR_SEQ_SOURCES and not last[:1].isupper():
             return Kind.TENSOR_SEQ
         if qualified in CELL_SEQ_FACTORIES:
             return Kind.CELL_SEQ
         if qualified in TENSOR_FACTORIES or qualified.startswith("mindspore.numpy."):
             return Kind.TENSOR
+        if qualified in CONST_PRIMITIVES:
+            return Kind.CONST_OP
         if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
@@ -421,7 +438,8 @@ class FunctionValues(ExpressionKinds):
         self.func = func
         self.parameters: Set[str] = set()
         self.loop_indices: Set[str] = set()
-        for param in _all_params(func):
+        star_params = [p for p in (func.params.star_arg, func.params.star_kwarg) if isinstance(p, cst.Param)]
+        for param in _all_params(func) + star_params:
             name = param.name.value
             self.parameters.add(name)
             self.env[name] = param_kinds.get(name, Kind.UNKNOWN)

@@ -1,0 +1,65 @@
+import os
+import textwrap
+
+import pytest
+
+from ms_lint.cli import main
+
+# A module MSL101 flags: a per-row loop over a tensor axis, stacked afterwards.
+FLAGGED = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import ops
+
+
+    @ms.jit
+    def per_row(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]) * 2)
+        return ops.stack(out)
+    """)
+
+CLEAN = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import nn
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.CellList([nn.Dense(4, 4) for _ in range(3)])
+
+        def construct(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            if x.shape[0] > 1:
+                x = x * 2
+            return x
+    """)
+
+
+@pytest.fixture
+def run_cli(capsys, monkeypatch, tmp_path):
+    """Run ``ms-lint`` in-process from ``tmp_path``; returns (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args):
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(name, content, mode="w"):
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    return write

@@ -1,0 +1,73 @@
+"""Bad input never produces a traceback: each unanalyzable file gives MSL900 and the run goes on."""
+import json
+import os
+
+import pytest
+
+from conftest import CLEAN
+
+
+def findings(run_cli, *args):
+    code, out, err = run_cli("check", "--no-cache", "--format", "json", *args)
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+@pytest.mark.parametrize("name, content, cause", [
+    ("undecodable.py", b"import mindspore\nx = '\xff\xfe\xfa'\n", "cannot decode"),
+    ("syntax.py", "import mindspore\ndef f(:\n    pass\n", "syntax error"),
+    ("binary.py", b"\x7fELF\x02\x01\x01\x00\x00\x00mindspore", "binary file"),
+    ("badcookie.py", b"# -*- coding: no-such-codec -*-\nimport mindspore\n", "encoding"),
+])
+def test_unanalyzable_files_give_msl900_and_exit_2(run_cli, write, name, content, cause):
+    write(name, content)
+    write("good.py", CLEAN)
+    code, result = findings(run_cli, ".")
+    assert code == 2
+    assert [(f["code"], f["path"]) for f in result] == [("MSL900", name)]
+    assert cause in result[0]["message"]
+
+
+def test_syntax_error_names_the_line(run_cli, write):
+    write("syntax.py", "import mindspore\n\nx = (1,\ndef f(:\n")
+    _, result = findings(run_cli, "syntax.py")
+    assert result[0]["code"] == "MSL900"
+    assert result[0]["line"] in (3, 4)
+
+
+@pytest.mark.parametrize("content", [
+    b"",
+    b"\xef\xbb\xbf" + CLEAN.encode(),
+    CLEAN.replace("\n", "\r\n").encode(),
+    b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + CLEAN.encode(),
+])
+def test_valid_but_unusual_files_are_clean(run_cli, write, content):
+    write("odd.py", content)
+    code, result = findings(run_cli, "odd.py")
+    assert (code, result) == (0, [])
+
+
+def test_dangling_symlink_and_symlink_loop(run_cli, write, tmp_path):
+    write("good.py", CLEAN)
+    os.symlink(tmp_path / "missing.py", tmp_path / "dangling.py")
+    os.symlink(tmp_path / "loop_b.py", tmp_path / "loop_a.py")
+    os.symlink(tmp_path / "loop_a.py", tmp_path / "loop_b.py")
+    os.mkdir(tmp_path / "pkg")
+    os.symlink(tmp_path, tmp_path / "pkg" / "back_to_root")  # a directory loop: never followed
+    code, result = findings(run_cli, ".")
+    assert code == 2
+    assert sorted(f["path"] for f in result) == ["dangling.py", "loop_a.py", "loop_b.py"]
+    assert all(f["code"] == "MSL900" and "cannot read" in f["message"] for f in result)
+
+
+def test_directory_named_like_a_python_file_is_walked_not_read(run_cli, write):
+    write("weird.py/inner.py", CLEAN)
+    code, result = findings(run_cli, ".")
+    assert (code, result) == (0, [])
+
+
+def test_missing_path_is_a_usage_error(run_cli):
+    code, out, err = run_cli("check", "no/such/dir")
+    assert code == 2
+    assert "no such file or directory" in err
+    assert "Traceback" not in err

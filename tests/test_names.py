@@ -1,0 +1,63 @@
+import libcst as cst
+import pytest
+
+from ms_lint.names import ImportTable, canonical
+
+
+def table(code, path=None):
+    return ImportTable(cst.parse_module(code), path)
+
+
+def qualify(code, expr):
+    return table(code).qualify(cst.parse_expression(expr))
+
+
+@pytest.mark.parametrize("imports, expr, expected", [
+    ("import mindspore as ms", "ms.jit", "mindspore.jit"),
+    ("import mindspore", "mindspore.jit", "mindspore.jit"),
+    ("from mindspore import jit", "jit", "mindspore.jit"),
+    ("from mindspore import jit as compile_graph", "compile_graph", "mindspore.jit"),
+    ("from mindspore.common.api import jit", "jit", "mindspore.jit"),
+    ("from mindspore import nn", "nn.Cell", "mindspore.nn.Cell"),
+    ("import mindspore.nn as nn", "nn.Cell", "mindspore.nn.Cell"),
+    ("from mindspore.nn import Cell", "Cell", "mindspore.nn.Cell"),
+    ("from mindspore.nn.cell import Cell", "Cell", "mindspore.nn.Cell"),
+    ("from mindspore.ops import operations as P", "P.ReduceSum", "mindspore.ops.ReduceSum"),
+    ("from mindspore.ops import functional as F", "F.shape", "mindspore.ops.shape"),
+    ("from mindspore import context", "context.set_context", "mindspore.set_context"),
+    ("import numba", "numba.jit", "numba.jit"),
+    ("import torch", "torch.jit.script", "torch.jit.script"),
+])
+def test_qualify_resolves_aliases(imports, expr, expected):
+    assert qualify(imports, expr) == expected
+
+
+def test_unimported_names_do_not_resolve():
+    assert qualify("import os", "jit") is None
+    assert qualify("", "ms.jit") is None
+
+
+def test_imports_inside_functions_count():
+    code = "def f():\n    from mindspore import ops\n    return ops\n"
+    assert table(code).qualify(cst.parse_expression("ops.stack")) == "mindspore.ops.stack"
+
+
+def test_relative_imports_resolve_against_the_package(tmp_path):
+    pkg = tmp_path / "mindspore" / "nn" / "layer"
+    pkg.mkdir(parents=True)
+    for folder in (tmp_path / "mindspore", tmp_path / "mindspore" / "nn", pkg):
+        (folder / "__init__.py").write_text("")
+    path = pkg / "basic.py"
+    t = table("from ..cell import Cell\n", str(path))
+    assert t.qualify(cst.parse_expression("Cell")) == "mindspore.nn.Cell"
+
+
+def test_local_reference_reuses_existing_aliases():
+    assert table("import mindspore as ms").local_reference("mindspore.vmap") == "ms.vmap"
+    assert table("from mindspore import ops").local_reference("mindspore.ops.where") == "ops.where"
+    assert table("import os").local_reference("mindspore.vmap") is None
+
+
+def test_canonical_collapses_internal_modules():
+    assert canonical("mindspore.ops.function.math_func.reduce_sum") == "mindspore.ops.reduce_sum"
+    assert canonical("mindspore.common.parameter.Parameter") == "mindspore.Parameter"

@@ -1,0 +1,88 @@
+"""The graph-scope model: which functions MindSpore compiles, resolved through imports, not names."""
+import libcst as cst
+import pytest
+
+from ms_lint.names import ImportTable
+from ms_lint.scope import GraphScope
+
+
+def graph_names(code, graph_mode="auto"):
+    module = cst.parse_module(code)
+    scope = GraphScope(module, ImportTable(module), graph_mode)
+    return {
+        (f"{info.owner}." if info.owner else "") + info.node.name.value for info in scope.graph_functions()
+    }
+
+
+@pytest.mark.parametrize("code", [
+    "import mindspore as ms\n@ms.jit\ndef f(x):\n    return x\n",
+    "import mindspore\n@mindspore.jit\ndef f(x):\n    return x\n",
+    "from mindspore import jit\n@jit\ndef f(x):\n    return x\n",
+    "from mindspore import jit\n@jit(capture_mode='ast', jit_level='O1')\ndef f(x):\n    return x\n",
+    "from mindspore import jit as J\n@J\ndef f(x):\n    return x\n",
+    "import mindspore as ms\ndef f(x):\n    return x\ng = ms.jit(f)\n",
+    "import mindspore as ms\ndef f(x):\n    return x\nms.jit(f)(1)\n",
+])
+def test_jit_roots_in_every_spelling(code):
+    assert graph_names(code) == {"f"}
+
+
+@pytest.mark.parametrize("code", [
+    "import numba\n@numba.jit\ndef f(x):\n    return x\n",
+    "import torch\n@torch.jit.script\ndef f(x):\n    return x\n",
+    "def jit(f):\n    return f\n@jit\ndef f(x):\n    return x\n",
+    "from mindspore.ops import constexpr\nimport mindspore as ms\n@constexpr\ndef f(n):\n    return n\n",
+])
+def test_not_graph_code(code):
+    assert graph_names(code) == set()
+
+
+@pytest.mark.parametrize("imports, base", [
+    ("from mindspore import nn", "nn.Cell"),
+    ("import mindspore as ms", "ms.nn.Cell"),
+    ("from mindspore.nn import Cell", "Cell"),
+    ("import mindspore.nn as nn", "nn.Cell"),
+    ("from mindspore import nn", "nn.TrainOneStepCell"),
+])
+def test_construct_of_cells(imports, base):
+    code = f"{imports}\nclass Net({base}):\n    def construct(self, x):\n        return x\n"
+    assert graph_names(code) == {"Net.construct"}
+
+
+def test_construct_through_in_module_inheritance_and_helpers():
+    code = (
+        "from mindspore import nn\n"
+        "class Base(nn.Cell):\n    pass\n"
+        "class Net(Base):\n"
+        "    def construct(self, x):\n        return self.helper(x) + helper2(x)\n"
+        "    def helper(self, x):\n        return self.deeper(x)\n"
+        "    def deeper(self, x):\n        return x\n"
+        "    def not_called(self, x):\n        return x\n"
+        "def helper2(x):\n    return x\n"
+        "def unrelated(x):\n    return x\n"
+    )
+    assert graph_names(code) == {"Net.construct", "Net.helper", "Net.deeper", "helper2"}
+
+
+def test_construct_of_a_non_cell_is_not_graph():
+    code = "class Builder:\n    def construct(self, x):\n        return x\n"
+    assert graph_names(code) == set()
+
+
+def test_jit_only_mode_ignores_construct():
+    code = (
+        "import mindspore as ms\nfrom mindspore import nn\n"
+        "class Net(nn.Cell):\n    def construct(self, x):\n        return x\n"
+        "@ms.jit\ndef f(x):\n    return x\n"
+    )
+    assert graph_names(code, "jit-only") == {"f"}
+    assert graph_names(code) == {"Net.construct", "f"}
+
+
+def test_constexpr_helper_called_from_graph_is_not_graph():
+    code = (
+        "import mindspore as ms\nfrom mindspore.ops import constexpr\n"
+        "@constexpr\ndef make(n):\n    return tuple(range(n))\n"
+        "@ms.jit\ndef f(x):\n    return make(4)\n"
+    )
+    assert graph_names(code) == {"f"}

@@ -1,0 +1,127 @@
+"""The value model: Tensor values vs compile-time constants, as every rule sees them."""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ms_lint.config import Config
+from ms_lint.context import ModuleContext
+from ms_lint.values import Kind
+
+HEADER = """
+import mindspore as ms
+from mindspore import nn, ops, Parameter, Tensor
+from mindspore.ops import operations as P
+N = 200
+
+class Net(nn.Cell):
+    def __init__(self, hidden=4, config=None):
+        super().__init__()
+        self.cells = nn.CellList([nn.Dense(2, 2) for _ in range(3)])
+        self.dense = nn.Dense(2, 2)
+        self.step = Parameter(Tensor(0, ms.int32), name="step")
+        self.max_len = 100
+        self.reduce_sum = P.ReduceSum()
+        self.use_bias = config.use_bias
+        self.weights = self.trainable_params()
+        self.scale = 2.0
+
+    def construct(self, x, grads, flag=False, *rest):
+        n = x.shape[0]
+        s = ops.reduce_sum(x)
+        total = 0
+        total = total + x
+        return {probe}
+"""
+
+
+def kind_of(expression):
+    code = textwrap.dedent(HEADER).replace("{probe}", expression)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    construct = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "construct")
+    ret = construct.body.body[-1].body[0]
+    return context.values(construct).kind(ret.value), context.values(construct).fold(ret.value)
+
+
+@pytest.mark.parametrize("expression", [
+    "x.shape", "x.shape[0]", "x.ndim", "x.dtype", "len(grads)", "n", "n * 2", "ops.shape(x)[1]",
+    "x is None", "isinstance(x, Tensor)", "self.training", "self.max_len", "flag", "N", "3",
+    "self.scale * 2", "x.shape[0] > 2",
+])
+def test_constants(expression):
+    assert kind_of(expression)[0] is Kind.CONST
+
+
+@pytest.mark.parametrize("expression", [
+    "x", "x > 0", "s", "s > 0", "ops.reduce_sum(x) > 0", "(x == 0).all()", "not s", "self.step == 1",
+    "self.reduce_sum(x)", "self.dense(x)", "x * 2 + 1", "x[0]", "total", "P.ReduceSum()(x)", "x.sum()",
+])
+def test_tensors(expression):
+    assert kind_of(expression)[0] is Kind.TENSOR
+
+
+@pytest.mark.parametrize("expression, kind", [
+    ("grads", Kind.TENSOR_SEQ),
+    ("rest", Kind.TENSOR_SEQ),
+    ("self.weights", Kind.TENSOR_SEQ),
+    ("self.cells", Kind.CELL_SEQ),
+    ("self.dense", Kind.CELL),
+    ("self.reduce_sum", Kind.OP),
+    ("self.use_bias", Kind.UNKNOWN),
+])
+def test_other_kinds(expression, kind):
+    assert kind_of(expression)[0] is kind
+
+
+@pytest.mark.parametrize("expression, value", [
+    ("200", 200), ("N", 200), ("self.max_len", 100), ("N // 2 + 1", 101), ("x.shape[0]", None), ("flag", None),
+])
+def test_fold_int(expression, value):
+    assert kind_of(expression)[1] == value
+
+
+def helper_kinds(call_args):
+    code = textwrap.dedent(f"""
+    import mindspore as ms
+    from mindspore import ops
+    def helper(a, b):
+        return a
+    @ms.jit
+    def f(x):
+        return helper({call_args})
+    """)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    helper = module.body[2]
+    values = context.values(helper)
+    return values.env["a"], values.env["b"]
+
+
+def test_helper_parameters_take_their_kind_from_call_sites():
+    assert helper_kinds("x, 3") == (Kind.TENSOR, Kind.CONST)
+    assert helper_kinds("x.shape[0], ops.exp(x)") == (Kind.CONST, Kind.TENSOR)
+
+
+def test_unrolled_loop_index_is_constant_and_elements_follow_the_sequence():
+    code = textwrap.dedent("""
+    import mindspore as ms
+    from mindspore import ops
+    @ms.jit
+    def f(x, grads):
+        for i in range(4):
+            a = i
+        for g in grads:
+            b = g
+        for j, g2 in enumerate(grads):
+            c = j
+            d = g2
+        return a
+    """)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    env = context.values(module.body[2]).env
+    assert env["a"] is Kind.CONST and env["i"] is Kind.CONST
+    assert env["b"] is Kind.TENSOR
+    assert env["c"] is Kind.CONST and env["d"] is Kind.TENSOR
