@@ -59,19 +59,20 @@ def summarize_exception(exc, display=None):
     lines = []
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith("----") or stripped.startswith("- C++ Call Stack") or stripped.startswith(
-            "- Framework Unexpected Exception"
-        ) or stripped.startswith("- The Traceback of Net Construct Code"):
+        if stripped.startswith("----") or stripped.startswith("- "):
             if lines:
                 break
             continue
         if stripped:
             lines.append(stripped)
-        if len(lines) >= 6:
+        # one sentence is enough when it is long enough to say what happened
+        if sum(len(x) for x in lines) >= 40 and stripped.endswith((".", ")", ":")):
+            break
+        if len(lines) >= 4:
             break
     summary = " ".join(lines) if lines else type(exc).__name__
-    if len(summary) > 600:
-        summary = summary[:597] + "..."
+    if len(summary) > 400:
+        summary = summary[:397] + "..."
     detail = text[:4000]
     return type(exc).__name__, summary, detail
 
@@ -109,27 +110,30 @@ class Child:
 
     # -- environment ---------------------------------------------------------------------------------------------
     def import_mindspore(self):
-        self.stage("import-numpy")
-        try:
-            import numpy  # noqa: F401
-        except Exception as exc:
-            raise ChildFailure("numpy-missing", f"numpy cannot be imported in {sys.executable}: {exc}", exc)
         self.stage("import-mindspore")
         start = time.perf_counter()
         try:
             import mindspore
         except ImportError as exc:
-            raise ChildFailure(
-                "mindspore-missing",
-                f"MindSpore is not installed for {sys.executable} ({exc}); install it with "
-                "`pip install 'ms-lint[verify]'` (mindspore==2.10.0) to run the verifier",
-                exc,
-            )
+            missing = getattr(exc, "name", None) or ""
+            if missing.split(".")[0] in ("mindspore", ""):
+                raise ChildFailure(
+                    "mindspore-missing",
+                    f"MindSpore is not installed for {sys.executable} ({exc}); install it with "
+                    "`pip install 'ms-lint[verify]'` (mindspore==2.10.0) to run the verifier",
+                    exc,
+                )
+            raise ChildFailure("mindspore-broken", f"importing MindSpore failed: {exc}", exc)
         except Exception as exc:
             _, summary, _ = summarize_exception(exc)
             raise ChildFailure("mindspore-broken", f"importing MindSpore failed: {type(exc).__name__}: {summary}", exc)
         self.result["import_s"] = time.perf_counter() - start
         self.result["mindspore_version"] = getattr(mindspore, "__version__", "?")
+        self.stage("import-numpy")
+        try:
+            import numpy  # noqa: F401
+        except Exception as exc:
+            raise ChildFailure("numpy-missing", f"numpy cannot be imported in {sys.executable}: {exc}", exc)
         return mindspore
 
     def device_available(self, ms, device):
@@ -155,9 +159,12 @@ class Child:
             except Exception:
                 supported = True  # cannot tell: let set_device / the first call decide
         if not supported:
-            reason = f"the installed MindSpore {ms.__version__} cannot use device {device} on this machine"
-            if plugin_error:
-                reason += f" (plugin load error: {plugin_error.strip()[:300]})"
+            reason = f"MindSpore {ms.__version__} found no usable {device} backend on this machine"
+            relevant = [line.strip() for line in (plugin_error or "").splitlines()
+                        if device.lower() in line.lower() or (device == "GPU" and "cuda" in line.lower())]
+            if relevant:
+                reason += f" ({' '.join(relevant)[:300]})"
+            reason += "; use --device CPU or run on a machine with that device"
             return False, reason
         if device in ("GPU", "Ascend"):
             try:

@@ -333,7 +333,8 @@ _COMMENT_RE = re.compile(r"^\s*#\s*ms-lint\s*:\s*(?P<key>inputs|init)\s*=\s*(?P<
 
 
 def _find_def(tree: ast.Module, target: str) -> List[ast.AST]:
-    """The def/class nodes for ``func`` / ``Class`` / ``Class.method``, innermost first."""
+    """The def/class nodes for ``func`` / ``Class`` / ``Class.method``: the target first, then what encloses it
+    (for a bare ``Class``: the class, then its ``construct``)."""
     parts = target.split(".")
     body = tree.body
     chain: List[ast.AST] = []
@@ -452,13 +453,20 @@ def _mini_toml_verify_table(text: str) -> Dict[str, Any]:
 
 
 def verify_table(pyproject_path: Optional[str]) -> Dict[str, Dict[str, str]]:
-    """``{function: {"inputs": ..., "init": ...}}`` from ``[tool.ms-lint.verify]``."""
+    """``{function: {"inputs": ..., "init": ...}}`` from ``[tool.ms-lint.verify]`` of a pyproject.toml."""
     if not pyproject_path or not os.path.isfile(pyproject_path):
         return {}
     data = _load_toml(pyproject_path)
     table = data.get("tool", {}).get("ms-lint", {}).get("verify", {})
+    return normalize_verify_table(table, pyproject_path)
+
+
+def normalize_verify_table(table: Any, where: str = "pyproject.toml") -> Dict[str, Dict[str, str]]:
+    """Validate a raw ``[tool.ms-lint.verify]`` table (as in ``Config.verify``) into ``{function: {...}}``."""
+    if not table:
+        return {}
     if not isinstance(table, dict):
-        raise VerifyError(f"{pyproject_path}: [tool.ms-lint.verify] must be a table")
+        raise VerifyError(f"{where}: [tool.ms-lint.verify] must be a table")
     result: Dict[str, Dict[str, str]] = {}
     for name, value in table.items():
         if isinstance(value, str):
@@ -468,18 +476,18 @@ def verify_table(pyproject_path: Optional[str]) -> Dict[str, Dict[str, str]]:
             for key in ("inputs", "init"):
                 if key in value:
                     if not isinstance(value[key], str):
-                        raise VerifyError(f"{pyproject_path}: tool.ms-lint.verify.{name}.{key} must be a string")
+                        raise VerifyError(f"{where}: tool.ms-lint.verify.{name}.{key} must be a string")
                     entry[key] = value[key]
             unknown = sorted(set(value) - {"inputs", "init"})
             if unknown:
                 raise VerifyError(
-                    f"{pyproject_path}: tool.ms-lint.verify.{name}: unknown key(s) {', '.join(unknown)} "
+                    f"{where}: tool.ms-lint.verify.{name}: unknown key(s) {', '.join(unknown)} "
                     "(expected inputs, init)"
                 )
             result[name] = entry
         else:
             raise VerifyError(
-                f"{pyproject_path}: tool.ms-lint.verify.{name} must be a spec string or a table with inputs/init"
+                f"{where}: tool.ms-lint.verify.{name} must be a spec string or a table with inputs/init"
             )
     return result
 
@@ -503,13 +511,23 @@ def resolve_inputs(
     inputs: Union[None, str, Mapping[str, Any]] = None,
     init: Optional[str] = None,
     pyproject: Optional[str] = None,
+    verify_config: Optional[Mapping[str, Any]] = None,
 ) -> ResolvedInputs:
-    """Pick the input spec and constructor call for ``function``: argument, then comment, then pyproject."""
+    """Pick the input spec and constructor call for ``function``: argument, then comment, then pyproject.
+
+    ``verify_config`` is an already-loaded ``[tool.ms-lint.verify]`` table (``Config.verify``); without it the
+    table is read from ``pyproject`` or the pyproject.toml nearest ``path``.
+    """
     comment = directives_from_source(source, function)
-    table_path = pyproject or find_pyproject(path)
-    table = verify_table(table_path).get(function) or {}
+    if verify_config is not None:
+        where = "[tool.ms-lint.verify]"
+        tables = normalize_verify_table(dict(verify_config), where)
+    else:
+        where = pyproject or find_pyproject(path) or ""
+        tables = verify_table(where) if where else {}
+    table = tables.get(function) or {}
     if not table and "." in function:
-        table = verify_table(table_path).get(function.split(".")[0]) or {}
+        table = tables.get(function.split(".")[0]) or {}
 
     if inputs is not None:
         specs, origin = to_specs(inputs), "argument"
@@ -520,12 +538,46 @@ def resolve_inputs(
             raise VerifyError(f"in the '# ms-lint: inputs=' comment above {function}: {exc}") from None
     elif "inputs" in table:
         try:
-            specs, origin = parse_spec(table["inputs"]), f"pyproject:{table_path}"
+            specs, origin = parse_spec(table["inputs"]), f"pyproject:{where}"
         except VerifyError as exc:
-            raise VerifyError(f"in {table_path} [tool.ms-lint.verify] {function}: {exc}") from None
+            raise VerifyError(f"in {where} [tool.ms-lint.verify] {function}: {exc}") from None
     else:
         specs, origin = [], "none"
 
     if init is None:
         init = comment.get("init") or table.get("init")
     return ResolvedInputs(specs, init, origin)
+
+
+def required_parameters(source: str, function: str) -> Optional[List[str]]:
+    """Parameters of the target that need an input (no default), found statically; None if unknown.
+
+    ``self`` is dropped for methods; a class target means its ``construct`` (a Cell).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    chain = _find_def(tree, function)
+    if not chain:
+        return None
+    node = chain[0]
+    if isinstance(node, ast.ClassDef):
+        node = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "construct"), None)
+        if node is None:
+            return None
+        is_method = True
+    else:
+        is_method = "." in function
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    args = node.args
+    if args.vararg is not None:
+        return None
+    positional = list(args.posonlyargs) + list(args.args)
+    if is_method and positional and not any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+    ):
+        positional = positional[1:]
+    without_default = len(positional) - len(args.defaults)
+    return [a.arg for a in positional[:without_default]]

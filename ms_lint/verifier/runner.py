@@ -1,0 +1,716 @@
+"""Run an original and a rewritten module in fresh processes, compare them, and give a verdict.
+
+``verify_pair`` is the entry point. Each version runs ``repeat`` times, each time in its own fresh Python subprocess
+(``python -m ms_lint.verifier.child``), in a private temporary working directory, with the compile-cache environment
+variables removed, on the chosen device. Runs of the two versions are interleaved so that drift in machine load hits
+both alike. The numbers reported are medians over the processes.
+
+Verdicts:
+
+* ``verified``: outputs (and gradients with ``grad=True``) match, and the rewrite is not slower to compile nor to run
+  (beyond a noise margin).
+* ``tradeoff``: outputs match; the rewrite wins on one of compile time / run time and loses on the other.
+  ``break_even_calls`` says where the totals cross (see ``tradeoff_kind``).
+* ``slower``: outputs match but the rewrite is slower and wins on nothing.
+* ``mismatch``: outputs or gradients differ.
+* ``original-failed``: the original fails (e.g. ``Exceed function call depth limit``) and the rewrite runs: the
+  rewrite fixes a real crash. Outputs can't be compared.
+* ``rewrite-failed``: the rewrite fails to import, compile or run (also when both fail).
+* ``error``: the verification itself could not be done: MindSpore missing, device unavailable, timeout, inputs that
+  don't fit the function in either version.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from ms_lint.verifier.child import ENV_KINDS, scrub_cache_env
+from ms_lint.verifier.compare import compare_trees, load_leaves
+from ms_lint.verifier.errors import VerifyError
+from ms_lint.verifier.inputs import (
+    ArraySpec,
+    ScalarSpec,
+    TensorSpec,
+    generate,
+    required_parameters,
+    resolve_inputs,
+)
+from ms_lint.verifier.targets import defined_targets, enclosing_target
+
+VERDICTS = ("verified", "tradeoff", "slower", "mismatch", "original-failed", "rewrite-failed", "error")
+ACCEPTED = ("verified", "tradeoff")
+DEVICES = ("CPU", "GPU", "Ascend")
+SETUP_KINDS = ("import-error", "target-not-found", "init-failed", "bad-inputs")
+RUN_KINDS = ("call-failed", "grad-failed", "output-unsupported", "crashed")
+
+# noise margins: a difference smaller than this is "the same"
+REL_NOISE = 0.20
+COMPILE_ABS_NOISE_S = 0.03
+RUN_ABS_NOISE_S = 30e-6
+
+STEADY_CALLS = 20
+
+
+@dataclass
+class VersionStats:
+    """What one version did over its processes (medians)."""
+
+    ok: bool = False
+    compile_s: Optional[float] = None
+    run_ms: Optional[float] = None
+    peak_mb: Optional[float] = None
+    first_call_s: Optional[float] = None
+    runs: int = 0
+    error: Optional[Dict[str, Any]] = None
+    notes: List[str] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        data: Dict[str, Any] = {
+            "compile_s": _round(self.compile_s, 4),
+            "run_ms": _round(self.run_ms, 4),
+            "peak_mb": _round(self.peak_mb, 1),
+            "first_call_s": _round(self.first_call_s, 4),
+            "runs": self.runs,
+        }
+        if self.error:
+            data["error"] = dict(self.error)
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+
+@dataclass
+class Verification:
+    """The outcome of verifying one rewrite."""
+
+    function: str
+    verdict: str
+    message: str
+    path: Optional[str] = None
+    code: Optional[str] = None
+    line: Optional[int] = None
+    outputs_match: Optional[bool] = None
+    grads_match: Optional[bool] = None
+    differences: List[str] = field(default_factory=list)
+    original: VersionStats = field(default_factory=VersionStats)
+    rewritten: VersionStats = field(default_factory=VersionStats)
+    compile_speedup: Optional[float] = None
+    run_ratio: Optional[float] = None
+    break_even_calls: Optional[int] = None
+    tradeoff_kind: Optional[str] = None  # "faster-compile-slower-run" | "slower-compile-faster-run"
+    device: str = "CPU"
+    inputs: str = ""
+    inputs_origin: str = ""
+    init: Optional[str] = None
+    repeat: int = 3
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    grad: bool = False
+    elapsed_s: float = 0.0
+
+    @property
+    def accepted(self) -> bool:
+        """True for verified and tradeoff (what ``fix --verified-only --accept-tradeoff`` applies)."""
+        return self.verdict in ACCEPTED
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "function": self.function,
+            "code": self.code,
+            "verdict": self.verdict,
+            "outputs_match": self.outputs_match,
+            "grads_match": self.grads_match,
+            "original": self.original.to_json(),
+            "rewritten": self.rewritten.to_json(),
+            "compile_speedup": _round(self.compile_speedup, 3),
+            "run_ratio": _round(self.run_ratio, 3),
+            "break_even_calls": self.break_even_calls,
+            "tradeoff_kind": self.tradeoff_kind,
+            "message": self.message,
+            "differences": list(self.differences),
+            "device": self.device,
+            "inputs": self.inputs,
+            "inputs_origin": self.inputs_origin,
+            "init": self.init,
+            "repeat": self.repeat,
+            "rtol": self.rtol,
+            "atol": self.atol,
+            "grad": self.grad,
+            "elapsed_s": _round(self.elapsed_s, 2),
+        }
+
+
+def _round(value: Optional[float], digits: int) -> Optional[float]:
+    if value is None:
+        return None
+    return round(float(value), digits)
+
+
+def _median(values: List[float]) -> Optional[float]:
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    n = len(values)
+    mid = n // 2
+    return values[mid] if n % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _package_root() -> str:
+    """The directory holding the ms_lint package (ms_lint/verifier/runner.py -> three levels up)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _is_site_dir(path: str) -> bool:
+    import site
+
+    dirs = []
+    try:
+        dirs.extend(site.getsitepackages())
+    except AttributeError:  # some virtualenv versions
+        pass
+    try:
+        dirs.append(site.getusersitepackages())
+    except AttributeError:
+        pass
+    norm = os.path.normcase(os.path.realpath(path))
+    return any(norm == os.path.normcase(os.path.realpath(d)) for d in dirs if d)
+
+
+def child_env(base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The environment for a child: no compile cache, ms_lint importable, quiet MindSpore logs."""
+    env = dict(os.environ if base is None else base)
+    scrub_cache_env(env)
+    root = _package_root()
+    if not _is_site_dir(root):  # a source checkout: make ms_lint importable (never put site-packages first)
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("GLOG_v", "3")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+@dataclass
+class _Run:
+    ok: bool
+    result: Dict[str, Any]
+    leaves: Optional[Dict[str, Any]] = None
+    error: Optional[Dict[str, Any]] = None
+
+
+def _tail(path: str, limit: int = 1500) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            return handle.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def run_version(
+    source: str,
+    *,
+    function: str,
+    label: str,
+    display_path: Optional[str],
+    module_dir: Optional[str],
+    init: Optional[str],
+    device: str,
+    inputs_file: Optional[str],
+    input_order: List[str],
+    scalars: Dict[str, Any],
+    grad: bool,
+    timeout: float,
+    python: str,
+    jit: str = "auto",
+    steady_calls: int = STEADY_CALLS,
+    keep_workdir: bool = False,
+) -> _Run:
+    """One fresh process running one version once."""
+    workdir = tempfile.mkdtemp(prefix=f"ms-lint-verify-{label}-")
+    try:
+        src_dir = os.path.join(workdir, "src")
+        os.mkdir(src_dir)
+        basename = os.path.basename(display_path) if display_path else f"{label}.py"
+        if not basename.endswith(".py"):
+            basename += ".py"
+        module_file = os.path.join(src_dir, basename)
+        with open(module_file, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        request = {
+            "module_file": module_file,
+            "module_dir": module_dir,
+            "display_path": display_path or f"<{label}>",
+            "function": function,
+            "init": init,
+            "device": device,
+            "inputs_file": inputs_file,
+            "input_order": input_order,
+            "scalars": scalars,
+            "steady_calls": steady_calls,
+            "grad": grad,
+            "jit": jit,
+        }
+        request_file = os.path.join(workdir, "request.json")
+        with open(request_file, "w") as handle:
+            json.dump(request, handle)
+        stdout_path = os.path.join(workdir, "stdout.txt")
+        stderr_path = os.path.join(workdir, "stderr.txt")
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            try:
+                proc = subprocess.Popen(
+                    [python, "-m", "ms_lint.verifier.child", request_file],
+                    cwd=workdir,
+                    env=child_env(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                error = {"kind": "internal", "message": f"cannot start {python}: {exc}"}
+                return _Run(False, {"error": error}, error=error)
+            try:
+                returncode = proc.wait(timeout=timeout)
+            except BaseException as exc:  # timeout, Ctrl-C: never leave the child (its own session) behind
+                _kill_group(proc)
+                if not isinstance(exc, subprocess.TimeoutExpired):
+                    raise
+                error = {"kind": "timeout",
+                         "message": f"the {label} version did not finish within {timeout:g} s "
+                                    f"(stuck at: {_read(os.path.join(workdir, 'stage.txt')) or 'start'})"}
+                return _Run(False, {"error": error}, error=error)
+        result_path = os.path.join(workdir, "result.json")
+        if not os.path.exists(result_path):
+            stage = _read(os.path.join(workdir, "stage.txt")) or "start"
+            how = f"signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
+            if returncode < 0:
+                try:
+                    how = f"signal {signal.Signals(-returncode).name}"
+                except ValueError:
+                    pass
+            tail = _tail(stderr_path)
+            kind = "crashed" if stage in ("first-call", "steady", "grad") else "internal"
+            error = {"kind": kind, "message": f"the {label} process died ({how}) during {stage}"
+                                              + (f"; its last output: {tail[-600:]}" if tail else "")}
+            return _Run(False, {"error": error, "stage": stage}, error=error)
+        with open(result_path) as handle:
+            result = json.load(handle)
+        if not result.get("ok"):
+            return _Run(False, result, error=result.get("error") or {"kind": "internal", "message": "unknown"})
+        leaves = load_leaves(os.path.join(workdir, "outputs.npz"))
+        return _Run(True, result, leaves=leaves)
+    finally:
+        if not keep_workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _normalize_device(device: str) -> str:
+    for name in DEVICES:
+        if str(device).lower() == name.lower():
+            return name
+    raise VerifyError(f"unknown device {device!r}: expected one of {', '.join(DEVICES)}")
+
+
+def _stats(runs: List[_Run]) -> VersionStats:
+    stats = VersionStats(runs=len(runs))
+    good = [r for r in runs if r.ok]
+    if runs and not good:
+        stats.error = runs[0].error
+    stats.ok = bool(good) and len(good) == len(runs)
+    if not good:
+        if runs:
+            stats.peak_mb = runs[0].result.get("peak_mb")
+        return stats
+    compiles, steadies, firsts, peaks = [], [], [], []
+    for run in good:
+        first = run.result["first_call_s"]
+        steady = run.result["run_s"]
+        firsts.append(first)
+        steadies.append(steady)
+        compiles.append(max(first - steady, 1e-6))
+        if run.result.get("peak_mb") is not None:
+            peaks.append(run.result["peak_mb"])
+    stats.compile_s = _median(compiles)
+    stats.first_call_s = _median(firsts)
+    run_s = _median(steadies)
+    stats.run_ms = None if run_s is None else max(run_s, 1e-9) * 1e3
+    stats.peak_mb = _median(peaks)
+    for run in good:
+        for note in run.result.get("notes", []):
+            if note not in stats.notes:
+                stats.notes.append(note)
+    if len(good) != len(runs):
+        bad = next(r for r in runs if not r.ok)
+        stats.error = bad.error
+    return stats
+
+
+def _fmt_s(seconds: Optional[float]) -> str:
+    if seconds is None:
+        return "?"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _fmt_ms(ms: Optional[float]) -> str:
+    if ms is None:
+        return "?"
+    if ms < 1:
+        return f"{ms * 1e3:.0f} us"
+    if ms < 1000:
+        return f"{ms:.3g} ms" if ms < 100 else f"{ms:.0f} ms"
+    return f"{ms / 1e3:.2f} s"
+
+
+def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
+    """Speedup, ratio, break-even and verdict for two versions whose outputs match."""
+    oc, rc = orig.compile_s, rew.compile_s
+    orun, rrun = orig.run_ms / 1e3, rew.run_ms / 1e3
+    compile_speedup = oc / rc if rc > 0 else None
+    run_ratio = rrun / orun if orun > 0 else None
+
+    compile_worse = rc > oc * (1 + REL_NOISE) + COMPILE_ABS_NOISE_S
+    compile_better = oc > rc * (1 + REL_NOISE) + COMPILE_ABS_NOISE_S
+    run_worse = rrun > orun * (1 + REL_NOISE) + RUN_ABS_NOISE_S
+    run_better = orun > rrun * (1 + REL_NOISE) + RUN_ABS_NOISE_S
+
+    out: Dict[str, Any] = {"compile_speedup": compile_speedup, "run_ratio": run_ratio, "break_even_calls": None,
+                           "tradeoff_kind": None}
+    speed = f"compile {_fmt_s(oc)} -> {_fmt_s(rc)} ({_factor(oc, rc)}), run {_fmt_ms(orig.run_ms)} -> " \
+            f"{_fmt_ms(rew.run_ms)} per call ({_factor(orun, rrun)})"
+    if compile_better and run_worse:
+        calls = (oc - rc) / (rrun - orun)
+        out["break_even_calls"] = max(1, int(math.ceil(round(calls, 6))))
+        out["tradeoff_kind"] = "faster-compile-slower-run"
+        out["verdict"] = "tradeoff"
+        out["message"] = (f"outputs match; {speed}. The rewrite saves {_fmt_s(oc - rc)} of compile time but costs "
+                          f"{_fmt_ms((rrun - orun) * 1e3)} more per call: it is a net win for processes that make "
+                          f"fewer than ~{out['break_even_calls']} calls, a net loss above that")
+    elif compile_worse and run_better:
+        calls = (rc - oc) / (orun - rrun)
+        out["break_even_calls"] = max(1, int(math.ceil(round(calls, 6))))
+        out["tradeoff_kind"] = "slower-compile-faster-run"
+        out["verdict"] = "tradeoff"
+        out["message"] = (f"outputs match; {speed}. The rewrite costs {_fmt_s(rc - oc)} more compile time but saves "
+                          f"{_fmt_ms((orun - rrun) * 1e3)} per call: it pays off after ~{out['break_even_calls']} "
+                          "calls per process")
+    elif compile_worse or run_worse:
+        out["verdict"] = "slower"
+        what = " and ".join(w for w, bad in (("compiles slower", compile_worse), ("runs slower", run_worse)) if bad)
+        out["message"] = f"outputs match but the rewrite {what} and gains nothing: {speed}"
+    else:
+        out["verdict"] = "verified"
+        out["message"] = f"outputs match and the rewrite is no slower: {speed}"
+    return out
+
+
+def _factor(before: Optional[float], after: Optional[float]) -> str:
+    if not before or not after:
+        return "?"
+    if after <= before:
+        return f"{before / after:.1f}x faster"
+    return f"{after / before:.1f}x slower"
+
+
+def verify_pair(
+    original_source: str,
+    rewritten_source: str,
+    *,
+    function: str,
+    inputs: Union[None, str, Mapping[str, Any]] = None,
+    device: str = "CPU",
+    repeat: int = 3,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    grad: bool = False,
+    timeout: float = 300,
+    init: Optional[str] = None,
+    path: Optional[str] = None,
+    code: Optional[str] = None,
+    line: Optional[int] = None,
+    seed: int = 0,
+    python: Optional[str] = None,
+    jit: str = "auto",
+    pyproject: Optional[str] = None,
+    verify_config: Optional[Mapping[str, Any]] = None,
+    keep_workdirs: bool = False,
+) -> Verification:
+    """Run both versions of a module ``repeat`` times each in fresh processes and judge the rewrite.
+
+    ``function`` is ``name``, ``Class`` (a Cell, built with ``init`` or its defaults) or ``Class.method``.
+    ``inputs`` is a spec string (``"x=float32[100,2]; n=int:4"``), a dict (name -> type string, Python scalar or
+    numpy array), or None to take it from a ``# ms-lint: inputs=`` comment above the function in
+    ``original_source`` or from ``[tool.ms-lint.verify]`` (``verify_config``, the loaded table, else the
+    pyproject.toml given as ``pyproject`` or nearest ``path``).
+    ``timeout`` is per process. ``jit="auto"`` wraps a target that is not already ``ms.jit``-decorated (or a Cell)
+    in ``ms.jit`` so it is compiled as graph code.
+
+    Raises VerifyError for a bad request (bad input spec, unknown device name, bad numbers). Every problem found
+    while running (MindSpore missing, device unavailable, timeout, a crash) comes back as a verdict.
+    """
+    started = time.perf_counter()
+    if not isinstance(function, str) or not function.strip():
+        raise VerifyError("function must name the function to verify: 'name', 'Class' or 'Class.method'")
+    function = function.strip()
+    device = _normalize_device(device)
+    if not isinstance(repeat, int) or repeat < 1:
+        raise VerifyError(f"repeat must be a positive integer, got {repeat!r}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
+            raise VerifyError(f"{name} must be a non-negative number, got {value!r}")
+    if not timeout or timeout <= 0:
+        raise VerifyError(f"timeout must be positive, got {timeout!r}")
+    if jit not in ("auto", "always", "never"):
+        raise VerifyError(f"jit must be 'auto', 'always' or 'never', got {jit!r}")
+
+    resolved = resolve_inputs(original_source, function, path=path, inputs=inputs, init=init, pyproject=pyproject,
+                              verify_config=verify_config)
+    verification = Verification(
+        function=function, verdict="error", message="", path=path, code=code, line=line, device=device,
+        inputs=resolved.text, inputs_origin=resolved.origin, init=resolved.init, repeat=repeat, rtol=float(rtol),
+        atol=float(atol), grad=bool(grad),
+    )
+    if not resolved.specs:
+        required = required_parameters(original_source, function)
+        if required is None and function.split(".")[0] not in defined_targets(original_source):
+            known = ", ".join(defined_targets(original_source)) or "none"
+            verification.message = (f"cannot verify: {function!r} is not defined at the top level of the module "
+                                    f"(top-level functions and classes: {known})")
+            return verification
+        if required:
+            verification.message = (
+                f"cannot verify {function}: it takes ({', '.join(required)}) and no inputs were given; pass "
+                f"--inputs \"{'; '.join(f'{p}=float32[4]' for p in required)}\" (your shapes and dtypes), put a "
+                f"'# ms-lint: inputs=...' comment above the function, or add {function} to [tool.ms-lint.verify] "
+                "in pyproject.toml"
+            )
+            return verification
+
+    try:
+        import numpy as np
+    except ImportError:
+        verification.message = ("numpy is not installed: the verifier needs it (and MindSpore); install "
+                                "`ms-lint[verify]`")
+        verification.elapsed_s = time.perf_counter() - started
+        return verification
+
+    python = python or sys.executable
+    module_dir = os.path.dirname(os.path.abspath(path)) if path else None
+    shared = tempfile.mkdtemp(prefix="ms-lint-verify-inputs-")
+    try:
+        values = generate(resolved.specs, seed=seed)
+        arrays = {k: v for k, v in values.items() if isinstance(v, np.ndarray)}
+        scalars = {k: v for k, v in values.items() if not isinstance(v, np.ndarray)}
+        inputs_file = None
+        if arrays:
+            inputs_file = os.path.join(shared, "inputs.npz")
+            np.savez(inputs_file, **arrays)
+        common = dict(function=function, display_path=path, module_dir=module_dir, init=resolved.init,
+                      device=device, inputs_file=inputs_file, input_order=[s.name for s in resolved.specs],
+                      scalars=scalars, grad=bool(grad), timeout=float(timeout), python=python, jit=jit,
+                      keep_workdir=keep_workdirs)
+        runs: Dict[str, List[_Run]] = {"original": [], "rewritten": []}
+        sources = {"original": original_source, "rewritten": rewritten_source}
+        failed_for_good = set()
+        for _ in range(repeat):
+            for label in ("original", "rewritten"):
+                if label in failed_for_good:
+                    continue
+                run = run_version(sources[label], label=label, **common)
+                runs[label].append(run)
+                if not run.ok:
+                    kind = (run.error or {}).get("kind")
+                    if kind in ENV_KINDS or kind == "timeout":
+                        return _finish_error(verification, label, run, runs, started)
+                    # a program failure is deterministic enough: don't pay for it again
+                    failed_for_good.add(label)
+        return _judge(verification, runs, rtol, atol, started)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def verify_finding(
+    original_source: str,
+    rewritten_source: str,
+    finding: Any,
+    *,
+    function: Optional[str] = None,
+    path: Optional[str] = None,
+    **options: Any,
+) -> Verification:
+    """``verify_pair`` for one finding's rewrite (``finding`` has ``.line``, ``.code`` and ``.path``).
+
+    The target is ``function`` if given, else ``finding.function`` (set by the fixer; None for a module-level
+    fix gives an ``error`` verdict), else -- for objects without that attribute -- the top-level function enclosing
+    the finding (``func``, ``Class`` for code in ``construct``, ``Class.method``). For ``fix --verified-only``:
+    apply when ``result.accepted`` (or only ``result.verdict == "verified"`` without ``--accept-tradeoff``).
+    """
+    line = getattr(finding, "line", None)
+    code = getattr(finding, "code", None)
+    path = path or getattr(finding, "path", None)
+    # the fixer names what runs the fix's code (finding.function, None for module-level fixes); for an object
+    # without that attribute, find the enclosing def
+    if function:
+        target = function
+    elif hasattr(finding, "function"):
+        target = finding.function
+    else:
+        target = enclosing_target(original_source, line) if line else None
+    if not target:
+        return Verification(
+            function="<module>", verdict="error", path=path, code=code, line=line,
+            device=str(options.get("device", "CPU")),
+            message=f"the finding at line {line} is not inside a function or class: there is nothing to call; "
+                    "name the entry point with --function",
+        )
+    return verify_pair(original_source, rewritten_source, function=target, path=path, code=code, line=line,
+                       **options)
+
+
+def _finish_error(verification: Verification, label: str, run: _Run, runs: Dict[str, List[_Run]],
+                  started: float) -> Verification:
+    verification.original = _stats(runs["original"])
+    verification.rewritten = _stats(runs["rewritten"])
+    error = run.error or {}
+    kind = error.get("kind")
+    message = error.get("message", "unknown error")
+    if kind in ("mindspore-missing", "device-unavailable", "numpy-missing", "mindspore-broken"):
+        verification.message = f"cannot verify: {message}"
+    elif kind == "timeout":
+        verification.message = f"cannot verify: {message}; raise the timeout or use smaller inputs"
+    else:
+        verification.message = f"cannot verify ({label} run): {message}"
+    verification.verdict = "error"
+    verification.elapsed_s = time.perf_counter() - started
+    return verification
+
+
+def _error_text(stats: VersionStats) -> str:
+    error = stats.error or {}
+    return error.get("message", "unknown error")
+
+
+def _judge(verification: Verification, runs: Dict[str, List[_Run]], rtol: float, atol: float,
+           started: float) -> Verification:
+    orig = verification.original = _stats(runs["original"])
+    rew = verification.rewritten = _stats(runs["rewritten"])
+    # a version that failed in any of its processes has failed (a flaky crash is still a crash)
+    orig_ok = bool(runs["original"]) and all(r.ok for r in runs["original"])
+    rew_ok = bool(runs["rewritten"]) and all(r.ok for r in runs["rewritten"])
+    verification.elapsed_s = time.perf_counter() - started
+
+    if not orig_ok and not rew_ok:
+        ok_kind = (orig.error or {}).get("kind")
+        rw_kind = (rew.error or {}).get("kind")
+        if ok_kind in SETUP_KINDS and ok_kind == rw_kind:
+            verification.verdict = "error"
+            verification.message = f"cannot run either version: {_error_text(orig)}"
+        else:
+            verification.verdict = "rewrite-failed"
+            verification.message = (f"both versions fail. original: {_error_text(orig)} | rewrite: "
+                                    f"{_error_text(rew)}")
+        return verification
+    if not orig_ok:
+        verification.verdict = "original-failed"
+        verification.message = (
+            f"the original fails ({_error_text(orig)}); the rewrite compiles in {_fmt_s(rew.compile_s)} and runs "
+            f"in {_fmt_ms(rew.run_ms)} per call: this rewrite fixes a real crash (outputs cannot be compared)"
+        )
+        return verification
+    if not rew_ok:
+        verification.verdict = "rewrite-failed"
+        verification.message = f"the rewrite fails: {_error_text(rew)} (the original runs)"
+        return verification
+
+    first_orig = next(r for r in runs["original"] if r.ok)
+    first_rew = next(r for r in runs["rewritten"] if r.ok)
+    so = first_orig.result["structure"]
+    sr = first_rew.result["structure"]
+    outputs = compare_trees(so["outputs"], first_orig.leaves, sr["outputs"], first_rew.leaves, rtol=rtol, atol=atol)
+    verification.outputs_match = outputs.match
+    verification.differences = list(outputs.differences)
+    grads_note = ""
+    if verification.grad:
+        if "grads" in so and "grads" in sr:
+            grads = compare_trees(so["grads"], first_orig.leaves, sr["grads"], first_rew.leaves, rtol=rtol,
+                                  atol=atol, path="grad")
+            verification.grads_match = grads.match
+            verification.differences.extend(grads.differences)
+            wrt = first_orig.result.get("grad_wrt")
+            grads_note = f" and gradients w.r.t. {', '.join(wrt)}" if wrt else ""
+    nondeterministic = _nondeterministic(runs["original"], rtol, atol)
+
+    if not outputs.match or verification.grads_match is False:
+        what = "outputs differ" if not outputs.match else "outputs match but gradients differ"
+        verification.verdict = "mismatch"
+        verification.message = f"{what}: {'; '.join(verification.differences[:4])}"
+        if nondeterministic:
+            verification.message += " (note: the original itself gives different outputs in different processes)"
+        return verification
+
+    decision = decide(orig, rew)
+    verification.verdict = decision["verdict"]
+    verification.compile_speedup = decision["compile_speedup"]
+    verification.run_ratio = decision["run_ratio"]
+    verification.break_even_calls = decision["break_even_calls"]
+    verification.tradeoff_kind = decision["tradeoff_kind"]
+    message = decision["message"]
+    if grads_note:
+        message = message.replace("outputs match", "outputs" + grads_note + " match", 1)
+    verification.message = message
+    return verification
+
+
+def _nondeterministic(runs: List[_Run], rtol: float, atol: float) -> bool:
+    good = [r for r in runs if r.ok]
+    if len(good) < 2:
+        return False
+    base = good[0]
+    for other in good[1:]:
+        cmp = compare_trees(base.result["structure"]["outputs"], base.leaves, other.result["structure"]["outputs"],
+                            other.leaves, rtol=rtol, atol=atol)
+        if not cmp.match:
+            return True
+    return False
+
+
+__all__ = ["Verification", "VersionStats", "verify_pair", "verify_finding", "decide", "VERDICTS", "ACCEPTED",
+           "VerifyError", "TensorSpec", "ScalarSpec", "ArraySpec"]

@@ -1,0 +1,176 @@
+"""The verifier against real MindSpore on CPU: the seed programs in fixtures/verify/.
+
+Every test runs each version in one fresh process (repeat=1). Timing numbers are only checked to be positive
+floats: the verdict assertions rely on the large, measured margins of the seed programs (see fixtures/verify/README.md).
+"""
+
+import os
+
+import pytest
+
+pytest.importorskip("mindspore")
+
+from ms_lint.verifier import VerifyError, render_text, verify_pair  # noqa: E402
+
+pytestmark = pytest.mark.mindspore
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "verify")
+
+
+def _pair(name):
+    with open(os.path.join(FIXTURES, f"{name}_orig.py")) as handle:
+        original = handle.read()
+    with open(os.path.join(FIXTURES, f"{name}_rewritten.py")) as handle:
+        rewritten = handle.read()
+    return original, rewritten, os.path.join(FIXTURES, f"{name}_orig.py")
+
+
+def _positive(value):
+    return isinstance(value, float) and value > 0
+
+
+def _assert_measured(stats):
+    assert _positive(stats["compile_s"]) and _positive(stats["run_ms"]) and _positive(stats["peak_mb"])
+
+
+def test_loop_200_foriloop_rewrite_is_a_tradeoff_on_cpu():
+    original, rewritten, path = _pair("loop_200")
+    v = verify_pair(original, rewritten, function="func", repeat=1, path=path, code="MSL102")
+    data = v.to_json()
+    assert data["verdict"] in ("verified", "tradeoff"), v.message
+    assert data["outputs_match"] is True
+    assert data["inputs"] == "input_x=float32[2,2]; input_y=float32[2,2]"  # from the comment above the function
+    assert data["inputs_origin"] == "comment"
+    _assert_measured(data["original"])
+    _assert_measured(data["rewritten"])
+    assert _positive(data["compile_speedup"]) and _positive(data["run_ratio"])
+    if data["verdict"] == "tradeoff":  # the expected case on CPU: ForiLoop(unroll=False) runs slower per call
+        assert isinstance(data["break_even_calls"], int) and data["break_even_calls"] >= 1
+        assert "calls" in data["message"]
+    for key in ("path", "function", "code", "message"):
+        assert data[key]
+    text = render_text(v)
+    assert "loop_200_orig.py" in text and "func" in text and "MSL102" in text
+
+
+def test_hswish_rows_vmap_rewrite_verifies():
+    original, rewritten, path = _pair("hswish_rows")
+    v = verify_pair(original, rewritten, function="rows", inputs="x=float32[100,2]", repeat=1, path=path)
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True
+    assert v.accepted
+    _assert_measured(v.to_json()["original"])
+    _assert_measured(v.to_json()["rewritten"])
+
+
+def test_wrong_rewrite_is_a_mismatch():
+    original, rewritten, path = _pair("wrong_rewrite")
+    v = verify_pair(original, rewritten, function="accumulate", repeat=2, path=path)
+    assert v.verdict == "mismatch", v.message
+    assert v.outputs_match is False
+    assert v.differences and "differ beyond" in v.differences[0]
+    assert v.original.runs == 2 and v.rewritten.runs == 2
+    assert not v.accepted
+
+
+def test_call_depth_crash_in_original_is_original_failed():
+    original, rewritten, path = _pair("deep_loop")
+    v = verify_pair(original, rewritten, function="func", repeat=1, path=path)
+    assert v.verdict == "original-failed", v.message
+    assert v.outputs_match is None
+    assert "Exceed function call depth limit" in v.message and "fixes a real crash" in v.message
+    assert "Traceback" not in v.message
+    assert v.original.error["kind"] == "call-failed"
+    assert _positive(v.rewritten.compile_s) and _positive(v.rewritten.run_ms)
+
+
+def test_gradient_check_catches_nan_leak_of_where_rewrite():
+    original, rewritten, path = _pair("safe_div")
+    v = verify_pair(original, rewritten, function="safe_div", repeat=1, path=path, grad=True)
+    assert v.verdict == "mismatch", v.message
+    assert v.outputs_match is True and v.grads_match is False
+    assert "gradients differ" in v.message and "NaN" in v.message
+
+
+def test_cell_with_constructor_from_comment():
+    original, rewritten, path = _pair("cell_rows")
+    v = verify_pair(original, rewritten, function="RowsNet", repeat=1, path=path)
+    assert v.init == "RowsNet(2.0)"
+    assert v.outputs_match is True, v.message
+    assert v.verdict in ("verified", "tradeoff", "slower")
+
+
+def test_cell_without_required_constructor_args_fails_cleanly():
+    original, rewritten, path = _pair("cell_rows")
+    v = verify_pair(original, rewritten, function="RowsNet", init="RowsNet(", repeat=1, path=path)
+    assert v.verdict == "error"
+    assert "constructing the target with `RowsNet(`" in v.message and "SyntaxError" in v.message
+
+
+def test_gpu_on_a_cpu_machine_is_a_clean_error():
+    original, rewritten, path = _pair("loop_200")
+    v = verify_pair(original, rewritten, function="func", device="GPU", repeat=1, path=path)
+    assert v.verdict == "error"
+    assert "GPU" in v.message and "not available" in v.message
+    assert "Traceback" not in v.message
+    assert v.rewritten.runs == 0
+
+
+def test_bad_input_spec_is_a_verify_error():
+    original, rewritten, path = _pair("loop_200")
+    with pytest.raises(VerifyError) as info:
+        verify_pair(original, rewritten, function="func", inputs="input_x=float32[2,2]; input_y=flaot32[2,2]")
+    assert "unknown dtype 'flaot32'" in str(info.value) and "float32" in str(info.value)
+
+
+# -- the `ms-lint verify` command --------------------------------------------------------------------------------
+# The fixer's rewrites are stood in for by the fixture rewrites (single_fix_variants patched), so these tests pin the
+# command's wiring whatever the rules offer; MindSpore itself runs for real.
+
+
+def _fake_variants(monkeypatch, rewrites, function="func"):
+    from ms_lint import fixer
+    from ms_lint.diagnostics import Finding
+
+    def single_fix_variants(source, config, path=None, rules=None):
+        out = []
+        for code, line, text in rewrites:
+            finding = Finding(code=code, message="m", path=path or source.path, line=line, column=5, end_line=line,
+                              end_column=9)
+            finding.function = function
+            out.append((finding, text))
+        return out
+
+    monkeypatch.setattr(fixer, "single_fix_variants", single_fix_variants)
+
+
+def test_cli_verify_json_and_exit_codes(monkeypatch, capsys):
+    import json
+
+    from ms_lint.cli import main
+
+    original, rewritten, path = _pair("loop_200")
+    broken = original.replace("input_x * input_y", "input_x * undefined_thing")
+    loop_line = next(i for i, line in enumerate(original.splitlines(), 1) if "for _ in range" in line)
+    _fake_variants(monkeypatch, [("MSL103", loop_line, rewritten), ("MSL103", loop_line, broken)])
+    code = main(["verify", path, "--repeat", "1", "--format", "json"])
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    assert data[1]["verdict"] == "rewrite-failed" and "undefined_thing" in data[1]["message"]
+    assert data[0]["verdict"] in ("verified", "tradeoff") and data[0]["function"] == "func"
+    assert data[0]["code"] == "MSL103" and data[0]["line"] == loop_line
+    assert code == 1  # one rewrite failed
+    assert "Traceback" not in out.err
+
+
+def test_cli_verify_unavailable_device_exits_2(monkeypatch, capsys):
+    from ms_lint.cli import main
+
+    original, rewritten, path = _pair("loop_200")
+    _fake_variants(monkeypatch, [("MSL103", 9, rewritten), ("MSL103", 9, rewritten)])
+    code = main(["verify", path, "--repeat", "1", "--device", "gpu", "--function", "func"])
+    out = capsys.readouterr()
+    assert code == 2
+    assert "ERROR" in out.out and "GPU" in out.out and "not available" in out.out
+    assert "stopping" in out.err  # the second rewrite is not tried
+    assert "Traceback" not in out.out + out.err
