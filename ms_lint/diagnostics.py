@@ -51,6 +51,8 @@ class Finding:
     end_column: int
     fix: Optional[Dict[str, str]] = None  # Fix.summary(), or None
     fix_object: Optional[Fix] = field(default=None, repr=False, compare=False)
+    # What runs the fix's code ("f", "Net" for a Cell's construct, "Cls.method"): set by the fixer (--verified-only).
+    function: Optional[str] = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> Dict[str, Any]:
         return {

@@ -1,13 +1,22 @@
 """Applying fixes to source text: node replacements by identity, needed imports, repeat until stable.
 
-The fixer never writes files (see ``ms_lint.commands.fix`` for that). It guarantees that what it returns
-parses, that fixes for noqa-suppressed findings and files with MSL900 are never applied, and that
-overlapping fixes are never applied in the same round (the later one is re-evaluated on the new code).
+The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fix``). What it returns:
+
+* parses with libcst, compiles with ``compile()`` when the original did, and encodes in the file's encoding;
+  a fix that breaks any of these is dropped (and reported in ``FixOutcome.problems``), the others still apply;
+* keeps the file's line ends: in a CRLF file every line of the result ends in CRLF, inserted lines included;
+* never contains a fix for a noqa-suppressed finding, nor one that would rewrite the line of such a finding,
+  and nothing at all for a file with MSL900;
+* applies overlapping fixes in different rounds (the later one is re-evaluated on the new code), and stops
+  when a round changes nothing; a file whose fixes have not settled after ``MAX_ROUNDS`` rounds is left
+  unchanged (a rule bug: its fixes undo each other), so fixing twice always equals fixing once.
 """
 from __future__ import annotations
 
+import re
+import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 
@@ -18,6 +27,10 @@ from ms_lint.source import SourceFile
 
 MAX_ROUNDS = 8
 
+# accept(finding, candidate_text) -> bool: may veto a single fix (``--verified-only``). ``finding.function``
+# names what the verifier should call ("f", "Net" for a Cell's construct, "Cls.method"), None outside graph code.
+Accept = Callable[[Finding, str], bool]
+
 
 @dataclass
 class FixOutcome:
@@ -25,7 +38,11 @@ class FixOutcome:
     fixed: str
     applied: List[Finding] = field(default_factory=list)  # findings whose fix was applied (any round)
     remaining: List[Finding] = field(default_factory=list)  # findings left in the final text
-    error: Optional[str] = None  # why nothing was fixed (unanalyzable file, a fix that did not parse)
+    error: Optional[str] = None  # why nothing was fixed (unanalyzable file, fixes that did not settle)
+    rejected: List[Finding] = field(default_factory=list)  # fixes ``accept`` vetoed
+    blocked: List[Finding] = field(default_factory=list)  # fixes that would rewrite a noqa'd finding's line
+    problems: List[str] = field(default_factory=list)  # fixes dropped because their result was broken
+    rounds: int = 0
 
     @property
     def changed(self) -> bool:
@@ -37,76 +54,233 @@ def is_applicable(finding: Finding, unsafe: bool) -> bool:
 
 
 def fix_text(source: SourceFile, config: Config, unsafe: bool = False, path: Optional[str] = None,
-             accept=None) -> FixOutcome:
+             accept: Optional[Accept] = None, rules: Optional[Sequence[Type]] = None) -> FixOutcome:
     """Apply every applicable fix, re-checking after each round until nothing changes.
 
-    ``accept(finding, candidate_text) -> bool`` can veto single fixes (used by ``--verified-only``).
+    ``accept(finding, candidate_text) -> bool`` can veto single fixes (used by ``--verified-only``);
+    ``candidate_text`` is the current text with only that fix applied. A vetoed or broken fix is not
+    offered again in later rounds. ``rules`` limits the analysis to these rule classes (tests).
     """
-    text = source.text
-    outcome = FixOutcome(original=text, fixed=text)
-    for _ in range(MAX_ROUNDS):
-        analysis = analyze_source(_with_text(source, text), config, path)
+    original = source.text
+    outcome = FixOutcome(original=original, fixed=original)
+    checker = _Checker(source)
+    refused: Set[Tuple] = set()  # fixes vetoed, blocked or broken: never offered again
+    text = original
+    for round_number in range(MAX_ROUNDS + 1):
+        analysis = analyze_source(_with_text(source, text), config, path, rules=rules)
+        outcome.remaining = analysis.findings
         if analysis.unanalyzable:
-            outcome.error = analysis.findings[0].message
-            outcome.remaining = analysis.findings
+            if round_number == 0:
+                outcome.error = analysis.findings[0].message
+            else:  # our own output cannot be analyzed again (e.g. too deep): keep the file as it was
+                outcome.error = (f"fixed code could not be analyzed again ({analysis.findings[0].message}); "
+                                 "nothing applied")
+                outcome.fixed, outcome.applied = original, []
             return outcome
-        candidates = [f for f in analysis.findings if is_applicable(f, unsafe)]
-        if accept is not None:
-            candidates = [f for f in candidates if accept(f, apply_fixes(analysis, [f.fix_object]))]
+        candidates = _candidates(analysis, unsafe, refused, outcome)
+        if accept is not None and candidates:
+            candidates = _accepted(analysis, candidates, accept, checker, refused, outcome)
         if not candidates:
-            outcome.remaining = analysis.findings
             break
-        new_text = apply_fixes(analysis, [f.fix_object for f in candidates])
+        new_text, used = _apply_checked(analysis, candidates, checker, refused, outcome)
         if new_text == text:
-            outcome.remaining = analysis.findings
             break
-        try:
-            cst.parse_module(new_text)
-        except cst.ParserSyntaxError as exc:  # a rule bug: refuse rather than corrupt the file
-            outcome.error = f"a fix produced code that does not parse ({exc.message}); nothing applied"
-            outcome.fixed = source.text
-            outcome.remaining = analysis.findings
+        if round_number == MAX_ROUNDS:
+            outcome.error = (f"fixes did not settle after {MAX_ROUNDS} rounds (a rule's fixes undo each other); "
+                             "nothing applied")
+            outcome.fixed, outcome.applied = original, []
             return outcome
-        outcome.applied.extend(candidates)
+        outcome.applied.extend(used)
+        outcome.rounds = round_number + 1
         text = new_text
     outcome.fixed = text
     return outcome
 
 
-def single_fix_variants(source: SourceFile, config: Config, path: Optional[str] = None
-                        ) -> List[Tuple[Finding, str]]:
-    """For each fixable finding (unsafe included), the module text with only that fix applied."""
-    analysis = analyze_source(source, config, path)
+def single_fix_variants(source: SourceFile, config: Config, path: Optional[str] = None,
+                        rules: Optional[Sequence[Type]] = None) -> List[Tuple[Finding, str]]:
+    """For each fixable finding (unsafe included), the module text with only that fix applied.
+
+    Fixes that would rewrite a noqa'd finding's line are left out, as are fixes whose code is broken.
+    ``finding.function`` is set as for ``fix_text``'s ``accept``.
+    """
+    analysis = analyze_source(source, config, path, rules=rules)
     if analysis.unanalyzable:
         return []
-    return [(f, apply_fixes(analysis, [f.fix_object])) for f in analysis.findings if f.fix_object is not None]
+    checker = _Checker(source)
+    variants = []
+    for finding in _candidates(analysis, True, set(), FixOutcome(source.text, source.text)):
+        text = _apply_or_none(analysis, [finding])
+        if text is not None and checker.problem(text) is None:
+            variants.append((finding, text))
+    return variants
 
 
 def apply_fixes(analysis: FileAnalysis, fixes: Sequence[Fix]) -> str:
     """Text of the module with the given fixes applied; fixes overlapping an earlier one are skipped."""
+    text, _ = _apply(analysis, fixes)
+    return text
+
+
+# -- choosing fixes ---------------------------------------------------------------------------------------
+
+def _candidates(analysis: FileAnalysis, unsafe: bool, refused: Set[Tuple], outcome: FixOutcome) -> List[Finding]:
+    noqa_lines = {f.line for f in analysis.suppressed}
+    found = []
+    for finding in analysis.findings:
+        if not is_applicable(finding, unsafe):
+            continue
+        key = _fix_key(finding)
+        if key in refused:
+            continue
+        if noqa_lines and _touches_lines(analysis, finding.fix_object, noqa_lines):
+            refused.add(key)
+            outcome.blocked.append(finding)
+            continue
+        finding.function = graph_function_name(analysis, finding)
+        found.append(finding)
+    return found
+
+
+def _touches_lines(analysis: FileAnalysis, fix: Fix, lines: Set[int]) -> bool:
+    for node, _ in fix.edits:
+        span = _span(analysis, node)
+        if span is not None and any(span[0][0] <= line <= span[1][0] for line in lines):
+            return True
+    return False
+
+
+def _accepted(analysis: FileAnalysis, candidates: List[Finding], accept: Accept, checker: "_Checker",
+              refused: Set[Tuple], outcome: FixOutcome) -> List[Finding]:
+    kept = []
+    for finding in candidates:
+        text = _apply_or_none(analysis, [finding])
+        problem = "it could not be applied" if text is None else checker.problem(text)
+        if problem is not None:
+            _drop(finding, problem, refused, outcome)
+        elif accept(finding, text):
+            kept.append(finding)
+        else:
+            refused.add(_fix_key(finding))
+            outcome.rejected.append(finding)
+    return kept
+
+
+def _fix_key(finding: Finding) -> Tuple:
+    """Identifies a fix across rounds (line numbers move, the code it rewrites and writes does not)."""
+    fix = finding.fix_object
+    assert fix is not None
+    return (finding.code,) + tuple((_code(old), _code(new)) for old, new in fix.edits)
+
+
+def _code(node) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, (list, tuple)):
+        return "\n".join(_code(n) for n in node)
+    try:
+        return cst.Module(body=[]).code_for_node(node)
+    except Exception:  # a malformed replacement node: identity is the best key left
+        return f"<{type(node).__name__}@{id(node)}>"
+
+
+def graph_function_name(analysis: FileAnalysis, finding: Finding) -> Optional[str]:
+    """What the verifier calls to exercise a fix: ``"func"``, ``"Class"`` (a Cell: the fix is in its
+    ``construct``) or ``"Class.method"`` -- the top-level function or method a fix edits (for a nested def,
+    the function around it). None for fixes outside graph functions (module-level rules).
+    """
+    context = analysis.context
+    fix = finding.fix_object
+    if context is None or fix is None:
+        return None
+    for node, _ in fix.edits:
+        func = node if isinstance(node, cst.FunctionDef) else context.enclosing_function(node)
+        while func is not None and func not in context.scope.owner_of:  # a nested def: its outer function
+            func = context.enclosing_function(func)
+        if func is None:
+            continue
+        owner = context.scope.owner_of[func]
+        if owner is None:
+            return func.name.value
+        if func.name.value == "construct" and context.scope.is_cell_class(owner):
+            return owner
+        return f"{owner}.{func.name.value}"
+    return None
+
+
+# -- applying fixes --------------------------------------------------------------------------------------
+
+def _apply_checked(analysis: FileAnalysis, candidates: List[Finding], checker: "_Checker", refused: Set[Tuple],
+                   outcome: FixOutcome) -> Tuple[str, List[Finding]]:
+    """Apply the candidates together; if the result is broken, find and drop the fixes that break it."""
+    text, used = _apply_findings(analysis, candidates)
+    if text is not None and checker.problem(text) is None:
+        return text, used
+    good = []
+    for finding in (used or candidates):
+        single = _apply_or_none(analysis, [finding])
+        problem = "it could not be applied" if single is None else checker.problem(single)
+        if problem is None:
+            good.append(finding)
+        else:
+            _drop(finding, problem, refused, outcome)
+    if not good:
+        return analysis.source.text if analysis.source else "", []
+    text, used = _apply_findings(analysis, good)
+    if text is not None and checker.problem(text) is None:
+        return text, used
+    # Each is fine alone but not together: one per round, the rest are re-evaluated on the new code.
+    return _apply_findings(analysis, good[:1])  # type: ignore[return-value]
+
+
+def _drop(finding: Finding, problem: str, refused: Set[Tuple], outcome: FixOutcome) -> None:
+    refused.add(_fix_key(finding))
+    outcome.problems.append(f"{finding.code} fix for line {finding.line} not applied: {problem} "
+                            "(an ms-lint bug, please report it)")
+
+
+def _apply_or_none(analysis: FileAnalysis, findings: List[Finding]) -> Optional[str]:
+    return _apply_findings(analysis, findings)[0]
+
+
+def _apply_findings(analysis: FileAnalysis, findings: List[Finding]) -> Tuple[Optional[str], List[Finding]]:
+    try:
+        text, used = _apply(analysis, [f.fix_object for f in findings])
+    except Exception:  # a rule built a replacement libcst cannot place or print
+        return None, []
+    text = keep_newlines(analysis.source.text if analysis.source else text, text)
+    return text, [findings[i] for i in used]
+
+
+def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]]:
     assert analysis.module is not None
     replacements: Dict[cst.CSTNode, object] = {}
     taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
     imports: List[ImportRequest] = []
-    for fix in fixes:
+    used: List[int] = []
+    for index, fix in enumerate(fixes):
         spans = [_span(analysis, node) for node, _ in fix.edits]
-        if any(span is None for span in spans) or any(_overlaps(span, other) for span in spans for other in taken):
+        if not spans or any(span is None for span in spans) or any(
+                _overlaps(span, other) for span in spans for other in taken):
             continue
         taken.extend(spans)  # type: ignore[arg-type]
         for node, replacement in fix.edits:
             replacements[node] = replacement
         imports.extend(fix.imports)
+        used.append(index)
     if not replacements:
-        return analysis.module.code
+        return analysis.module.code, used
     module = analysis.module.visit(_Replace(replacements))
     module = add_imports(module, imports)
-    return module.code
+    return module.code, used
 
 
 def _span(analysis: FileAnalysis, node: cst.CSTNode):
     if analysis.positions is None or node not in analysis.positions:
         from libcst.metadata import MetadataWrapper, PositionProvider
 
+        if analysis.module is None:
+            return None
         analysis.positions = MetadataWrapper(analysis.module, unsafe_skip_copy=True).resolve(PositionProvider)
     where = analysis.positions.get(node)
     if where is None:
@@ -134,21 +308,115 @@ class _Replace(cst.CSTTransformer):
         return replacement
 
 
+# -- checking results ------------------------------------------------------------------------------------
+
+class _Checker:
+    """What a fixed text must satisfy: libcst parses it, Python compiles it (if it compiled the original),
+    and it encodes in the file's encoding."""
+
+    def __init__(self, source: SourceFile):
+        self.source = source
+        self.path = source.path
+        self._must_compile: Optional[bool] = None
+
+    def problem(self, text: str) -> Optional[str]:
+        try:
+            cst.parse_module(text)
+        except cst.ParserSyntaxError as exc:
+            return f"the fixed code does not parse ({exc.message})"
+        except (RecursionError, MemoryError):
+            return "the fixed code is too deeply nested to parse"
+        if self.must_compile:
+            try:
+                _compile(text, self.path)
+            except SyntaxError as exc:
+                return f"the fixed code does not compile ({exc.msg}, line {exc.lineno})"
+            except (ValueError, RecursionError, MemoryError) as exc:
+                return f"the fixed code does not compile ({type(exc).__name__})"
+        try:
+            self.source.encode(text)
+        except UnicodeEncodeError:
+            return f"the fixed code cannot be encoded as {self.source.encoding}"
+        return None
+
+    @property
+    def must_compile(self) -> bool:
+        if self._must_compile is None:
+            try:
+                _compile(self.source.text, self.path)
+                self._must_compile = True
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._must_compile = False  # e.g. syntax newer than this Python: libcst's parse must do
+        return self._must_compile
+
+
+def _compile(text: str, path: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
+        compile(text, path, "exec", dont_inherit=True)
+
+
+_BARE_LF = re.compile(r"(?<!\r)\n")
+
+
+def keep_newlines(original: str, text: str) -> str:
+    """In a file whose lines all end in CRLF, make the lines a fix inserted end in CRLF too.
+
+    libcst writes the module's default newline for new nodes, but a rule may carry "\\n" in code it built.
+    Python reads CRLF and LF alike (also inside string literals), so this never changes what code means.
+    """
+    crlf = original.count("\r\n")
+    if crlf and crlf == original.count("\n") and "\n" in text:
+        return _BARE_LF.sub("\r\n", text)
+    return text
+
+
+# -- imports ---------------------------------------------------------------------------------------------
+
 def add_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
-    """Add each requested import statement once, after the module's last top-level import."""
-    present = {_normalise(module.code_for_node(stmt)) for stmt in module.body if _is_import_line(stmt)}
-    wanted: List[str] = []
+    """Add each requested import statement once, after the module's last top-level import.
+
+    A request is skipped when a top-level import already binds the same name to the same thing
+    (``from mindspore import ops`` is present in ``from mindspore import nn, ops``).
+    """
+    present = set()
+    for stmt in module.body:
+        if _is_import_line(stmt):
+            present.update(_bindings(stmt))
+    wanted: List[cst.SimpleStatementLine] = []
     for request in requests:
-        key = _normalise(request.statement)
-        if key not in present and request.statement not in wanted:
-            wanted.append(request.statement)
-            present.add(key)
+        try:
+            statement = cst.parse_statement(request.statement.strip() + module.default_newline)
+        except cst.ParserSyntaxError:
+            raise ValueError(f"bad import request {request.statement!r}") from None
+        if not _is_import_line(statement):
+            raise ValueError(f"import request is not an import: {request.statement!r}")
+        bindings = set(_bindings(statement))
+        if bindings and bindings <= present:
+            continue
+        present |= bindings
+        wanted.append(statement)
     if not wanted:
         return module
-    new_lines = [cst.parse_statement(statement + module.default_newline) for statement in wanted]
     body = list(module.body)
     index = _import_insert_index(body)
-    return module.with_changes(body=body[:index] + new_lines + body[index:])
+    return module.with_changes(body=body[:index] + wanted + body[index:])
+
+
+def _bindings(stmt: cst.SimpleStatementLine):
+    """What each import binds: ("import", "a.b", local name) or ("from", "module", name, local name)."""
+    for small in stmt.body:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                full = _code(alias.name)
+                local = alias.asname.name.value if alias.asname else full  # type: ignore[union-attr]
+                yield ("import", full, local)
+        elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+            module = ("." * len(small.relative)) + (_code(small.module) if small.module else "")
+            for alias in small.names:
+                name = _code(alias.name)
+                local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
+                yield ("from", module, name, local)
 
 
 def _is_import_line(stmt: cst.CSTNode) -> bool:
@@ -173,10 +441,6 @@ def _import_insert_index(body: List[cst.CSTNode]) -> int:
     if last_import is not None:
         return last_import + 1
     return 1 if body and _is_docstring(body[0]) else 0
-
-
-def _normalise(statement: str) -> str:
-    return " ".join(statement.split())
 
 
 def _with_text(source: SourceFile, text: str) -> SourceFile:

@@ -86,6 +86,14 @@ class ImportTable:
         self._package = module_package(path) if path else None
         for node in _import_nodes(module.body):
             self._add(node)
+        # Names bound by imports at the top of the module: the only aliases code anywhere in it may reuse.
+        top = ImportTable.__new__(ImportTable)
+        top.aliases, top._package = {}, self._package
+        for stmt in module.body:
+            for small in small_statements(stmt):
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    top._add(small)
+        self.module_level = {local for local, target in top.aliases.items() if self.aliases.get(local) == target}
 
     def _add(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Import):
@@ -134,9 +142,14 @@ class ImportTable:
         return canonical(f"{target}.{rest}" if rest else target)
 
     def local_reference(self, qualified_name: str) -> Optional[str]:
-        """How this module can spell ``qualified_name`` with imports it already has (``ms.vmap``), if at all."""
+        """How this module can spell ``qualified_name`` with imports it already has (``ms.vmap``), if at all.
+
+        Only module-level imports count: a name imported inside a function is not bound elsewhere.
+        """
         best: Optional[str] = None
         for local, target in self.aliases.items():
+            if local not in self.module_level:
+                continue
             target = canonical(target)
             if target == qualified_name:
                 return local
