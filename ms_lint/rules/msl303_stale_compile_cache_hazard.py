@@ -1,0 +1,505 @@
+"""MSL303 stale-compile-cache-hazard: the script enables the compile cache, and graph code depends on values the
+cache does not key on (environment variables, command-line arguments, config files) or on input shapes set by
+them. A later run with other values silently reuses the graph compiled for the old ones.
+
+Only the script's own cache switch counts (``os.environ[...] = "1"``, ``setdefault``, ``putenv``,
+``set_context(enable_compile_cache=True)``). Flows are followed within the module (see ``_cache_flow``) into:
+
+* arguments of ``@jit`` calls and Cell calls (a Python value is a compile-time constant; a shaped array fixes the
+  input shape), and datasets given to ``Model.train/eval/predict``;
+* ``Net(args.x)`` where ``Net.__init__`` stores the value on ``self`` and graph code reads it;
+* module-level names from those sources read directly in graph code (``range(STEPS)``).
+
+No fix: the remedy (a Tensor input, or no cache for such runs) is a design decision.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ms_lint.cstutil import code_of
+from ms_lint.rules._cache_common import GraphRuns, enables_cache
+from ms_lint.rules._cache_flow import SHAPE, VALUE, Env, Flow, Taint, union
+from ms_lint.rules.base import Invalid, Rule
+from ms_lint.scope import JIT_NAMES
+
+MEASURED = ("reproduced on MindSpore 2.10: a loop count read from an environment variable made the cached graph "
+            "return 1.0 instead of 5.0")
+SHAPE_MEASURED = "measured on 2.10: 8x8 and 3x3 inputs both came back as 4x4 outputs from a cached graph"
+ROUNDS = 3
+
+
+class StaleCompileCacheHazard(Rule):
+    code = "MSL303"
+    name = "stale-compile-cache-hazard"
+    summary = "Compile cache on, but graph code depends on env vars, CLI arguments or config files"
+    fix_applicability = None
+    requires_text = ("MS_COMPILER_CACHE", "enable_compile_cache", "compile_cache_path")  # = enables_cache's test
+
+    VALID = [
+        # The cache is not enabled by the script.
+        """\
+        import os
+
+        import mindspore as ms
+
+        STEPS = int(os.environ.get("STEPS", "5"))
+
+
+        @ms.jit
+        def run(x):
+            for _ in range(STEPS):
+                x = x + 1
+            return x
+        """,
+        # The value reaches graph code as a Tensor: a traced input, not a constant.
+        """\
+        import os
+        import sys
+
+        import numpy as np
+        import mindspore as ms
+
+        os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")
+
+
+        @ms.jit
+        def scale(x, factor):
+            return x * factor
+
+
+        if __name__ == "__main__":
+            factor = ms.Tensor(float(sys.argv[1]), ms.float32)
+            print(scale(ms.Tensor(np.ones((4, 4), np.float32)), factor))
+        """,
+    ]
+    INVALID = [
+        Invalid(
+            """\
+            import os
+
+            import mindspore as ms
+
+            os.environ["MS_COMPILER_CACHE_ENABLE"] = "1"
+            STEPS = int(os.environ.get("STEPS", "5"))
+
+
+            @ms.jit
+            def run(x):
+                for _ in range(STEPS):
+                    x = x + 1
+                return x
+            """,
+        ),
+        Invalid(
+            """\
+            import argparse
+            import os
+
+            import numpy as np
+            import mindspore as ms
+            from mindspore import nn
+
+            os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")
+            ms.set_context(mode=ms.GRAPH_MODE)
+
+
+            class Net(nn.Cell):
+                def __init__(self, depth):
+                    super().__init__()
+                    self.depth = depth
+
+                def construct(self, x):
+                    for _ in range(self.depth):
+                        x = x * 2
+                    return x
+
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--depth", type=int, default=2)
+                parser.add_argument("--batch_size", type=int, default=8)
+                args = parser.parse_args()
+                net = Net(args.depth)
+                x = ms.Tensor(np.ones((args.batch_size, 4), np.float32))
+                print(net(x))
+            """,
+        ),
+    ]
+
+    # -- driver -----------------------------------------------------------------------------------------------
+    def check_module(self) -> None:
+        context = self.context
+        if not enables_cache(context):
+            return
+        self.runs = GraphRuns(context)
+        self.flow = Flow(context)
+        self.reporting = False
+        self.param_taints: Dict[str, Dict[str, Taint]] = {}
+        self.reported: Set[cst.CSTNode] = set()
+        functions = [f for f in context.scope.module_functions.values() if not context.scope.is_graph_function(f)]
+        for _ in range(ROUNDS):  # what local functions return (``args = parse_args()``)
+            for func in functions:
+                returns: List[Optional[Taint]] = []
+                self.flow.walk(func.body.body if isinstance(func.body, cst.IndentedBlock) else [],
+                               self._function_env(func, {}), self._on_call, returns)
+                self.flow.summaries[func.name.value] = union(returns)
+        globals_env: Env = {}
+        for _ in range(ROUNDS):  # what local functions receive (``main(args)``)
+            globals_env = self.flow.walk(context.module.body, {}, self._on_call)
+            for func in functions:
+                self._walk_function(func, globals_env)
+        self.reporting = True
+        globals_env = self.flow.walk(context.module.body, {}, self._on_call)
+        for func in functions:
+            self._walk_function(func, globals_env)
+        self._graph_reads(globals_env)
+
+    def _walk_function(self, func: cst.FunctionDef, globals_env: Env) -> None:
+        env = self._function_env(func, globals_env)
+        env.update(self.param_taints.get(func.name.value, {}))
+        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else []
+        self.flow.walk(body, env, self._on_call)
+
+    @staticmethod
+    def _function_env(func: cst.FunctionDef, globals_env: Env) -> Env:
+        params = _param_names(func)
+        return {name: taint for name, taint in globals_env.items() if name not in params}
+
+    # -- sinks at calls ---------------------------------------------------------------------------------------
+    def _on_call(self, call: cst.Call, env: Env) -> None:
+        func = call.func
+        scope = self.context.scope
+        if isinstance(func, cst.Name) and func.value in scope.module_functions:
+            self._record_params(scope.module_functions[func.value], call, env)
+        if not self.reporting or call in self.reported:
+            return
+        kind = self.runs.call_kind(call)
+        graph_ok = self.runs.graph_mode_possible
+        if kind == "jit" or (kind == "cell" and graph_ok):
+            self._report_arguments(call, env, shapes_only=False)
+        elif kind == "model" and graph_ok:
+            self._report_arguments(call, env, shapes_only=True)
+        elif isinstance(func, cst.Name) and scope.is_cell_class(func.value) and (
+                graph_ok or func.value in self.runs.jit_cells):
+            self._report_constructor(call, func.value, env)
+
+    def _record_params(self, callee: cst.FunctionDef, call: cst.Call, env: Env) -> None:
+        if self.context.scope.is_graph_function(callee) or any(a.star for a in call.args):
+            return
+        params = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
+        taints = self.param_taints.setdefault(callee.name.value, {})
+        pairs = list(zip(params, [a.value for a in call.args if a.keyword is None]))
+        pairs += [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
+        for name, value in pairs:
+            found = union([taints.get(name), self.flow.taint(value, env)])
+            if found is not None:
+                taints[name] = found
+
+    def _report_arguments(self, call: cst.Call, env: Env, shapes_only: bool) -> None:
+        constants: List[Tuple[str, Taint]] = []
+        shapes: List[Tuple[str, Taint]] = []
+        for arg in call.args:
+            taint = self.flow.taint(arg.value, env)
+            if taint is None:
+                continue
+            if taint.role == SHAPE:
+                shapes.append((code_of(arg.value), taint))
+            elif not shapes_only and not arg.star:
+                constants.append((code_of(arg.value), taint))
+        target = code_of(call.func)
+        if constants:
+            self._report(call, _constant(f"{_list(constants)} {'become' if len(constants) > 1 else 'becomes'} "
+                                         f"a compile-time constant of the graph `{target}` compiles"))
+        elif shapes:
+            code, taint = shapes[0]
+            self._report(call, _shape(f"the shape of `{code}`, an input of `{target}`, is set by "
+                                      f"{taint.describe()}"))
+
+    def _report_constructor(self, call: cst.Call, class_name: str, env: Env) -> None:
+        init = self.context.scope.find_method(class_name, "__init__")
+        if init is None or any(a.star for a in call.args):
+            return
+        params = [p.name.value for p in list(init.params.posonly_params) + list(init.params.params)][1:]
+        tainted: Dict[str, Tuple[str, Taint]] = {}
+        for name, arg in list(zip(params, [a for a in call.args if a.keyword is None])) + [
+                (a.keyword.value, a) for a in call.args if a.keyword is not None]:
+            taint = self.flow.taint(arg.value, env)
+            if taint is not None and taint.role == VALUE:
+                tainted[name] = (code_of(arg.value), taint)
+        if not tainted:
+            return
+        stored = self._stored_attributes(init, {name: t for name, (_, t) in tainted.items()})
+        used = self._graph_attributes(class_name)
+        hits = []
+        for attr, (taint, param_names) in stored.items():
+            if attr in used:
+                for param in sorted(param_names):
+                    if param in tainted:
+                        hits.append((attr, tainted[param]))
+        if not hits:
+            return
+        attr, (code, taint) = hits[0]
+        more = f" (and {len(hits) - 1} more)" if len(hits) > 1 else ""
+        self._report(call, _constant(f"`{code}` (from {taint.describe()}) is stored as `self.{attr}`{more}, a "
+                                     f"compile-time constant of `{class_name}`'s graph"))
+
+    def _stored_attributes(self, init: cst.FunctionDef, env: Env) -> Dict[str, Tuple[Taint, Set[str]]]:
+        """``self.<attr> = <value>`` stores in ``__init__`` whose value is tainted, with the params it reads."""
+        stored: Dict[str, Tuple[Taint, Set[str]]] = {}
+
+        def on_store(target: cst.Attribute, taint: Optional[Taint], source: cst.BaseExpression) -> None:
+            if taint is None or taint.role != VALUE:
+                return
+            if isinstance(target.value, cst.Name) and target.value.value == "self":
+                stored[target.attr.value] = (taint, _names_in(source) & set(env) | _origin_params(taint, env))
+
+        self._walk_with_store(init, env, on_store)
+        return stored
+
+    def _walk_with_store(self, func: cst.FunctionDef, env: Env, on_store) -> None:
+        previous, self.flow.on_store = self.flow.on_store, on_store
+        saved_reporting, self.reporting = self.reporting, False
+        try:
+            body = func.body.body if isinstance(func.body, cst.IndentedBlock) else []
+            self.flow.walk(body, dict(env), self._on_call)
+        finally:
+            self.flow.on_store = previous
+            self.reporting = saved_reporting
+
+    def _graph_attributes(self, class_name: str) -> Set[str]:
+        """``self.<attr>`` names read by the class's graph functions (its own and inherited in-module ones)."""
+        chain = _class_chain(self.context, class_name)
+        used: Set[str] = set()
+        for info in self.context.scope.graph_functions():
+            if info.owner in chain:
+                used |= _self_attributes(info.node)
+        return used
+
+    # -- graph code reading tainted module-level names ---------------------------------------------------------------
+    def _graph_reads(self, globals_env: Env) -> None:
+        scope = self.context.scope
+        compiled = None if self.runs.graph_mode_possible else _under_jit(self.context)
+        for info in scope.graph_functions():
+            if compiled is not None and info.node not in compiled:
+                continue  # a Cell's graph code runs in PyNative here
+            env = {k: v for k, v in globals_env.items() if k not in _local_names(info.node)}
+            finder = _TaintedReads(self.flow, env)
+            info.node.body.visit(finder)
+            for node, taint in finder.found:
+                self._report(node, _constant(f"`{code_of(node)}` (from {taint.describe()}) is a compile-time "
+                                             f"constant of the graph function `{info.node.name.value}`"))
+        # Cell.__init__ storing such a value on self, read by graph code.
+        for class_name, cls in scope.classes.items():
+            if not cls.is_cell or not (self.runs.graph_mode_possible or class_name in self.runs.jit_cells):
+                continue
+            init = cls.methods.get("__init__")
+            if init is None:
+                continue
+            used = self._graph_attributes(class_name)
+            env = {k: v for k, v in globals_env.items() if k not in _local_names(init)}
+            if not used:
+                continue
+
+            def on_store(target, taint, source, used=used, class_name=class_name):
+                if (taint is not None and taint.role == VALUE and isinstance(target.value, cst.Name)
+                        and target.value.value == "self" and target.attr.value in used):
+                    self._report(source, _constant(f"`{code_of(source)}` (from {taint.describe()}) is stored as "
+                                                   f"`self.{target.attr.value}`, a compile-time constant of "
+                                                   f"`{class_name}`'s graph"))
+
+            self._walk_with_store(init, env, on_store)
+
+    # -- reporting ------------------------------------------------------------------------------------------------
+    def _report(self, node: cst.CSTNode, message: str) -> None:
+        if node not in self.reported:
+            self.reported.add(node)
+            self.report(node, message)
+
+
+def _constant(what: str) -> str:
+    return (f"This script enables the compile cache, but {what}. The cache keys only on the script and its local "
+            f"imports, so a run with another value silently reuses the graph compiled for the old one ({MEASURED}); "
+            f"make it a Tensor input where it can be one, or keep the cache off for runs that change it")
+
+
+def _shape(what: str) -> str:
+    return (f"This script enables the compile cache, but {what}. The cache does not key on input shapes, so a run "
+            f"with another shape silently reuses the graph compiled for the old one ({SHAPE_MEASURED}); keep the "
+            f"cache off for runs that change it")
+
+
+def _under_jit(context) -> Set[cst.FunctionDef]:
+    """Graph functions compiled even in PyNative mode: ``@jit`` / ``ms.jit(f)`` roots and what they call."""
+    scope = context.scope
+    found = {info.node for info in scope.graph_functions()
+             if info.is_root and not (info.owner is not None and scope.is_cell_class(info.owner)
+                                      and info.node.name.value == "construct"
+                                      and not any(d in JIT_NAMES for d in scope.decorator_names(info.node)))}
+    changed = True
+    while changed:
+        changed = False
+        for callee, sites in scope.call_sites.items():
+            if callee not in found and any(site.caller in found for site in sites):
+                found.add(callee)
+                changed = True
+    return found
+
+
+def _list(items: List[Tuple[str, Taint]]) -> str:
+    seen: Dict[str, Taint] = {}
+    for code, taint in items:
+        seen.setdefault(code, taint)
+    texts = [f"`{code}` (from {taint.describe()})" for code, taint in list(seen.items())[:3]]
+    return ", ".join(texts) + (" ..." if len(seen) > 3 else "")
+
+
+def _param_names(func: cst.FunctionDef) -> Set[str]:
+    params = func.params
+    names = {p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
+
+
+def _names_in(node: cst.CSTNode) -> Set[str]:
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.names: Set[str] = set()
+
+        def visit_Name(self, name: cst.Name) -> None:
+            self.names.add(name.value)
+
+    collector = Names()
+    node.visit(collector)
+    return collector.names
+
+
+def _origin_params(taint: Taint, env: Env) -> Set[str]:
+    """Params whose taint shares an origin with ``taint`` (values that went through local variables)."""
+    return {name for name, other in env.items() if other.origins & taint.origins}
+
+
+def _local_names(func: cst.FunctionDef) -> Set[str]:
+    """Parameters and every name the function binds (assignments, loop targets, with-as, imports)."""
+    names = _param_names(func)
+
+    class Bound(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            pass
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            names.update(_target_names(node.name))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_Global(self, node: cst.Global) -> None:
+            for item in node.names:
+                names.discard(item.name.value)
+
+    func.body.visit(Bound())
+    return names
+
+
+def _target_names(target: cst.CSTNode) -> Set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out: Set[str] = set()
+        for element in target.elements:
+            out |= _target_names(element.value)
+        return out
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+def _self_attributes(func: cst.FunctionDef) -> Set[str]:
+    class Attrs(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: Set[str] = set()
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                self.found.add(node.attr.value)
+
+    collector = Attrs()
+    func.body.visit(collector)
+    return collector.found
+
+
+def _class_chain(context, class_name: str) -> Set[str]:
+    chain: Set[str] = set()
+    pending = [class_name]
+    while pending:
+        name = pending.pop()
+        if name in chain or name not in context.scope.classes:
+            continue
+        chain.add(name)
+        pending.extend(context.scope.classes[name].base_names)
+    return chain
+
+
+class _TaintedReads(cst.CSTVisitor):
+    """The outermost tainted reads in a graph function body (names, attributes, subscripts, source calls)."""
+
+    def __init__(self, flow: Flow, env: Env):
+        super().__init__()
+        self.flow = flow
+        self.env = env
+        self.found: List[Tuple[cst.CSTNode, Taint]] = []
+
+    def _check(self, node: cst.BaseExpression) -> bool:
+        taint = self.flow.taint(node, self.env)
+        if taint is not None:
+            self.found.append((node, taint))
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        return self._check(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if not self._check(node):
+            return False
+        node.value.visit(self)  # never the ``.attr`` name
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        return self._check(node)
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        return self._check(node)
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # never the keyword name
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
