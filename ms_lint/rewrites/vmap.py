@@ -1,0 +1,620 @@
+"""The ``vmap`` rewrite of MSL101: a per-slice loop whose results are stacked becomes one vectorized map.
+
+Offered only for the shape whose equivalence is easy to see (and that the MindSpore tests prove)::
+
+    out = []                                   # an empty list, not used before the loop
+    for i in range(x.shape[0]):                # or: for row in x / for row in ops.unstack(x, axis)
+        y = f(x[i], w)                         # plain assignments; i used only to slice tensors
+        out.append(g(y, z[i]))                 # one append, last
+    res = ops.stack(out, axis)                 # the very next statement stacks the list, once
+
+becomes ``res = ms.vmap(fn, in_axes=(0, 0), out_axes=axis)(x, z)`` with ``fn`` a lambda (one expression) or
+a nested ``def`` (several statements). Loop-invariant values (``w``, ``self.dense``) are captured by closure,
+which vmap supports. Anything else is refused: loop-carried state, conditions, ``break``/``continue``,
+random ops (vmap would give every lane the same numbers), side effects, ``i`` used other than as a slice
+index, names the loop leaves behind that later code reads, or a list used elsewhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from ms_lint.context import ModuleContext
+from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.diagnostics import SAFE, Fix, ImportRequest
+from ms_lint.rewrites.common_loops import (
+    EffectChecker, ReplaceNode, ShapeRef, assigned_in, first_reads, fresh_local, fresh_name, init_value,
+    int_argument, local_names, plain_assignment, primitive_of, read_after, read_name_nodes, read_names,
+    statement_block, written_names,
+)
+from ms_lint.values import FunctionValues, Kind
+
+STACK_FUNCTIONS = {"mindspore.ops.stack": "axis", "mindspore.mint.stack": "dim"}
+STACK_PRIMITIVE = "mindspore.ops.Stack"
+UNSTACK_FUNCTIONS = {"mindspore.ops.unstack": "axis"}
+UNSTACK_PRIMITIVE = "mindspore.ops.Unstack"
+
+Comprehension = Union[cst.ListComp, cst.GeneratorExp]
+
+# Public nn cells checked to run under vmap in MindSpore 2.10 (CPU) with the same results as the loop.
+VMAP_CELLS = {"Dense", "Conv1d", "Conv2d", "LayerNorm", "Embedding", "GELU", "ReLU", "ReLU6", "Sigmoid", "Tanh",
+              "Softmax", "LogSoftmax", "HSwish", "HSigmoid", "SiLU", "LeakyReLU", "ELU", "Identity"}
+# Ops that index: in 2.10 they fail to compile inside vmap when none of their inputs is mapped.
+INDEXING_OPS = {"StridedSlice", "strided_slice", "Slice", "slice", "gather", "Gather", "GatherD", "gather_d",
+                "gather_elements", "index_select", "narrow", "take", "GatherNd", "gather_nd", "select_ext"}
+
+
+def stack_axis(context: ModuleContext, owner: Optional[str], call: cst.Call, sequence: cst.CSTNode) -> Optional[int]:
+    """The axis when ``call`` stacks exactly ``sequence`` (``ops.stack(seq, 1)``, ``P.Stack(1)(seq)``...)."""
+    args = call_name_args(call)
+    if not args or args[0].value is not sequence:
+        return None
+    qualified = context.imports.qualify(call.func)
+    if qualified in STACK_FUNCTIONS:
+        if len(call.args) > 2:
+            return None
+        known, axis = int_argument(call, 1, STACK_FUNCTIONS[qualified], 0)
+        return axis if known else None
+    if len(call.args) != 1:
+        return None
+    primitive = primitive_of(context, owner, call.func)
+    if primitive != STACK_PRIMITIVE:
+        return None
+    construction = call.func if isinstance(call.func, cst.Call) else None
+    if construction is None:
+        construction = init_value(context, owner, call.func.attr.value)  # type: ignore[union-attr]
+    if not isinstance(construction, cst.Call):
+        return None
+    known, axis = int_argument(construction, 0, "axis", 0)
+    return axis if known else None
+
+
+def unstack_source(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression
+                   ) -> Optional[Tuple[cst.BaseExpression, int]]:
+    """(tensor, axis) when ``expr`` is ``ops.unstack(x, axis)`` / ``P.Unstack(axis)(x)`` / ``self.unstack(x)``."""
+    if not isinstance(expr, cst.Call):
+        return None
+    args = call_name_args(expr)
+    qualified = context.imports.qualify(expr.func)
+    if qualified in UNSTACK_FUNCTIONS and args and len(expr.args) <= 2:
+        known, axis = int_argument(expr, 1, UNSTACK_FUNCTIONS[qualified], 0)
+        return (args[0].value, axis) if known and axis is not None else None
+    if len(expr.args) == 1 and args and primitive_of(context, owner, expr.func) == UNSTACK_PRIMITIVE:
+        construction = expr.func if isinstance(expr.func, cst.Call) else None
+        if construction is None and isinstance(expr.func, cst.Attribute):
+                construction = init_value(context, owner, expr.func.attr.value)
+        if isinstance(construction, cst.Call):
+            known, axis = int_argument(construction, 0, "axis", 0)
+            if known and axis is not None:
+                return args[0].value, axis
+    return None
+
+
+@dataclass
+class _Mapped:
+    """One tensor argument of the vmap: the expression passed, its in_axis, the lane parameter's name."""
+
+    expr: cst.BaseExpression
+    axis: int
+    param: str = ""
+    slices: List[cst.Subscript] = field(default_factory=list)
+
+
+class VmapBuilder:
+    """Builds the vmap fix for one graph function's loop or comprehension; None whenever it is not provably safe."""
+
+    def __init__(self, context: ModuleContext, function: cst.FunctionDef, values: FunctionValues):
+        self.context = context
+        self.function = function
+        self.values = values
+        self.owner = context.scope.owner_of.get(function)
+        self.refusal: Optional[str] = None  # set when the only obstacle is what vmap itself cannot compile
+
+    # -- the iteration: which tensors are sliced, on which axis ------------------------------------------------
+    def _index_slices(self, nodes: Sequence[cst.CSTNode], index: str, trip: ShapeRef, written: Set[str]
+                      ) -> Optional[List[_Mapped]]:
+        """Every use of ``index`` must be ``t[:, ..., index, rest]`` on a loop-invariant Tensor ``t``."""
+        if trip.tensor is None or trip.axis is None or trip.axis < 0:
+            return None
+        finder = _SubscriptFinder()
+        for node in nodes:
+            node.visit(finder)
+        mapped: Dict[str, _Mapped] = {}
+        used: Set[int] = set()
+        for sub in finder.found:
+            position = _index_position(sub, index)
+            if position is None:
+                continue
+            base = sub.value
+            if not (isinstance(base, cst.Name) or _is_self_attribute(base)):
+                return None
+            if isinstance(base, cst.Name) and (base.value in written or base.value == index):
+                return None
+            if self.values.kind(base) is not Kind.TENSOR:
+                return None
+            key = _code(base)
+            entry = mapped.setdefault(key, _Mapped(base, position))
+            if entry.axis != position:
+                return None
+            entry.slices.append(sub)
+            used.add(id(sub.slice[position].slice.value))  # type: ignore[union-attr]
+        for node in nodes:
+            for name in read_name_nodes(node):
+                if name.value == index and id(name) not in used:
+                    return None  # the index is used for something other than slicing
+        trip_key = _code(trip.tensor)
+        if trip_key not in mapped or mapped[trip_key].axis != trip.axis:
+            return None
+        return list(mapped.values())
+
+    def _vmap_problem(self, stmts: Sequence[cst.CSTNode], params: Set[str]) -> Optional[str]:
+        """Why the body would not compile under vmap in MindSpore 2.10, or None (see :class:`_VmapTaint`)."""
+        self.refusal = _VmapTaint(self.context, self.values).check(stmts, set(params), self.owner, 0)
+        return self.refusal
+
+    def _element_source(self, iterable: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, int]]:
+        found = unstack_source(self.context, self.owner, iterable)
+        if found is not None:
+            tensor, axis = found
+            return (tensor, axis) if axis >= 0 and self.values.kind(tensor) is Kind.TENSOR else None
+        if self.values.kind(iterable) is Kind.TENSOR:
+            return iterable, 0
+        return None
+
+    # -- the for-statement form ----------------------------------------------------------------------------------
+    def for_loop(self, loop: cst.For, trip: Optional[ShapeRef]) -> Optional[Fix]:
+        if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+            return None
+        block, index = statement_block(self.context, loop)
+        if block is None or index is None or index + 1 >= len(block):
+            return None
+        body = list(suite_statements(loop.body))
+        if not body:
+            return None
+        appended = _append_call(body[-1])
+        if appended is None:
+            return None
+        acc, value = appended
+        prefix = body[:-1]
+        if not all(plain_assignment(stmt) for stmt in prefix):
+            return None
+        written = assigned_in(prefix)
+        loop_var = loop.target.value
+        if acc in written or loop_var in written:
+            return None
+        if acc in read_names(value) or any(acc in read_names(stmt) for stmt in prefix):
+            return None  # the list is read inside the loop: not independent iterations
+        inputs = first_reads(prefix + [cst.SimpleStatementLine(body=[cst.Expr(value)])])
+        if inputs & written:
+            return None  # loop-carried: a name read before the body assigns it
+        if EffectChecker(self.context, self.owner).reason(loop.body) is not None:
+            return None
+        # The list: ``acc = []`` before the loop, untouched until the loop; stacked right after it, once.
+        init = _list_init(block, index, acc)
+        if init is None:
+            return None
+        stack_stmt = block[index + 1]
+        stack_call = self._stack_use(stack_stmt, acc)
+        if stack_call is None:
+            return None
+        call, axis = stack_call
+        leaked = set(written) | {loop_var}
+        if read_after(self.context, loop, leaked):
+            return None  # later code reads a name the loop left behind
+        if acc not in written_names(stack_stmt) and read_after(self.context, loop, {acc}, skip=1):
+            return None
+        if trip is not None:
+            mapped = self._index_slices(prefix + [value], loop_var, trip, written)
+            if mapped is None:
+                return None
+            taken = read_names(self.function) | local_names(self.function)
+            for entry in mapped:
+                entry.param = fresh_local(f"{_base_name(entry.expr)}_{loop_var}", taken)
+                taken.add(entry.param)
+        else:
+            source = self._element_source(loop.iter)
+            if source is None:
+                return None
+            mapped = [_Mapped(source[0], source[1], loop_var)]
+        new_body = _substitute(prefix, value, mapped)
+        if new_body is None:
+            return None
+        new_prefix, new_value = new_body
+        params = {m.param for m in mapped}
+        if not _depends_on(new_prefix, new_value, params):
+            return None
+        if self._vmap_problem(list(new_prefix) + [cst.Expr(new_value)], params) is not None:
+            return None
+        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value)
+
+    def _stack_use(self, stmt: cst.BaseStatement, acc: str) -> Optional[Tuple[cst.Call, int]]:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        uses = [name for name in read_name_nodes(stmt) if name.value == acc]
+        if len(uses) != 1:
+            return None
+        finder = _CallFinder()
+        stmt.visit(finder)
+        for call in finder.calls:
+            args = call_name_args(call)
+            if args and args[0].value is uses[0]:
+                axis = stack_axis(self.context, self.owner, call, uses[0])
+                return (call, axis) if axis is not None else None
+        return None
+
+    def _emit(self, loop: cst.For, init: cst.SimpleStatementLine, stack_stmt: cst.SimpleStatementLine,
+              call: cst.Call, axis: int, acc: str, mapped: List[_Mapped], prefix: List[cst.BaseStatement],
+              value: cst.BaseExpression) -> Optional[Fix]:
+        spelled = self._vmap_name()
+        if spelled is None:
+            return None
+        vmap_name, imports = spelled
+        adjacent_init = init is not None and _is_previous(loop, init, self.context)
+        carried_lines = list(init.leading_lines) if adjacent_init else []
+        edits: List[Tuple[cst.CSTNode, object]] = [(init, None)]
+        if prefix:
+            fn_name = fresh_name(self.context, f"_{acc}_item", read_names(self.function) | local_names(self.function))
+            definition = _function_def(fn_name, [m.param for m in mapped], prefix, value)
+            definition = definition.with_changes(leading_lines=carried_lines + list(loop.leading_lines))
+            edits.append((loop, definition))
+            function_expr: cst.BaseExpression = cst.Name(fn_name)
+            moved_lines: List[cst.EmptyLine] = []
+        else:
+            function_expr = _lambda([m.param for m in mapped], value)
+            edits.append((loop, None))
+            moved_lines = carried_lines + list(loop.leading_lines)
+        vmap_call = _vmap_call(vmap_name, function_expr, mapped, axis)
+        new_stmt = stack_stmt.visit(ReplaceNode(call, vmap_call))
+        new_stmt = new_stmt.with_changes(leading_lines=moved_lines + list(stack_stmt.leading_lines))
+        edits.append((stack_stmt, new_stmt))
+        return Fix(SAFE, "map the body over the axis with vmap", edits=tuple(edits), imports=imports)
+
+    # -- the comprehension form ---------------------------------------------------------------------------------
+    def comprehension(self, comp: Comprehension, stack_call: cst.Call, axis: int, trip: Optional[ShapeRef]
+                      ) -> Optional[Fix]:
+        clause = comp.for_in
+        if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
+            return None
+        if not isinstance(clause.target, cst.Name):
+            return None
+        var = clause.target.value
+        if EffectChecker(self.context, self.owner).reason(comp.elt) is not None:
+            return None
+        if trip is not None:
+            mapped = self._index_slices([comp.elt], var, trip, set())
+            if mapped is None:
+                return None
+            taken = read_names(self.function) | local_names(self.function)
+            for entry in mapped:
+                entry.param = fresh_local(f"{_base_name(entry.expr)}_{var}", taken)
+                taken.add(entry.param)
+        else:
+            source = self._element_source(clause.iter)
+            if source is None:
+                return None
+            mapped = [_Mapped(source[0], source[1], var)]
+        substituted = _substitute([], comp.elt, mapped)
+        params = {m.param for m in mapped}
+        if substituted is None or not _depends_on([], substituted[1], params):
+            return None
+        if self._vmap_problem([cst.Expr(substituted[1])], params) is not None:
+            return None
+        spelled = self._vmap_name()
+        if spelled is None:
+            return None
+        vmap_name, imports = spelled
+        vmap_call = _vmap_call(vmap_name, _lambda([m.param for m in mapped], substituted[1]), mapped, axis)
+        return Fix(SAFE, "map the expression over the axis with vmap", edits=((stack_call, vmap_call),),
+                   imports=imports)
+
+    def _vmap_name(self) -> Optional[Tuple[str, Tuple[ImportRequest, ...]]]:
+        for qualified in ("mindspore.vmap", "mindspore.ops.vmap"):
+            local = self.context.imports.local_reference(qualified)
+            if local is not None:
+                return local, ()
+        return self.context.spell("mindspore.vmap")
+
+
+class _VmapTaint:
+    """Follows which values carry the mapped axis ("tainted": derived from a lane parameter) through the body and
+    the in-module functions, methods and cells it calls, to find what MindSpore 2.10's vmap cannot compile:
+
+    * indexing a tensor that carries no mapped axis (``anchors[:, :2]`` with ``anchors`` captured or passed
+      unmapped) fails with ``For Operator[StridedSlice], the inputs number should be 9 but got 4``;
+    * cells whose code ms-lint cannot see, other than the public nn cells in ``VMAP_CELLS``.
+    """
+
+    MAX_DEPTH = 4
+
+    def __init__(self, context: ModuleContext, values: FunctionValues):
+        self.context = context
+        self.values = values
+
+    def check(self, stmts: Sequence[cst.CSTNode], tainted: Set[str], owner: Optional[str], depth: int
+              ) -> Optional[str]:
+        if depth > self.MAX_DEPTH:
+            return "makes calls nested too deeply for ms-lint to follow"
+        for stmt in stmts:
+            problem = self._node(stmt, tainted, owner, depth)
+            if problem:
+                return problem
+            for target, value in _bindings(stmt):
+                if read_names(value) & tainted:
+                    tainted.add(target)
+                else:
+                    tainted.discard(target)
+        return None
+
+    def _node(self, node: cst.CSTNode, tainted: Set[str], owner: Optional[str], depth: int) -> Optional[str]:
+        finder = _SubscriptFinder()
+        node.visit(finder)
+        for sub in finder.found:
+            base = sub.value
+            if not (read_names(base) & tainted) and (depth > 0 or self.values.kind(base) is not Kind.CONST):
+                if not _is_shape_tuple(base):
+                    return (f"indexes `{_code(base)}`, which is the same for every slice: MindSpore 2.10's vmap cannot "
+                            "compile indexing of an unmapped tensor (index it before the loop)")
+        calls = _CallFinder()
+        node.visit(calls)
+        for call in calls.calls:
+            problem = self._call(call, tainted, owner, depth)
+            if problem:
+                return problem
+        return None
+
+    def _call(self, call: cst.Call, tainted: Set[str], owner: Optional[str], depth: int) -> Optional[str]:
+        context = self.context
+        func = call.func
+        args_tainted = [bool(read_names(arg.value) & tainted) for arg in call.args]
+        qualified = context.imports.qualify(func if not isinstance(func, cst.Call) else func.func)
+        if qualified and qualified.rsplit(".", 1)[-1] in INDEXING_OPS and not any(args_tainted):
+            return (f"calls `{qualified.rsplit('.', 1)[-1]}` on values that are the same for every slice, which "
+                    "MindSpore 2.10's vmap cannot compile")
+        target = None
+        if _is_self_attribute(func) and owner is not None:
+            method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
+            if method is not None:
+                target = (method, owner, True)
+            else:
+                value = init_value(context, owner, func.attr.value)  # type: ignore[union-attr]
+                if isinstance(value, cst.Call):
+                    cell_class = context.imports.qualify(value.func)
+                    if cell_class is None and isinstance(value.func, cst.Name) \
+                            and context.scope.is_cell_class(value.func.value):
+                        construct = context.scope.find_method(value.func.value, "construct")
+                        if construct is None:
+                            return f"calls cell `{value.func.value}`, whose construct ms-lint cannot see"
+                        target = (construct, value.func.value, True)
+                    elif cell_class and cell_class.startswith("mindspore.nn."):
+                        if cell_class.rsplit(".", 1)[-1] not in VMAP_CELLS:
+                            return f"calls `{cell_class}`, which is not known to run under vmap"
+                    elif not (cell_class and cell_class.startswith("mindspore.ops.")):
+                        return f"calls `{_code(func)}`, which ms-lint cannot follow"
+                else:
+                    return f"calls `{_code(func)}`, which ms-lint cannot follow"
+        elif isinstance(func, cst.Name) and func.value in context.scope.module_functions:
+            target = (context.scope.module_functions[func.value], None, False)
+        if target is None:
+            return None
+        callee, callee_owner, bound = target
+        params = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
+        if bound and params:
+            params = params[1:]
+        inner: Set[str] = set()
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args):
+            return "makes a call with *args, which ms-lint cannot follow"
+        for param, arg in zip(params, positional):
+            if read_names(arg.value) & tainted:
+                inner.add(param)
+        for arg in call.args:
+            if arg.keyword is not None and read_names(arg.value) & tainted:
+                inner.add(arg.keyword.value)
+        body = list(walk_statements(suite_statements(callee.body), into_defs=False))
+        simple = [stmt for stmt in body if isinstance(stmt, cst.SimpleStatementLine)]
+        for stmt in body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                headers = [getattr(stmt, name) for name in ("test", "iter") if getattr(stmt, name, None) is not None]
+                for header in headers:
+                    problem = self._node(header, inner, callee_owner, depth + 1)
+                    if problem:
+                        return problem
+        return self.check(simple, inner, callee_owner, depth + 1)
+
+
+def _bindings(stmt: cst.CSTNode):
+    """(name, value) pairs a simple statement binds (every name of an unpacking gets the whole value)."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    for name in _target_list(target.target):
+                        yield name, small.value
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+                yield small.target.value, cst.BinaryOperation(small.target, cst.Add(), small.value)
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                for name in _target_list(small.target):
+                    yield name, small.value
+
+
+def _target_list(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for el in target.elements for name in _target_list(el.value)]
+    return []
+
+
+def _is_shape_tuple(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and expr.attr.value == "shape"
+
+
+# -- matching helpers ------------------------------------------------------------------------------------------
+def _append_call(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(list name, appended value) for a statement that is exactly ``acc.append(value)``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
+        return None
+    call = small.value
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+        return None
+    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    return func.value.value, call.args[0].value
+
+
+def _list_init(block: Sequence[cst.BaseStatement], index: int, acc: str) -> Optional[cst.SimpleStatementLine]:
+    """The ``acc = []`` line before the loop, with nothing between it and the loop mentioning ``acc``."""
+    for position in range(index - 1, -1, -1):
+        stmt = block[position]
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == acc):
+                empty = isinstance(small.value, cst.List) and not small.value.elements
+                return stmt if empty else None
+        if acc in read_names(stmt) or acc in _all_written(stmt):
+            return None
+    return None
+
+
+def _all_written(stmt: cst.BaseStatement) -> Set[str]:
+    return assigned_in([stmt])
+
+
+def _is_previous(loop: cst.For, init: cst.SimpleStatementLine, context: ModuleContext) -> bool:
+    block, index = statement_block(context, loop)
+    return block is not None and index is not None and index > 0 and block[index - 1] is init
+
+
+def _index_position(sub: cst.Subscript, index: str) -> Optional[int]:
+    """k when ``sub`` is ``t[:, ..k.., index, rest...]`` (bare ``:`` before the index, no index in the rest)."""
+    for position, element in enumerate(sub.slice):
+        inner = element.slice
+        if isinstance(inner, cst.Index) and isinstance(inner.value, cst.Name) and inner.value.value == index:
+            if inner.star is not None:
+                return None
+            before = sub.slice[:position]
+            if all(isinstance(e.slice, cst.Slice) and e.slice.lower is None and e.slice.upper is None
+                   and e.slice.step is None for e in before):
+                return position
+            return None
+    return None
+
+
+def _is_self_attribute(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+
+
+def _base_name(expr: cst.BaseExpression) -> str:
+    return expr.value if isinstance(expr, cst.Name) else expr.attr.value  # type: ignore[union-attr]
+
+
+def _substitute(prefix: List[cst.BaseStatement], value: cst.BaseExpression, mapped: List[_Mapped]):
+    """The body with every ``t[..., i, rest]`` replaced by the lane parameter (``t_i`` or ``t_i[rest]``)."""
+    replacements: Dict[cst.CSTNode, cst.BaseExpression] = {}
+    for entry in mapped:
+        for sub in entry.slices:
+            rest = list(sub.slice[:entry.axis]) + list(sub.slice[entry.axis + 1:])
+            if all(_is_full_slice(e) for e in rest):
+                replacements[sub] = cst.Name(entry.param)
+            else:
+                elements = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in rest]
+                replacements[sub] = cst.Subscript(value=cst.Name(entry.param), slice=elements)
+    transformer = _ReplaceMany(replacements)
+    new_prefix = [stmt.visit(transformer) for stmt in prefix]
+    new_value = value.visit(transformer)
+    if len(transformer.done) != len(replacements):
+        return None
+    return new_prefix, new_value
+
+
+def _is_full_slice(element: cst.SubscriptElement) -> bool:
+    inner = element.slice
+    return isinstance(inner, cst.Slice) and inner.lower is None and inner.upper is None and inner.step is None
+
+
+def _depends_on(prefix: List[cst.BaseStatement], value: cst.BaseExpression, params: Set[str]) -> bool:
+    """Does the appended value depend on a lane parameter (else vmap has nothing to map)?"""
+    tainted = set(params)
+    for stmt in prefix:
+        if read_names(stmt) & tainted:
+            tainted.update(written_names(stmt))
+    return bool(read_names(value) & tainted)
+
+
+def _lambda(params: List[str], body: cst.BaseExpression) -> cst.Lambda:
+    return cst.Lambda(
+        params=cst.Parameters(params=[cst.Param(cst.Name(p)) for p in params]),
+        body=body,
+    )
+
+
+def _function_def(name: str, params: List[str], prefix: List[cst.BaseStatement], value: cst.BaseExpression
+                  ) -> cst.FunctionDef:
+    body = list(prefix) + [cst.SimpleStatementLine(body=[cst.Return(value=value)])]
+    return cst.FunctionDef(
+        name=cst.Name(name),
+        params=cst.Parameters(params=[cst.Param(cst.Name(p)) for p in params]),
+        body=cst.IndentedBlock(body=body),
+    )
+
+
+def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mapped], out_axis: int) -> cst.Call:
+    if len(mapped) == 1:
+        in_axes = str(mapped[0].axis)
+    else:
+        in_axes = "(" + ", ".join(str(m.axis) for m in mapped) + ")"
+    args = ", ".join(_code(m.expr) for m in mapped)
+    template = cst.parse_expression(f"{vmap_name}(__fn__, in_axes={in_axes}, out_axes={out_axis})({args})")
+    return template.visit(_ReplaceName("__fn__", function))
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+class _SubscriptFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: List[cst.Subscript] = []
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.found.append(node)
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+class _ReplaceMany(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[cst.CSTNode, cst.BaseExpression]):
+        super().__init__()
+        self.replacements = replacements
+        self.done: Set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node not in self.replacements  # a replaced slice's insides are dropped with it
+
+    def on_leave(self, original_node, updated_node):
+        if original_node in self.replacements:
+            self.done.add(id(original_node))
+            return self.replacements[original_node]
+        return updated_node
+
+
+class _ReplaceName(cst.CSTTransformer):
+    def __init__(self, name: str, new: cst.BaseExpression):
+        super().__init__()
+        self.name, self.new = name, new
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name):
+        return self.new if original_node.value == self.name else updated_node

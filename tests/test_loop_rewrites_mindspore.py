@@ -1,0 +1,222 @@
+"""The loop rewrites (MSL101 -> ms.vmap, MSL103 -> ops.ForiLoop) compute what the original computes, on MindSpore.
+
+For every INVALID example with a fix and every fixable fixture under fixtures/loops/, the text ``fix_text``
+produces is imported next to the original, both are called on the same small random inputs, and the outputs must
+match. This is what allows MSL101 to call its vmap fix *safe*; the ForiLoop fix stays *unsafe* (slower per call)
+but must still be exact. Trip counts are scaled down to 8 (with ``unroll-threshold`` 4) where a test can choose.
+
+Each version is imported from its own file as its own module and compiled in this process (small graphs, CPU).
+Cells are compared with the original's parameter values copied into the rewritten cell.
+"""
+import importlib.util
+import inspect
+import itertools
+import pathlib
+import re
+import sys
+import textwrap
+
+import pytest
+
+ms = pytest.importorskip("mindspore")
+np = pytest.importorskip("numpy")
+
+from ms_lint.config import Config  # noqa: E402
+from ms_lint.fixer import fix_text  # noqa: E402
+from ms_lint.rules import rule_by_code  # noqa: E402
+from ms_lint.source import decode_source  # noqa: E402
+from ms_lint.testing import lint  # noqa: E402
+from ms_lint.verifier.inputs import directives_from_source, generate, parse_spec  # noqa: E402
+from ms_lint.verifier.targets import enclosing_target  # noqa: E402
+
+pytestmark = pytest.mark.mindspore
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LOOP_FIXTURES = sorted((ROOT / "fixtures" / "loops").glob("*.py"))
+CODES = ["MSL101", "MSL103"]
+SMALL_TRIP = 8
+_counter = itertools.count()
+
+# Inputs for the rule examples (they carry no ``# ms-lint: inputs=`` comment: the page shows them as written).
+# Anything not listed is float32[6,3].
+EXAMPLE_INPUTS = {
+    ("MSL101", 1): "logits=float32[6,5]; labels=float32[6,5]; weight=float32[]",
+    ("MSL101", 2): "x=float32[4,7]",
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def graph_mode():
+    """Cells compile their construct as a graph only in GRAPH_MODE, as in the training scripts ms-lint targets."""
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=previous)
+
+
+# -- running two versions ----------------------------------------------------------------------------------------
+def _import(source: str, tmp_path: pathlib.Path, label: str):
+    name = f"mslint_loop_case_{label}_{next(_counter)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # MindSpore's parser looks the function's module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _targets(source: str):
+    """Top-level functions decorated with jit, and Cell classes, of a module."""
+    found = []
+    for match in re.finditer(r"^(?:@(?:ms\.|mindspore\.)?jit\n)def (\w+)|^class (\w+)\(nn\.Cell\)", source, re.M):
+        found.append(match.group(1) or match.group(2))
+    return found
+
+
+def _call(module, target: str, values):
+    obj = getattr(module, target)
+    if inspect.isclass(obj):
+        return obj(), True
+    return obj, False
+
+
+def _flatten(result):
+    if isinstance(result, (tuple, list)):
+        return [leaf for item in result for leaf in _flatten(item)]
+    return [result.asnumpy() if hasattr(result, "asnumpy") else np.asarray(result)]
+
+
+def run_both(original: str, rewritten: str, target: str, spec: str, tmp_path: pathlib.Path):
+    """Outputs of ``target`` in both versions for the same inputs (``spec`` in the verifier's syntax)."""
+    specs = parse_spec(spec)
+    values = generate(specs, seed=7)
+    args = [ms.Tensor(values[s.name]) if isinstance(values[s.name], np.ndarray) else values[s.name] for s in specs]
+    before = _import(original, tmp_path, "orig")
+    after = _import(rewritten, tmp_path, "fixed")
+    fn_before, is_cell = _call(before, target, values)
+    fn_after, _ = _call(after, target, values)
+    if is_cell:  # same weights in both cells
+        params_after = dict(fn_after.parameters_and_names())
+        for name, param in fn_before.parameters_and_names():
+            params_after[name].set_data(ms.Tensor(param.asnumpy()))
+    return _flatten(fn_before(*args)), _flatten(fn_after(*args))
+
+
+def assert_same(expected, actual, what: str):
+    assert len(expected) == len(actual), f"{what}: {len(expected)} outputs before, {len(actual)} after"
+    for index, (a, b) in enumerate(zip(expected, actual)):
+        assert a.shape == b.shape, f"{what}: output {index} shape {a.shape} -> {b.shape}"
+        assert a.dtype == b.dtype, f"{what}: output {index} dtype {a.dtype} -> {b.dtype}"
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6, err_msg=f"{what}: output {index} differs")
+
+
+def _fix(source: str, config: Config) -> str:
+    outcome = fix_text(decode_source("case.py", source.encode("utf-8")), config.with_overrides(select=CODES),
+                       unsafe=True)
+    assert outcome.error is None, outcome.error
+    return outcome.fixed
+
+
+def _scaled(source: str, original: str) -> str:
+    """``source`` with the large literal trip counts of ``original`` (``range(200)``) cut to SMALL_TRIP."""
+    for number in set(re.findall(r"range\((\d{2,})\)", original)):
+        source = re.sub(rf"\b{number}\b", str(SMALL_TRIP), source)
+    return source
+
+
+# -- the rule examples -----------------------------------------------------------------------------------------
+def _example_cases():
+    for code in CODES:
+        for index, example in enumerate(rule_by_code(code).INVALID):
+            if example.fixed is not None:
+                yield pytest.param(code, index, id=f"{code}-invalid-{index}")
+
+
+@pytest.mark.parametrize("code, index", list(_example_cases()))
+def test_example_fix_matches_the_original(code, index, tmp_path):
+    example = rule_by_code(code).INVALID[index]
+    config = Config(unroll_threshold=4)
+    code = textwrap.dedent(example.code)
+    original = _scaled(code, code)
+    fixed = _fix(original, config)
+    # The rewrite run here is the one the page shows, only with the smaller trip count.
+    assert fixed == _scaled(textwrap.dedent(example.fixed), code)
+    targets = _targets(original)
+    assert targets, "no jit function or Cell to call in the example"
+    for target in targets:
+        params = [p for p in inspect.signature(_signature_holder(original, target, tmp_path)).parameters]
+        spec = EXAMPLE_INPUTS.get((code, index)) or "; ".join(f"{p}=float32[6,3]" for p in params)
+        expected, actual = run_both(original, fixed, target, spec, tmp_path)
+        assert_same(expected, actual, f"{code} example {index} ({target})")
+
+
+def _signature_holder(source: str, target: str, tmp_path):
+    obj = getattr(_import(source, tmp_path, "sig"), target)
+    return obj.construct if inspect.isclass(obj) else getattr(obj, "__wrapped__", obj)
+
+
+# -- the fixtures ----------------------------------------------------------------------------------------------
+def _fixture_cases():
+    for path in LOOP_FIXTURES:
+        source = path.read_text(encoding="utf-8")
+        for target in _verifiable_targets(source):
+            yield pytest.param(path, target, id=f"{path.stem}-{target}")
+
+
+def _verifiable_targets(source: str):
+    names = re.findall(r"^(?:@[\w.]+\n)*(?:def|class) (\w+)", source, re.M)
+    return [name for name in names if "inputs" in directives_from_source(source, name)]
+
+
+@pytest.mark.parametrize("path, target", list(_fixture_cases()))
+def test_fixture_fix_matches_the_original(path, target, tmp_path):
+    source = path.read_text(encoding="utf-8")
+    fixed = _fix(source, Config())
+    spec = directives_from_source(source, target)["inputs"]
+    assert fixed != source
+    expected, actual = run_both(source, fixed, target, spec, tmp_path)
+    assert_same(expected, actual, f"{path.name}:{target}")
+
+
+@pytest.mark.parametrize("path", LOOP_FIXTURES, ids=lambda p: p.stem)
+def test_every_fixable_fixture_finding_is_checked_here(path):
+    """A fix in fixtures/loops/ whose function has no inputs comment would escape the equivalence check."""
+    source = path.read_text(encoding="utf-8")
+    verified = set(_verifiable_targets(source))
+    for finding in lint(source, select=CODES):
+        if finding.fix_object is not None:
+            target = enclosing_target(source, finding.line)
+            assert target in verified, f"{path.name}:{finding.line} has a fix but {target} has no inputs comment"
+
+
+def test_there_are_fixable_fixtures_for_both_rules():
+    fixable = set()
+    for path in LOOP_FIXTURES:
+        fixable.update(f.code for f in lint(path.read_text(encoding="utf-8"), select=CODES) if f.fix_object)
+    assert fixable == set(CODES)
+
+
+# -- the MindSpore API the rewrites rely on ----------------------------------------------------------------------
+def test_fori_loop_signature_has_unroll_defaulting_to_true():
+    """The rewrite passes ``unroll=False`` explicitly: the default (True) unrolls and gains nothing."""
+    signature = inspect.signature(ms.ops.ForiLoop.__call__)
+    assert list(signature.parameters)[1:5] == ["lower", "upper", "loop_func", "init_val"]
+    assert signature.parameters["unroll"].default is True
+
+
+def test_fori_loop_rewrite_is_a_real_loop_beyond_the_unroll_depth_limit(tmp_path):
+    """The MSL103 example at 600 steps: unrolled, MindSpore 2.10 stops at the call-depth limit; the emitted
+    ForiLoop(unroll=False) with a module-level named def compiles and computes the same as a NumPy loop."""
+    example = rule_by_code("MSL103").INVALID[0]
+    source = textwrap.dedent(example.code).replace("range(200)", "range(600)")
+    fixed = _fix(source, Config())
+    assert "unroll=False" in fixed and "lambda" not in fixed
+    module = _import(fixed, tmp_path, "deep")
+    x = np.full((2, 2), 0.01, dtype=np.float32)
+    y = np.full((2, 2), -0.5, dtype=np.float32)
+    out = module.func(ms.Tensor(x), ms.Tensor(y)).asnumpy()
+    expected = x.copy()
+    for _ in range(600):
+        expected = x + x * y + expected
+    np.testing.assert_allclose(out, expected, rtol=1e-4)

@@ -1,0 +1,635 @@
+"""MSL101 loop-over-tensor-axis: what is flagged, what is not, and exactly when the vmap rewrite is offered.
+
+The rewrite's numerical equivalence is proven on MindSpore in tests/test_loop_rewrites_mindspore.py; here are the
+static decisions: every case where vmap would not be equivalent (or would not compile) must get no fix.
+"""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ms_lint.testing import fix, lint
+
+HEADER = "import mindspore as ms\nfrom mindspore import nn, ops\n\n\n"
+
+
+def findings(body: str, header: str = HEADER):
+    return [f for f in lint(header + textwrap.dedent(body), select=["MSL101"])]
+
+
+def fixed(body: str, header: str = HEADER):
+    return fix(header + textwrap.dedent(body), select=["MSL101"])
+
+
+def flagged_lines(body: str):
+    return [f.line - HEADER.count("\n") for f in findings(body)]
+
+
+def assert_flagged_without_fix(body: str):
+    found = findings(body)
+    assert len(found) == 1, found
+    assert found[0].fix_object is None, f"unexpected fix: {found[0].fix}"
+    assert not fixed(body).changed
+
+
+def assert_fixed(body: str) -> str:
+    found = findings(body)
+    assert len(found) == 1 and found[0].fix_object is not None, found
+    assert found[0].fix["applicability"] == "safe"
+    outcome = fixed(body)
+    assert outcome.changed and outcome.error is None
+    cst.parse_module(outcome.fixed)
+    assert findings(outcome.fixed[len(HEADER):]) == [], "the rewrite is flagged again"
+    return outcome.fixed[len(HEADER):]
+
+
+LOOP = """
+@ms.jit
+def f(x, y):
+    out = []
+    for i in range(x.shape[0]):
+{body}
+    return ops.stack(out)
+"""
+
+
+def loop(*lines: str) -> str:
+    return LOOP.format(body="\n".join("        " + line for line in lines))
+
+
+# -- what is flagged ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("header_line", [
+    "for i in range(x.shape[0]):",
+    "for i in range(ops.shape(x)[1]):",
+    "for i in range(x.shape[0] - 1):",
+    "for i in range(1, x.shape[0]):",
+    "for i in range(x.shape[0] - 1, -1, -1):",
+    "for i in range(len(ops.relu(x))):",
+    "for row in ops.unstack(x):",
+    "for row in ops.relu(x):",
+    "for i, row in enumerate(ops.unstack(x, 1)):",
+])
+def test_loops_over_a_tensor_axis_are_flagged(header_line):
+    body = f"""
+    @ms.jit
+    def f(x):
+        total = x.sum()
+        {header_line}
+            total = total + ops.relu(x).sum()
+        return total
+    """
+    assert flagged_lines(body) == [5]
+
+
+def test_trip_count_through_local_names_and_unpacking():
+    body = """
+    @ms.jit
+    def f(x):
+        b, c = x.shape
+        n = b
+        shape = ops.shape(x)
+        acc = x[0]
+        for i in range(n):
+            acc = acc + x[i]
+        for j in range(shape[1]):
+            acc = acc + x[:, j].sum()
+        return acc
+    """
+    assert flagged_lines(body) == [8, 10]
+    assert "`n` = `b` = `x.shape[0]`" in findings(body)[0].message
+
+
+def test_shape_primitive_held_by_the_cell():
+    body = """
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.shape = ops.Shape()
+
+        def construct(self, x):
+            out = x[0]
+            for i in range(self.shape(x)[0]):
+                out = out * x[i]
+            return out
+    """
+    assert flagged_lines(body) == [9]
+
+
+def test_while_with_a_python_int_counter_up_to_a_shape_is_flagged():
+    body = """
+    @ms.jit
+    def f(x, h):
+        t = 0
+        while t < x.shape[0]:
+            h = ops.tanh(x[t] + h)
+            t += 1
+        return h
+    """
+    found = findings(body)
+    assert [f.line - 4 for f in found] == [5]
+    assert "`h`" in found[0].message and "ForiLoop" in found[0].message and found[0].fix is None
+
+
+def test_comprehensions_are_flagged():
+    body = """
+    @ms.jit
+    def f(x):
+        rows = [ops.relu(x[i]) for i in range(x.shape[0])]
+        return ops.concat(rows)
+    """
+    assert flagged_lines(body) == [4]
+
+
+def test_annotated_tensor_parameter_iterated_directly_is_flagged():
+    body = """
+    from mindspore import Tensor
+
+
+    @ms.jit
+    def f(x: Tensor):
+        total = 0
+        for row in x:
+            total = total + row.sum()
+        return total
+    """
+    assert flagged_lines(body) == [8]
+
+
+# -- what is not flagged -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("code", [
+    # the rank, not an axis
+    """
+    @ms.jit
+    def f(x):
+        for i in range(x.ndim):
+            x = x.sum(axis=0, keepdims=True) + i
+        for i in range(len(x.shape)):
+            x = x * 2
+        return x
+    """,
+    # an unannotated parameter may be a tuple of tensors (FPN levels): not claimed to be a tensor
+    """
+    class Neck(nn.Cell):
+        def construct(self, features):
+            out = ()
+            for feature in features:
+                out = out + (ops.relu(feature),)
+            for i in range(len(features)):
+                out = out + (features[i] * 2,)
+            return out
+    """,
+    # a cell's result may be a tuple too
+    """
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.backbone = nn.Dense(3, 3)
+
+        def construct(self, x):
+            feats = self.backbone(x)
+            total = 0
+            for f in feats:
+                total = total + f.sum()
+            return total
+    """,
+    # calling a cell picked by the index: a loop over cells
+    """
+    class Heads(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.heads = nn.CellList([nn.Dense(3, 3) for _ in range(4)])
+
+        def construct(self, x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(self.heads[i](x[i]))
+            return ops.stack(out)
+    """,
+    # no graph work in the body: Python bookkeeping
+    """
+    @ms.jit
+    def f(x):
+        idx = ()
+        for i in range(x.shape[0]):
+            idx = idx + (i * 2,)
+        return x[idx[0]]
+    """,
+    # a tensor counter: a real loop
+    """
+    @ms.jit
+    def f(x):
+        t = ms.Tensor(0, ms.int32)
+        while t < x.shape[0]:
+            x = x * 2
+            t += 1
+        return x
+    """,
+    # not graph code
+    """
+    def python_side(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        return ops.stack(out)
+    """,
+    # a nested @constexpr helper inside graph code runs in Python
+    """
+    @ms.jit
+    def f(x):
+        @ops.constexpr
+        def sizes(shape):
+            return tuple(shape[i] * 2 for i in range(len(shape)))
+
+        return x.reshape(sizes(x.shape))
+    """,
+    # a numpy-array attribute iterated directly: not known to be a tensor
+    """
+    import numpy as np
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.anchors = np.ones((4, 2))
+
+        def construct(self, x):
+            for a in self.anchors:
+                x = x + ms.Tensor(a).sum()
+            return x
+    """,
+])
+def test_not_flagged(code):
+    assert findings(code) == []
+
+
+def test_noqa_on_the_loop_line_suppresses():
+    body = """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):  # noqa: MSL101
+            out.append(ops.relu(x[i]))
+        return ops.stack(out)
+    """
+    assert findings(body) == []
+    assert not fixed(body).changed
+
+
+# -- the vmap rewrite: when it is offered ------------------------------------------------------------------------
+def test_single_expression_becomes_a_lambda():
+    out = assert_fixed(loop("out.append(ops.relu(x[i]) * y)"))
+    assert "return ms.vmap(lambda x_i: ops.relu(x_i) * y, in_axes=0, out_axes=0)(x)" in out
+    assert "for " not in out and "out = []" not in out
+
+
+def test_several_statements_become_a_nested_def():
+    out = assert_fixed(loop("h = ops.relu(x[i])", "h = h * 2", "out.append(h + y)"))
+    assert "def _out_item(x_i):\n        h = ops.relu(x_i)\n        h = h * 2\n        return h + y\n" in out
+    assert "return ms.vmap(_out_item, in_axes=0, out_axes=0)(x)" in out
+
+
+def test_slices_with_extra_indices_keep_the_rest():
+    out = assert_fixed(loop("out.append(x[i, 1:] + x[i, 0])"))
+    assert "lambda x_i: x_i[1:] + x_i[0]" in out
+
+
+def test_two_tensors_on_different_axes():
+    out = assert_fixed(loop("out.append(x[i] * y[:, i])"))
+    assert "ms.vmap(lambda x_i, y_i: x_i * y_i, in_axes=(0, 1), out_axes=0)(x, y)" in out
+
+
+@pytest.mark.parametrize("stack, axis", [
+    ("ops.stack(out, 1)", 1), ("ops.stack(out, axis=2)", 2), ("ops.Stack(axis=1)(out)", 1),
+    ("ops.Stack(-1)(out)", -1), ("ops.stack(out)", 0),
+])
+def test_stack_axis_becomes_out_axes(stack, axis):
+    body = loop("out.append(ops.relu(x[i]))").replace("ops.stack(out)", stack)
+    assert f"out_axes={axis})" in assert_fixed(body)
+
+
+def test_stack_primitive_held_by_the_cell():
+    body = """
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.stack = ops.Stack(axis=1)
+
+        def construct(self, x):
+            rows = []
+            for i in range(x.shape[0]):
+                rows.append(ops.relu(x[i]))
+            rows = self.stack(rows)
+            return rows
+    """
+    out = assert_fixed(body)
+    assert "rows = ms.vmap(lambda x_i: ops.relu(x_i), in_axes=0, out_axes=1)(x)" in out
+
+
+def test_iterating_an_unstack_maps_its_axis():
+    body = """
+    @ms.jit
+    def f(x):
+        cols = []
+        for c in ops.unstack(x, 1):
+            cols.append(c * 2)
+        return ops.stack(cols)
+    """
+    assert "ms.vmap(lambda c: c * 2, in_axes=1, out_axes=0)(x)" in assert_fixed(body)
+
+
+def test_comprehension_feeding_stack():
+    body = """
+    @ms.jit
+    def f(x, w):
+        return ops.stack([ops.matmul(x[i], w) for i in range(x.shape[0])], axis=1)
+    """
+    assert "return ms.vmap(lambda x_i: ops.matmul(x_i, w), in_axes=0, out_axes=1)(x)" in assert_fixed(body)
+
+
+def test_comments_above_the_loop_are_kept():
+    body = """
+    @ms.jit
+    def f(x):
+        out = []
+        # one row at a time
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        return ops.stack(out)
+    """
+    assert "# one row at a time\n    return ms.vmap(" in assert_fixed(body)
+
+
+@pytest.mark.parametrize("header, spelled, added", [
+    ("import mindspore as ms\nfrom mindspore import ops\n", "ms.vmap(", None),
+    ("import mindspore\nfrom mindspore import ops\n", "mindspore.vmap(", None),
+    ("from mindspore import ops, jit\n", "ops.vmap(", None),
+    ("from mindspore import jit\nimport mindspore.ops as P\n", "P.vmap(", None),
+])
+def test_vmap_is_spelled_with_the_files_imports(header, spelled, added):
+    decorator = "@jit" if "jit\n" in header or ", jit" in header else ("@ms.jit" if " as ms" in header else
+                                                                          "@mindspore.jit")
+    ops_name = "P" if " as P" in header else "ops"
+    code = header + textwrap.dedent(f"""
+
+
+    {decorator}
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append({ops_name}.relu(x[i]))
+        return {ops_name}.stack(out)
+    """)
+    outcome = fix(code, select=["MSL101"])
+    assert outcome.changed and spelled in outcome.fixed
+    assert outcome.fixed.count("import") == code.count("import")
+
+
+def test_a_primitive_object_is_wrapped_not_passed_to_vmap():
+    body = """
+    hswish = ops.HSwish()
+
+
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(hswish(x[i]))
+        return ops.stack(out)
+    """
+    out = assert_fixed(body)
+    assert "ms.vmap(lambda x_i: hswish(x_i)," in out and "vmap(hswish" not in out
+
+
+# -- the vmap rewrite: every case where it is not equivalent (or would not compile) ------------------------------
+@pytest.mark.parametrize("lines", [
+    ("out.append(x[i] * i)",),  # the index used as a value
+    ("out.append(x[i + 1] - x[i])",),  # the index in arithmetic
+    ("scales = [1.0, 2.0]", "out.append(x[i] * scales[i])"),  # a Python list indexed by i
+    ("if i > 0:", "    out.append(x[i])"),  # a condition on i
+    ("if x.shape[1] > 2:", "    break", "out.append(x[i])"),  # early exit
+    ("out.append(x[i])", "continue"),
+    ("out.append(ops.dropout(x[i], p=0.5))",),  # random: the same numbers in every lane
+    ("out.append(ops.uniform(x[i].shape, x[i], x[i] + 1))",),
+    ("print(x[i])", "out.append(x[i])"),  # a side effect
+    ("ops.assign(y, x[i])", "out.append(x[i])"),
+    ("y = y + x[i]", "out.append(y)"),  # loop-carried
+    ("out.append(x[i] + out[-1])",),  # reads the growing list
+    ("out.append(x[i])", "out.append(x[i] * 2)"),  # appends twice
+    ("other.append(x[i])", "out.append(x[i])"),  # a second list
+    ("out.append(y[i])",),  # the trip count is x's, the slice is y's
+    ("out.append(x[i][0] + x[0][i])",),  # i in an inner, non-leading position of another base
+    ("out.append(x[i, i])",),  # the diagonal
+    ("out.append(ops.concat((x[i], y[0])))",),  # indexes an unmapped tensor: fails to compile in 2.10
+    ("out.append(x[i] + ops.gather(y, ms.Tensor(0), 0))",),
+])
+def test_no_rewrite_when_not_equivalent(lines):
+    body = LOOP.format(body="\n".join("        " + line for line in lines)).replace(
+        "    out = []\n", "    out = []\n    other = []\n")
+    found = findings(body)
+    assert len(found) == 1 and found[0].fix_object is None, (lines, found)
+    assert not fixed(body).changed
+
+
+@pytest.mark.parametrize("code", [
+    # the list is used before it is stacked
+    """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        n = len(out)
+        return ops.stack(out) * n
+    """,
+    # used again after the stack
+    """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        y = ops.stack(out)
+        return y, out[0]
+    """,
+    # not started empty
+    """
+    @ms.jit
+    def f(x):
+        out = [x[0]]
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        return ops.stack(out)
+    """,
+    # concatenated, not stacked
+    """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.expand_dims(x[i], 0))
+        return ops.concat(out)
+    """,
+    # a temporary of the body read after the loop
+    """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            h = ops.relu(x[i])
+            out.append(h)
+        return ops.stack(out) + h
+    """,
+    # the index read after the loop
+    """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        return ops.stack(out) * i
+    """,
+    # a comprehension with a condition
+    """
+    @ms.jit
+    def f(x):
+        return ops.stack([ops.relu(x[i]) for i in range(x.shape[0]) if i % 2 == 0])
+    """,
+    # a comprehension that is not stacked
+    """
+    @ms.jit
+    def f(x):
+        return ops.concat([ops.relu(x[i]) for i in range(x.shape[0])])
+    """,
+    # an nn cell not known to work under vmap (BatchNorm updates statistics while training)
+    """
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(3)
+
+        def construct(self, x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(self.bn(x[i]))
+            return ops.stack(out)
+    """,
+    # a helper method that slices a tensor which is the same for every row
+    """
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.table = ms.Tensor([[1.0, 2.0], [3.0, 4.0]])
+
+        def pick(self, row):
+            return row * self.table[0]
+
+        def construct(self, x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(self.pick(x[i]))
+            return ops.stack(out)
+    """,
+    # a cell imported from elsewhere: its body cannot be checked
+    """
+    from mymodels import Head
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.head = Head()
+
+        def construct(self, x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(self.head(x[i]))
+            return ops.stack(out)
+    """,
+])
+def test_no_rewrite_for_these_shapes(code):
+    assert_flagged_without_fix(code)
+
+
+def test_helper_methods_and_known_cells_are_followed():
+    body = """
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 2)
+            self.act = ops.ReLU()
+
+        def score(self, row, scale):
+            hidden = self.act(self.dense(row))
+            return hidden[0] * scale
+
+        def construct(self, x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(self.score(x[i], 2.0))
+            return ops.stack(out)
+    """
+    assert "ms.vmap(lambda x_i: self.score(x_i, 2.0), in_axes=0, out_axes=0)(x)" in assert_fixed(body)
+
+
+def test_message_for_sums_names_the_reduction():
+    body = """
+    @ms.jit
+    def f(x):
+        total = 0
+        for i in range(x.shape[1]):
+            total += ops.relu(x[:, i]).sum()
+        return total
+    """
+    found = findings(body)
+    assert len(found) == 1 and found[0].fix is None
+    assert "only sums per-slice terms into `total`" in found[0].message and ".sum(axis=0)" in found[0].message
+
+
+def test_message_for_loop_carried_state_names_forloop_and_the_trade():
+    body = """
+    @ms.jit
+    def f(x, h):
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+        return h
+    """
+    message = findings(body)[0].message
+    assert "`x.shape[0]`" in message and "`h`" in message
+    assert "ops.ForiLoop(..., unroll=False)" in message and "slower per call" in message
+
+
+def test_liveness_follows_branches_and_elif_chains():
+    body = """
+    @ms.jit
+    def f(x, flag=True):
+        if flag:
+            y = x
+        elif x.shape[0] > 2:
+            out = []
+            for i in range(x.shape[0]):
+                out.append(ops.relu(x[i]))
+            y = ops.stack(out)
+        else:
+            y = x * 2
+        return y{tail}
+    """
+    assert "y = ms.vmap(lambda x_i: ops.relu(x_i), in_axes=0, out_axes=0)(x)" in assert_fixed(body.format(tail=""))
+    # the index leaks out of the loop and is read after the if/elif/else: no rewrite
+    assert_flagged_without_fix(body.format(tail=" * i"))
+
+
+def test_loop_inside_an_outer_loop():
+    body = """
+    @ms.jit
+    def f(x):
+        total = x
+        for _ in range(3):
+            out = []
+            for i in range(x.shape[0]):
+                h = ops.relu(total[i])
+                out.append(h)
+            total = ops.stack(out) + h
+        return total
+    """
+    # `h` is read after the inner loop (and again in the next outer iteration): no rewrite
+    assert_flagged_without_fix(body)
