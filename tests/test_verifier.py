@@ -174,3 +174,20 @@ def test_cli_verify_unavailable_device_exits_2(monkeypatch, capsys):
     assert "ERROR" in out.out and "GPU" in out.out and "not available" in out.out
     assert "stopping" in out.err  # the second rewrite is not tried
     assert "Traceback" not in out.out + out.err
+
+
+def test_cell_with_random_weights_verifies_with_the_rules_own_rewrite():
+    """Each version runs in its own process; weights are seeded identically, so a correct rewrite matches."""
+    from ms_lint.config import Config
+    from ms_lint.fixer import single_fix_variants
+    from ms_lint.source import read_source
+
+    path = os.path.join(FIXTURES, "dense_rows_orig.py")
+    source = read_source(path)
+    variants = single_fix_variants(source, Config(), path)
+    assert [finding.code for finding, _ in variants] == ["MSL101"]
+    rewritten = variants[0][1]
+    assert "vmap" in rewritten
+    v = verify_pair(source.text, rewritten, function="DenseRows", repeat=1, path=path)
+    assert v.outputs_match is True, v.message
+    assert v.verdict in ("verified", "tradeoff", "slower")

@@ -259,6 +259,7 @@ class Child:
 
     def instantiate(self, cls, module, init):
         self.stage("init")
+        seed_weights()
         try:
             if init:
                 namespace = dict(vars(module))
@@ -460,6 +461,16 @@ class Child:
         self.result["peak_mb"] = _maxrss_mb(resource)
         self.result["ok"] = True
         self.stage("done")
+
+
+def seed_weights(seed=0):
+    """Seed MindSpore's and NumPy's global generators before a Cell is built, so the original and the rewritten
+    module (each in its own process) get the same initial weights: a rewrite is compared on equal terms."""
+    import mindspore
+    import numpy
+
+    mindspore.set_seed(seed)
+    numpy.random.seed(seed)
 
 
 def _median(values):
