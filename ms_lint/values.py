@@ -61,6 +61,14 @@ TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mind
 TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor", "mindspore.numpy"}
 CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
 PARAM_SEQ_METHODS = {"trainable_params", "get_parameters", "untrainable_params"}
+# What MindSpore's base classes assign in ``__init__``: subclasses use these without assigning them.
+_OPTIMIZER_ATTRIBUTES = {"global_step": Kind.TENSOR, "parameters": Kind.TENSOR_SEQ, "_parameters": Kind.TENSOR_SEQ}
+_TRAIN_STEP_ATTRIBUTES = {"weights": Kind.TENSOR_SEQ, "network": Kind.CELL, "optimizer": Kind.CELL}
+BASE_CLASS_ATTRIBUTES = {
+    "mindspore.nn.Optimizer": _OPTIMIZER_ATTRIBUTES,
+    "mindspore.nn.TrainOneStepCell": _TRAIN_STEP_ATTRIBUTES,
+    "mindspore.nn.TrainOneStepWithLossScaleCell": dict(_TRAIN_STEP_ATTRIBUTES, scale_sense=Kind.TENSOR),
+}
 GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "weights", "moments", "moment1",
                       "moment2", "accum", "accums", "grads_and_vars", "inputs_tuple", "updates"}
 
@@ -170,7 +178,19 @@ class ClassAttributes:
             self._collect(class_name)
         if attr in self._kinds[class_name]:
             return self._kinds[class_name][attr]
+        inherited = self._inherited(class_name, attr)
+        if inherited is not None:
+            return inherited
         return Kind.UNKNOWN  # includes bound methods: what they return is not modelled
+
+    def _inherited(self, class_name: str, attr: str) -> Optional[Kind]:
+        """Attributes MindSpore's own base classes set in their ``__init__`` (``nn.Optimizer.global_step``)."""
+        for cls in self._class_chain(class_name):
+            for base in self.scope.classes[cls].node.bases:
+                known = BASE_CLASS_ATTRIBUTES.get(self.imports.qualify(base.value) or "")
+                if known and attr in known:
+                    return known[attr]
+        return None
 
     def int_value(self, class_name: Optional[str], attr: str) -> Optional[int]:
         if class_name is None or class_name not in self.scope.classes:

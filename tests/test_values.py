@@ -125,3 +125,38 @@ def test_unrolled_loop_index_is_constant_and_elements_follow_the_sequence():
     assert env["a"] is Kind.CONST and env["i"] is Kind.CONST
     assert env["b"] is Kind.TENSOR
     assert env["c"] is Kind.CONST and env["d"] is Kind.TENSOR
+
+
+def test_attributes_set_by_mindspore_base_classes():
+    """``nn.Optimizer`` sets ``global_step`` (a Parameter) and ``parameters``; subclasses use them unassigned."""
+    code = textwrap.dedent("""
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.nn.optim.optimizer import Optimizer
+    class MyOpt(Optimizer):
+        def construct(self, grads):
+            return self.global_step == 1, self.parameters, self._parameters, self.other
+    class Local(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.global_step = 3
+        def construct(self, x):
+            return self.global_step
+    class Step(nn.TrainOneStepCell):
+        def construct(self, x):
+            return self.weights, self.optimizer
+    """)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
+
+    def returned(cls):
+        construct = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "construct")
+        values = context.values(construct)
+        value = construct.body.body[-1].body[0].value
+        items = value.elements if isinstance(value, cst.Tuple) else [cst.Element(value)]
+        return [values.kind(e.value) for e in items]
+
+    assert returned(classes[0]) == [Kind.TENSOR, Kind.TENSOR_SEQ, Kind.TENSOR_SEQ, Kind.UNKNOWN]
+    assert returned(classes[1]) == [Kind.CONST]  # the module's own assignment wins
+    assert returned(classes[2]) == [Kind.TENSOR_SEQ, Kind.CELL]

@@ -1,0 +1,550 @@
+"""The select rewrite of a Tensor-valued branch: ``if c: v = a else: v = b`` -> ``v = ops.where(c, a, b)``.
+
+A select evaluates **both** sides on every call, so it is the same program only when both sides are cheap, free of
+side effects, tensors (a Python number on one side keeps a Python scalar in the ``if`` form), and of the same
+shape. Everything that decides whether a branch qualifies lives here, so the rule only matches statement shapes:
+
+* :func:`classify_call` sorts a call into cheap / hazard (may give inf/NaN when the guard is false: ``/``, ``log``,
+  ``sqrt``, ``pow``...) / effect (``assign``, ``print``, optimizer primitives) / random / cell / unknown.
+  MSL102's HyperMap rewrite reuses it to keep side effects and random ops out of a mapped function.
+* :func:`branch_problems` -> (why no fix, why the fix is unsafe) for one branch expression.
+* :func:`boolean_condition` turns the ``if`` test into a bool tensor expression (``not c`` -> ``ops.logical_not(c)``)
+  or says why it can't (``if x:`` on a float tensor is truthiness, ``ops.where`` needs a bool condition).
+* :func:`condition_may_be_shape_one` spots conditions on Parameters declared with shape ``[1]``
+  (``global_step``) and on the step argument of learning-rate schedules (``Optimizer.get_lr`` passes its
+  ``global_step``): ``ops.where`` broadcasts, so 0-d branches would come back with shape ``(1,)``.
+
+Measured on MindSpore 2.10 (CPU): ``ops.where(c, x, 0.0)`` works, but ``if c: r = x else: r = 0.0`` does not
+compile (``Type Join Failed``), and with two Python numbers the ``if`` returns a Python float where the select
+returns a Tensor; branches of different dtypes don't compile as an ``if``; a shape-``(1,)`` condition with 0-d
+branches gives shape ``()`` as an ``if`` and ``(1,)`` as a select.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.values import FunctionValues, Kind, is_literal, literal_value
+
+CHEAP, HAZARD, EFFECT, RANDOM, CELL, UNKNOWN, CONST = (
+    "cheap", "hazard", "effect", "random", "cell", "unknown", "const")
+
+# Functional ops (last segment of the canonical name, ``mindspore.ops.<name>``/``mint``) and Tensor methods.
+CHEAP_FUNCTIONS = {
+    "add", "sub", "subtract", "mul", "multiply", "neg", "negative", "abs", "absolute", "maximum", "minimum",
+    "clip_by_value", "clamp", "clip", "cast", "zeros_like", "ones_like", "full_like", "fill", "fills", "zeros",
+    "ones", "full", "square", "sign", "tanh", "sigmoid", "relu", "floor", "ceil", "round", "trunc", "select",
+    "where", "logical_and", "logical_or", "logical_not", "logical_xor", "equal", "not_equal", "greater",
+    "greater_equal", "less", "less_equal", "gt", "ge", "lt", "le", "eq", "ne", "reshape", "expand_dims",
+    "unsqueeze", "stop_gradient", "scalar_to_tensor", "isfinite", "isnan", "isinf", "masked_fill",
+    "cos", "sin", "erf", "lerp", "div_no_nan", "astype", "float", "half", "int", "bool", "view", "sum", "mean",
+    "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_all",
+    "reduce_any", "reduce_prod", "tensor_to_scalar", "item", "copy", "squeeze", "flatten", "to",
+}
+HAZARD_FUNCTIONS = {
+    "div", "divide", "true_divide", "floor_div", "floor_divide", "floor_mod", "mod", "remainder", "realdiv",
+    "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "exp", "exp2", "expm1", "pow", "power", "float_power",
+    "reciprocal", "acos", "asin", "atanh", "acosh", "arccos", "arcsin", "arctanh", "arccosh", "xlogy", "xdivy",
+    "logit", "lgamma", "digamma", "tan", "cosh", "sinh", "atan2", "arctan2",
+}
+EFFECT_FUNCTIONS = {
+    "assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update", "scatter_add", "scatter_nd_add",
+    "scatter_sub", "scatter_nd_sub", "scatter_max", "scatter_min", "scatter_mul", "scatter_div", "print_",
+    "print", "tensor_dump", "depend", "inplace_update", "inplace_add", "inplace_sub", "copy_", "assign_value",
+}
+RANDOM_FUNCTIONS = {
+    "uniform", "normal", "gamma", "poisson", "multinomial", "random_categorical", "random_poisson",
+    "random_gamma", "dropout", "dropout1d", "dropout2d", "dropout3d", "rand", "randn", "randint", "rand_like",
+    "randn_like", "randint_like", "randperm", "shuffle", "standard_normal", "standard_laplace", "bernoulli",
+    "choice_with_mask", "log_uniform_candidate_sampler", "uniform_candidate_sampler",
+}
+# Primitive classes (``P.Cast()``) by category; prefixes catch the optimizer and scatter families.
+PRIMITIVES = {
+    CHEAP: {
+        "Cast", "Mul", "Add", "Sub", "Neg", "Abs", "Maximum", "Minimum", "OnesLike", "ZerosLike", "Fill",
+        "Fills", "Square", "Sign", "Tanh", "Sigmoid", "ReLU", "Floor", "Ceil", "Round", "Select", "Reshape",
+        "ExpandDims", "Squeeze", "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
+        "LogicalAnd", "LogicalOr", "LogicalNot", "IsFinite", "IsNan", "IsInf", "DivNoNan", "Cos", "Sin", "Erf",
+        "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceAll", "ReduceAny", "ScalarToTensor",
+        "StopGradient", "MaskedFill", "Identity",
+    },
+    HAZARD: {
+        "RealDiv", "Div", "FloorDiv", "FloorMod", "Mod", "Log", "Log1p", "Sqrt", "Rsqrt", "Exp", "Expm1", "Pow",
+        "Reciprocal", "Acos", "Asin", "Atanh", "Acosh", "Xlogy", "Xdivy", "Lgamma", "Digamma", "Tan", "Cosh",
+        "Sinh", "Atan2",
+    },
+    EFFECT: {"Assign", "AssignAdd", "AssignSub", "Print", "TensorDump", "Depend", "UpdateState", "Load"},
+    RANDOM: {"StandardNormal", "UniformInt", "UniformReal", "RandomChoiceWithMask", "Gamma", "Poisson",
+             "Multinomial", "RandomCategorical", "RandomGamma", "RandomPoisson", "Randperm", "Bernoulli",
+             "StandardLaplace", "LogUniformCandidateSampler", "UniformCandidateSampler"},
+}
+EFFECT_PREFIXES = ("Apply", "SparseApply", "FusedSparse", "Scatter", "Inplace", "Assign", "Adam", "LARS",
+                   "FusedAdam", "FusedCast")
+RANDOM_PREFIXES = ("Random", "Dropout", "Uniform")
+BOOL_FUNCTIONS = {
+    "all", "any", "reduce_all", "reduce_any", "isfinite", "isnan", "isinf", "isclose", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "equal", "not_equal", "greater", "greater_equal", "less",
+    "less_equal", "gt", "ge", "lt", "le", "eq", "ne", "is_close", "bool",
+}
+BOOL_PRIMITIVES = {"Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual", "LogicalAnd",
+                   "LogicalOr", "LogicalNot", "IsFinite", "IsNan", "IsInf", "ReduceAll", "ReduceAny"}
+# Calls that reduce to a 0-d tensor when given only the tensor (no axis): their result is never shape (1,).
+FULL_REDUCTIONS = {"sum", "mean", "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max",
+                   "reduce_min", "reduce_all", "reduce_any", "reduce_prod", "norm"}
+MAX_BRANCH_CALLS = 6
+
+
+# -- class attributes ----------------------------------------------------------------------------------
+def init_value(ctx, owner: Optional[str], attr: str) -> Optional[cst.BaseExpression]:
+    """The value assigned to ``self.<attr>`` when the owner class (or an in-module base) assigns it exactly once."""
+    found = init_assignment(ctx, owner, attr)
+    return found[0] if found is not None else None
+
+
+def init_assignment(ctx, owner: Optional[str], attr: str
+                    ) -> Optional[Tuple[cst.BaseExpression, cst.FunctionDef]]:
+    """(value, method) of the only assignment to ``self.<attr>`` in the owner class and its in-module bases."""
+    if owner is None:
+        return None
+    found: List[Tuple[cst.BaseExpression, cst.FunctionDef]] = []
+    for cls in ctx.attributes._class_chain(owner):
+        for method in ctx.scope.classes[cls].methods.values():
+            for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+                for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                    targets, value = _assign_parts(small)
+                    for target in targets:
+                        if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                                and target.value.value == "self" and target.attr.value == attr):
+                            found.append((value, method))
+    return found[0] if len(found) == 1 else None
+
+
+def _assign_parts(small: cst.BaseSmallStatement):
+    if isinstance(small, cst.Assign):
+        return [t.target for t in small.targets], small.value
+    if isinstance(small, cst.AnnAssign) and small.value is not None:
+        return [small.target], small.value
+    return [], None
+
+
+def primitive_name(ctx, owner: Optional[str], func: cst.BaseExpression) -> Optional[str]:
+    """``P.Cast()`` / ``self.cast`` (set to ``P.Cast()`` in ``__init__``) -> ``"Cast"``."""
+    value: Optional[cst.BaseExpression] = func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        value = init_value(ctx, owner, func.attr.value)
+    if isinstance(value, cst.Call):
+        qualified = ctx.imports.qualify(value.func)
+        if qualified and qualified.startswith("mindspore.ops."):
+            last = qualified.rsplit(".", 1)[-1]
+            if last[:1].isupper():
+                return last
+    return None
+
+
+# -- calls ---------------------------------------------------------------------------------------------
+def _primitive_category(name: str) -> str:
+    for category, names in PRIMITIVES.items():
+        if name in names:
+            return category
+    if name.startswith(EFFECT_PREFIXES):
+        return EFFECT
+    if name.startswith(RANDOM_PREFIXES):
+        return RANDOM
+    return UNKNOWN
+
+
+def _function_category(name: str) -> str:
+    if name in EFFECT_FUNCTIONS:
+        return EFFECT
+    if name in RANDOM_FUNCTIONS:
+        return RANDOM
+    if name in HAZARD_FUNCTIONS:
+        return HAZARD
+    if name in CHEAP_FUNCTIONS:
+        return CHEAP
+    return UNKNOWN
+
+
+def call_target(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
+    """(kind, name): kind is "function" (ops.xxx), "primitive" (P.Xxx), "method" (tensor method), "cell",
+    "builtin", or "other"; name is the op's short name."""
+    func = call.func
+    qualified = ctx.imports.qualify(func)
+    if qualified and qualified.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")):
+        last = qualified.rsplit(".", 1)[-1]
+        return ("primitive" if last[:1].isupper() else "function"), last
+    if isinstance(func, cst.Call):  # P.Cast()(x, t)
+        inner = ctx.imports.qualify(func.func)
+        if inner and inner.startswith("mindspore.ops.") and inner.rsplit(".", 1)[-1][:1].isupper():
+            return "primitive", inner.rsplit(".", 1)[-1]
+        return "other", ""
+    prim = primitive_name(ctx, values.owner, func)
+    if prim is not None:
+        return "primitive", prim
+    if isinstance(func, cst.Name) and qualified is None:
+        return "builtin", func.value
+    if isinstance(func, cst.Attribute):
+        receiver = values.kind(func.value)
+        if receiver is Kind.TENSOR:
+            return "method", func.attr.value
+        if receiver is Kind.CONST:
+            return "builtin", func.attr.value
+        if isinstance(func.value, cst.Name) and func.value.value == "self" and values.kind(func) is Kind.CELL:
+            return "cell", func.attr.value
+    return "other", ""
+
+
+def classify_call(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
+    """(category, short name) of a call in graph code; see the module docstring for the categories."""
+    kind, name = call_target(ctx, values, call)
+    if kind == "primitive":
+        return _primitive_category(name), name
+    if kind in ("function", "method"):
+        return _function_category(name), name
+    if kind == "cell":
+        return CELL, name
+    if kind == "builtin":
+        if name == "print":
+            return EFFECT, name
+        if name in ("len", "isinstance", "int", "float", "bool", "tuple", "list", "abs", "min", "max"):
+            return CONST if values.kind(call) is Kind.CONST else UNKNOWN, name
+        return UNKNOWN, name
+    return UNKNOWN, cst.Module(body=[]).code_for_node(call.func)
+
+
+# -- branches ------------------------------------------------------------------------------------------
+class _BranchScan(cst.CSTVisitor):
+    def __init__(self, ctx, values: FunctionValues):
+        super().__init__()
+        self.ctx = ctx
+        self.values = values
+        self.blocker: Optional[str] = None
+        self.hazard: Optional[str] = None
+        self.calls = 0
+
+    def _block(self, why: str) -> None:
+        if self.blocker is None:
+            self.blocker = why
+
+    def visit_Call(self, node: cst.Call) -> None:
+        category, name = classify_call(self.ctx, self.values, node)
+        self.calls += 1
+        if category == EFFECT:
+            self._block(f"a branch calls `{name}` (a side effect): a select would run it whichever way the "
+                        "condition goes")
+        elif category == RANDOM:
+            self._block(f"a branch calls the random op `{name}`: a select would draw it on every call")
+        elif category == CELL:
+            self._block(f"a branch calls the sub-cell `self.{name}`: a select would run it on every call")
+        elif category == UNKNOWN:
+            self._block(f"a branch calls `{name}`: cannot see that it is cheap and free of side effects")
+        elif category == HAZARD and self.hazard is None:
+            self.hazard = name
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        op = node.operator
+        if isinstance(op, cst.MatrixMultiply):
+            self._block("a branch does a matrix product: a select would compute it on every call")
+        elif isinstance(op, (cst.Divide, cst.FloorDivide, cst.Modulo)):
+            if not self.values.is_constant(node.right) and self.hazard is None:
+                self.hazard = "/"
+        elif isinstance(op, cst.Power):
+            exponent = node.right
+            whole = isinstance(exponent, cst.Integer) and literal_value(exponent) >= 0
+            if not whole and self.hazard is None:
+                self.hazard = "**"
+
+    def visit_Lambda(self, node) -> bool:
+        self._block("a branch defines a lambda")
+        return False
+
+    def visit_ListComp(self, node) -> bool:
+        self._block("a branch has a comprehension")
+        return False
+
+    visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_ListComp
+
+    def visit_Yield(self, node) -> None:
+        self._block("a branch yields")
+
+    def visit_NamedExpr(self, node) -> None:
+        self._block("a branch assigns with `:=`")
+
+
+def branch_problems(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Tuple[Optional[str], Optional[str]]:
+    """(blocker, hazard) for one side of a select: why it can't be a select at all, or which op makes it unsafe."""
+    if values.kind(expr) is not Kind.TENSOR:
+        if is_literal(expr) or values.kind(expr) is Kind.CONST:
+            return ("a branch is a Python value: the `if` keeps a Python scalar, a select would make a Tensor "
+                    "(and an `if` joining a Tensor with a number does not compile)"), None
+        return "cannot see that both branches are Tensors", None
+    scan = _BranchScan(ctx, values)
+    expr.visit(scan)
+    if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
+        scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
+    return scan.blocker, scan.hazard
+
+
+def shapes_visibly_differ(values: FunctionValues, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """True when one side is a full reduction (0-d) and the other is a plain tensor name, or the two sides
+    cast to different dtypes: cases where the sides can be seen to differ in shape or dtype."""
+    ra, rb = _is_full_reduction(a), _is_full_reduction(b)
+    if ra != rb and (isinstance(a, cst.Name) or isinstance(b, cst.Name)):
+        return True
+    ca, cb = _cast_target(a), _cast_target(b)
+    return ca is not None and cb is not None and ca != cb
+
+
+def _short(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return ""
+
+
+def _is_full_reduction(expr: cst.BaseExpression) -> bool:
+    if not isinstance(expr, cst.Call):
+        return False
+    name = _short(expr.func)
+    if name not in FULL_REDUCTIONS or any(a.keyword is not None for a in expr.args):
+        return False
+    positional = call_name_args(expr)
+    if isinstance(expr.func, cst.Attribute) and name in ("sum", "mean", "max", "min", "all", "any", "prod"):
+        # x.sum() (method) or ops.sum(x) (function: one positional argument)
+        return len(positional) == (1 if _looks_like_module(expr.func.value) else 0)
+    return len(positional) == 1
+
+
+def _looks_like_module(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in ("ops", "F", "P", "mint", "C", "np", "mnp")
+
+
+def _cast_target(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.Call) and _short(expr.func) in ("astype", "cast", "to"):
+        args = call_name_args(expr)
+        if args:
+            target = args[-1].value
+            return cst.Module(body=[]).code_for_node(target)
+    return None
+
+
+# -- the condition -------------------------------------------------------------------------------------
+COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+
+def _bindings(values: FunctionValues, name: str) -> List[cst.BaseExpression]:
+    """Values assigned to a local name in the function (simple ``name = value`` statements only)."""
+    found: List[cst.BaseExpression] = []
+    for stmt in walk_statements(suite_statements(values.func.body), into_defs=False):
+        for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+            if isinstance(small, (cst.AugAssign,)) and isinstance(small.target, cst.Name) \
+                    and small.target.value == name:
+                return []
+            targets, value = _assign_parts(small)
+            for target in targets:
+                if isinstance(target, cst.Name) and target.value == name:
+                    found.append(value)
+                elif isinstance(target, (cst.Tuple, cst.List)) and any(
+                        isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements):
+                    return []
+    return found
+
+
+def is_boolean(ctx, values: FunctionValues, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """True when ``expr`` is visibly a bool tensor: a comparison, ``.all()``, ``ops.isfinite``, a logical op..."""
+    if depth > 4 or values.kind(expr) is not Kind.TENSOR:
+        return False
+    if isinstance(expr, cst.Comparison):
+        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, COMPARISONS)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return is_boolean(ctx, values, expr.expression, depth + 1)
+    if isinstance(expr, cst.BooleanOperation):
+        return is_boolean(ctx, values, expr.left, depth + 1) and is_boolean(ctx, values, expr.right, depth + 1)
+    if isinstance(expr, cst.Call):
+        kind, name = call_target(ctx, values, expr)
+        if kind == "primitive":
+            return name in BOOL_PRIMITIVES
+        if kind in ("function", "method"):
+            return name in BOOL_FUNCTIONS
+        return False
+    if isinstance(expr, cst.Name) and expr.value not in values.parameters:
+        bound = _bindings(values, expr.value)
+        return bool(bound) and all(is_boolean(ctx, values, value, depth + 1) for value in bound)
+    return False
+
+
+def boolean_condition(ctx, values: FunctionValues, cond: cst.BaseExpression
+                      ) -> Tuple[Optional[cst.BaseExpression], Tuple, Optional[str]]:
+    """(condition for ops.where, imports it needs, why not). ``not c`` -> ``ops.logical_not(c)``, ``a and b``
+    -> ``ops.logical_and(a, b)``; anything not visibly a bool tensor is refused."""
+    if not is_boolean(ctx, values, cond):
+        return None, (), ("cannot see that the condition is a bool tensor (ops.where needs one; `if x:` on a "
+                          "number tensor tests truthiness)")
+    imports: List = []
+    converted = _convert_condition(ctx, cond, imports)
+    if converted is None:
+        return None, (), "cannot spell ops.logical_not/logical_and here"
+    return converted, tuple(imports), None
+
+
+def _convert_condition(ctx, cond: cst.BaseExpression, imports: List) -> Optional[cst.BaseExpression]:
+    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, cst.Not):
+        inner = _convert_condition(ctx, cond.expression, imports)
+        return _ops_call(ctx, "logical_not", [inner], imports) if inner is not None else None
+    if isinstance(cond, cst.BooleanOperation):
+        left = _convert_condition(ctx, cond.left, imports)
+        right = _convert_condition(ctx, cond.right, imports)
+        name = "logical_and" if isinstance(cond.operator, cst.And) else "logical_or"
+        return _ops_call(ctx, name, [left, right], imports) if left is not None and right is not None else None
+    return _strip_parens(cond)
+
+
+def _strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if getattr(expr, "lpar", None):
+        return expr.with_changes(lpar=[], rpar=[])
+    return expr
+
+
+def _ops_call(ctx, name: str, args: Sequence[Optional[cst.BaseExpression]], imports: List
+              ) -> Optional[cst.Call]:
+    spelled = ctx.spell(f"mindspore.ops.{name}")
+    if spelled is None or any(a is None for a in args):
+        return None
+    text, needed = spelled
+    imports.extend(needed)
+    return cst.Call(func=cst.parse_expression(text), args=_args(args))
+
+
+def _args(values: Sequence[cst.BaseExpression]) -> List[cst.Arg]:
+    out = []
+    for index, value in enumerate(values):
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if index < len(values) - 1 else \
+            cst.MaybeSentinel.DEFAULT
+        out.append(cst.Arg(value=_strip_parens(value) if not isinstance(value, cst.IfExp) else value,
+                           comma=comma))
+    return out
+
+
+def condition_may_be_shape_one(ctx, values: FunctionValues, cond: cst.BaseExpression, depth: int = 0
+                               ) -> Optional[str]:
+    """The name of a Parameter attribute in the condition that may have shape ``(1,)`` (not under a full
+    reduction), e.g. ``self.global_step`` made with ``initializer(0, [1], ms.int32)``; None if none is seen."""
+    if depth > 4:
+        return None
+    if _is_full_reduction(cond):
+        return None
+    if isinstance(cond, cst.Attribute) and isinstance(cond.value, cst.Name) and cond.value.value == "self":
+        if values.kind(cond) is not Kind.TENSOR:
+            return None
+        assigned = init_assignment(ctx, values.owner, cond.attr.value)
+        zero_d = assigned is not None and _is_zero_d_factory(ctx, assigned[0], assigned[1])
+        return None if zero_d else f"self.{cond.attr.value}"
+    if isinstance(cond, cst.Name):
+        if cond.value in values.parameters:
+            return cond.value if _step_parameter(ctx, values, cond.value) else None
+        for value in _bindings(values, cond.value):
+            found = condition_may_be_shape_one(ctx, values, value, depth + 1)
+            if found:
+                return found
+        return None
+    children: List[cst.BaseExpression] = []
+    if isinstance(cond, cst.Comparison):
+        children = [cond.left] + [c.comparator for c in cond.comparisons]
+    elif isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)):
+        children = [cond.left, cond.right]
+    elif isinstance(cond, cst.UnaryOperation):
+        children = [cond.expression]
+    elif isinstance(cond, cst.Call):
+        children = [a.value for a in cond.args]
+        if isinstance(cond.func, cst.Attribute) and not (
+                isinstance(cond.func.value, cst.Name) and cond.func.value.value == "self"):
+            children.append(cond.func.value)
+    elif isinstance(cond, cst.Subscript):
+        children = [cond.value]
+    for child in children:
+        found = condition_may_be_shape_one(ctx, values, child, depth + 1)
+        if found:
+            return found
+    return None
+
+
+def _step_parameter(ctx, values: FunctionValues, name: str) -> bool:
+    """A parameter that usually holds an optimizer's ``global_step`` (shape ``(1,)``): named so, or the step
+    argument of an ``nn.LearningRateSchedule`` (``Optimizer.get_lr`` passes ``self.global_step``)."""
+    if "global_step" in name:
+        return True
+    owner = values.owner
+    if owner is None or values.func.name.value != "construct":
+        return False
+    for cls in ctx.attributes._class_chain(owner):
+        if any(ctx.imports.qualify(b.value) == "mindspore.nn.LearningRateSchedule"
+               for b in ctx.scope.classes[cls].node.bases):
+            return True
+    return False
+
+
+def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.FunctionDef] = None) -> bool:
+    """``Parameter(Tensor(0, ms.int32))``, ``Tensor(1.0)``, ``Tensor(limit)`` with ``limit=10.0`` a parameter of
+    ``__init__``, ``initializer(0, [], ...)``: visibly 0-d."""
+    if not isinstance(value, cst.Call):
+        return False
+    qualified = ctx.imports.qualify(value.func) or ""
+    args = call_name_args(value)
+    last = qualified.rsplit(".", 1)[-1]
+    if last == "Parameter" and args:
+        return _is_zero_d_factory(ctx, args[0].value, method)
+    if last in ("Tensor", "tensor") and args:
+        first = args[0].value
+        if isinstance(first, cst.Name) and method is not None:
+            first = _scalar_default(method, first.value) or first
+        return is_literal(first) and isinstance(literal_value(first), (int, float))
+    if last == "initializer" and len(args) >= 2:
+        shape = args[1].value
+        return is_literal(shape) and literal_value(shape) == ()
+    return False
+
+
+def _scalar_default(method: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+    params = list(method.params.params) + list(method.params.kwonly_params)
+    for param in params:
+        if param.name.value == name and param.default is not None and is_literal(param.default):
+            return param.default
+    return None
+
+
+# -- building the call ---------------------------------------------------------------------------------
+def where_call(ctx, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression,
+               imports: Sequence = ()) -> Optional[Tuple[cst.Call, Tuple]]:
+    """``ops.where(cond, a, b)`` spelled for this module, with the imports it needs (None: no spelling)."""
+    needed: List = list(imports)
+    call = _ops_call(ctx, "where", [cond, a, b], needed)
+    if call is None:
+        return None
+    return call, tuple(dict.fromkeys(needed))
+
+
+def hazard_message(name: str) -> str:
+    shown = {"/": "a division", "**": "a power"}.get(name, f"`{name}`")
+    return (f"a branch computes {shown}: a select evaluates it even when the condition guards against it, and "
+            "its inf/NaN reaches the gradient (measured: [1, 0] became [nan, nan]); check the gradient first")
+
+
+def comments_inside(node: cst.CSTNode, own_leading: Sequence[cst.EmptyLine] = ()) -> List[cst.EmptyLine]:
+    """Every comment inside ``node`` (except its own leading lines) as full-line comments, to keep them."""
+    collector = _Comments()
+    node.visit(collector)
+    own = {id(line.comment) for line in own_leading if line.comment is not None}
+    return [cst.EmptyLine(indent=True, comment=c) for c in collector.found if id(c) not in own]
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.found: List[cst.Comment] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node)
+

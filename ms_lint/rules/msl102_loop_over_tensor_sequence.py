@@ -1,0 +1,1074 @@
+"""MSL102 loop-over-tensor-sequence: a per-element loop or comprehension over gradients / parameters / optimizer
+state in graph code.
+
+Graph mode unrolls a Python loop over a tuple into one copy of the body per element. For tuples whose length grows
+with the model (one entry per parameter) that is hundreds of copies: measured on MindSpore 2.10 (CPU), a loop over
+200 gradients compiles 19x slower than ``ops.HyperMap``, and at 500 it fails (``Exceed function call depth
+limit``). The fix maps the per-element work with ``ops.HyperMap`` (see :mod:`ms_lint.rewrites.hypermap`).
+
+Which sequences count (:class:`_Origins`): tuples the value model knows are tensor sequences (``ParameterTuple``,
+``trainable_params()``), names of gradient/parameter/optimizer-state sequences (``grads``, ``self.moments``,
+``zip(self.params, grads)``), helper parameters fed such sequences, and literal tuples of more than 8 tensors.
+Not: ``nn.CellList``/``SequentialCell``/lists of Cells, short literal tuples, config values, ``*inputs``, and
+loops whose body does no tensor work on the element (bookkeeping).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from ms_lint.cstutil import call_name_args, code_of, suite_statements, walk_statements
+from ms_lint.diagnostics import SAFE, Fix
+from ms_lint.rewrites.hypermap import plan_map
+from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
+from ms_lint.prefilter import GRAPH_CODE
+from ms_lint.rules.base import Invalid, Rule
+from ms_lint.values import FunctionValues, Kind
+
+# Sequences with one entry per parameter. Plural forms only: ``weight``/``moment`` are single tensors.
+SEQUENCE_NAME = re.compile(
+    r"^_?(?:[a-z0-9]+_)*(?:grads|gradients|params|parameters|weights|moments|moment[12]|accums?|accumulators|"
+    r"variances|velocities|momentums|exp_avgs?|exp_avg_sqs?|trainable_params|parameter_tuple)(?:_[a-z0-9]+)*$"
+)
+LITERAL_LIMIT = 8
+MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
+BOOKKEEPING_METHODS = {"append", "extend", "insert", "pop", "keys", "items", "values", "get", "update",
+                       "setdefault", "format", "index", "count", "copy"}
+LIST_AGNOSTIC_CALLS = {"tuple", "len"}
+LIST_AGNOSTIC_OPS = {"mindspore.ops.addn", "mindspore.ops.stack", "mindspore.ops.concat", "mindspore.ops.cat",
+                     "mindspore.ops.AddN", "mindspore.ops.Stack", "mindspore.ops.Concat"}
+WHY = ("graph mode unrolls it into one copy of the body per element, and this sequence grows with the model "
+       "(MindSpore 2.10: 19x slower to compile than ops.HyperMap at 200 tensors; at 500 the loop fails with "
+       "`Exceed function call depth limit`)")
+
+
+def _short(node: cst.CSTNode, limit: int = 40) -> str:
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class Origin:
+    description: str
+    container: str  # "tuple" or "list"
+
+
+class _Origins:
+    """Is an expression a tensor sequence whose length grows with the model? (description, container)"""
+
+    def __init__(self, ctx, values: FunctionValues):
+        self.ctx = ctx
+        self.values = values
+
+    def of(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Origin]:
+        if depth > 4:
+            return None
+        if self._mapped(expr):  # the value model calls a HyperMap result a Tensor: it is a sequence
+            return self._call(expr, depth) if isinstance(expr, cst.Call) else self._name(expr, Kind.UNKNOWN, depth)
+        kind = self.values.kind(expr)
+        if kind in (Kind.CELL_SEQ, Kind.CELL, Kind.CONST, Kind.OP, Kind.TENSOR) or kind.value == "const-op":
+            return None
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            count = len(expr.elements)
+            if count > LITERAL_LIMIT and kind is Kind.TENSOR_SEQ:
+                return Origin(f"a literal of {count} tensors", "tuple" if isinstance(expr, cst.Tuple) else "list")
+            return None
+        if isinstance(expr, cst.Subscript):
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+                return self.of(expr.value, depth + 1)
+            return None
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, kind)
+        if isinstance(expr, cst.Name):
+            return self._name(expr, kind, depth)
+        return None
+
+    def _call(self, expr: cst.Call, depth: int) -> Optional[Origin]:
+        func = expr.func
+        args = call_name_args(expr)
+        if isinstance(func, cst.Name) and func.value in ("tuple", "list", "reversed") and len(args) == 1:
+            inner = self.of(args[0].value, depth + 1)
+            if inner is None:
+                return None
+            container = {"tuple": "tuple", "list": "list"}.get(func.value, inner.container)
+            return Origin(inner.description, container)
+        if self._is_mapper(func):  # ops.HyperMap()(f, grads): a tuple as long as grads
+            for arg in args[1:]:
+                inner = self.of(arg.value, depth + 1)
+                if inner is not None:
+                    return inner
+            return None
+        qualified = self.ctx.imports.qualify(func)
+        if qualified == "mindspore.ParameterTuple":
+            return Origin(f"`{_short(expr)}`", "tuple")
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in ("trainable_params", "get_parameters") and _is_self(func.value):
+                return Origin(f"`{_short(expr)}`", "list")
+            if func.attr.value == "clone":
+                inner = self.of(func.value, depth + 1)
+                return Origin(f"`{_short(expr)}`", "tuple") if inner else None
+        return None
+
+    def _mapped(self, expr: cst.BaseExpression) -> bool:
+        """``ops.HyperMap()(f, seq)``, or a local name bound only to such calls."""
+        if isinstance(expr, cst.Call):
+            return self._is_mapper(expr.func)
+        if isinstance(expr, cst.Name) and expr.value not in self.values.parameters:
+            bound = _bindings(self.values.func, expr.value)
+            return bool(bound) and all(isinstance(v, cst.Call) and self._is_mapper(v.func) for v in bound)
+        return False
+
+    def _is_mapper(self, func: cst.BaseExpression) -> bool:
+        value = func.func if isinstance(func, cst.Call) else None
+        if isinstance(func, cst.Attribute) and _is_self(func.value):
+            value = init_value(self.ctx, self.values.owner, func.attr.value)
+            value = value.func if isinstance(value, cst.Call) else None
+        return value is not None and self.ctx.imports.qualify(value) in MAPPERS
+
+    def _built_by_loop(self, name: str, depth: int) -> Optional[Origin]:
+        """``out += (f(g),)`` / ``out.append(...)`` in a loop over a model-sized sequence: as long as it."""
+        for stmt in walk_statements(suite_statements(self.values.func.body), into_defs=False):
+            if not isinstance(stmt, cst.For):
+                continue
+            collects = any(
+                (_collection(small) or ("",))[0] == name
+                for inner in walk_statements(suite_statements(stmt.body), into_defs=False)
+                for small in (inner.body if isinstance(inner, cst.SimpleStatementLine) else ()))
+            if not collects:
+                continue
+            header = parse_header(stmt.iter, stmt.target)
+            found = self.of_length(header.length, depth + 1) if header.length is not None else next(
+                (o for o in (self.of(seq, depth + 1) for seq in header.sequences) if o is not None), None)
+            if found is not None:
+                return found
+        return None
+
+    def _attribute(self, expr: cst.Attribute, kind: Kind) -> Optional[Origin]:
+        if not _is_self(expr.value):
+            return None
+        attr = expr.attr.value
+        value = init_value(self.ctx, self.values.owner, attr)
+        if isinstance(value, (cst.Tuple, cst.List)):  # a literal in __init__: its length is fixed
+            return self.of(value, 1) if len(value.elements) > LITERAL_LIMIT else None
+        if kind is Kind.TENSOR_SEQ or (kind is Kind.UNKNOWN and SEQUENCE_NAME.match(attr)):
+            container = "list" if isinstance(value, (cst.List, cst.ListComp)) else "tuple"
+            return Origin(f"`self.{attr}`", container)
+        return None
+
+    def _name(self, expr: cst.Name, kind: Kind, depth: int) -> Optional[Origin]:
+        name = expr.value
+        func = self.values.func
+        star = func.params.star_arg
+        if isinstance(star, cst.Param) and star.name.value == name and not SEQUENCE_NAME.match(name):
+            return None  # ``*inputs``: the network's inputs, not one entry per parameter
+        if name in self.values.parameters:
+            if SEQUENCE_NAME.match(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN):
+                return Origin(f"`{name}`", "tuple")
+            if kind is Kind.TENSOR_SEQ:
+                return self._from_call_sites(name, depth, "of")
+            return None
+        bindings = _bindings(func, name)
+        for value in bindings:
+            found = self.of(value, depth + 1)
+            if found is not None:
+                return Origin(f"`{name}`", found.container)
+        if SEQUENCE_NAME.match(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN) and bindings and not any(
+                isinstance(v, (cst.Tuple, cst.List)) for v in bindings):
+            return Origin(f"`{name}`", "tuple")
+        built = self._built_by_loop(name, depth)
+        if built is not None:
+            empty = [_empty_container(v) for v in bindings]
+            return Origin(f"`{name}`", "list" if "list" in empty else "tuple")
+        return None
+
+    def of_length(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Origin]:
+        """``len(grads)``, or a name bound to it (``n = len(self.params)``, a helper parameter fed one)."""
+        if depth > 4:
+            return None
+        if (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"
+                and len(expr.args) == 1):
+            return self.of(expr.args[0].value, depth + 1)
+        if isinstance(expr, cst.Name):
+            if expr.value in self.values.parameters:
+                return self._from_call_sites(expr.value, depth, "of_length")
+            for value in _bindings(self.values.func, expr.value):
+                found = self.of_length(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _from_call_sites(self, name: str, depth: int, how: str) -> Optional[Origin]:
+        """A helper parameter is model-sized when a graph call site passes it a model-sized sequence (``how="of"``)
+        or the length of one (``how="of_length"``)."""
+        func = self.values.func
+        params = list(func.params.posonly_params) + list(func.params.params)
+        if self.ctx.scope.owner_of.get(func) is not None and params:
+            params = params[1:]
+        names = [p.name.value for p in params]
+        if name not in names:
+            return None
+        position = names.index(name)
+        for site in self.ctx.scope.call_sites.get(func, []):
+            positional = [a for a in site.call.args if a.keyword is None and not a.star]
+            arg = next((a.value for a in site.call.args if a.keyword is not None and a.keyword.value == name), None)
+            if arg is None and position < len(positional):
+                arg = positional[position].value
+            if arg is None:
+                continue
+            found = getattr(_Origins(self.ctx, self.ctx.values(site.caller)), how)(arg, depth + 1)
+            if found is not None:
+                return found if how == "of_length" else Origin(f"`{name}`", found.container)
+        return None
+
+
+def _is_self(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "self"
+
+
+def _bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
+    found: List[cst.BaseExpression] = []
+    for stmt in walk_statements(suite_statements(func.body), into_defs=False):
+        for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name) and target.target.value == name:
+                        found.append(small.value)
+    return found
+
+
+@dataclass
+class Header:
+    """What a ``for`` clause iterates: the sequences (zipped), the element names, an enumerate index."""
+
+    sequences: List[cst.BaseExpression]
+    elements: Optional[List[str]]  # None: a target the rewrite does not handle
+    index: Optional[str] = None
+    by_position: bool = False  # ``for i in range(len(grads))``
+    length: Optional[cst.BaseExpression] = None  # the ``range`` argument of a by-position loop
+    names: Set[str] = field(default_factory=set)  # every name the loop binds
+
+
+def parse_header(iterable: cst.BaseExpression, target: cst.BaseExpression) -> Header:
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and not any(
+            a.keyword is not None or a.star for a in iterable.args):
+        fname, args = iterable.func.value, [a.value for a in iterable.args]
+        if fname == "zip" and args:
+            names = _tuple_names(target)
+            header = Header(args, names if names is not None and len(names) == len(args) else None)
+            header.names = set(_all_names(target))
+            return header
+        if fname == "enumerate" and len(args) == 1 and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            index = target.elements[0].value
+            inner = parse_header(args[0], target.elements[1].value)
+            inner.index = index.value if isinstance(index, cst.Name) else None
+            if inner.index is None:
+                inner.elements = None
+            inner.names = set(_all_names(target))
+            return inner
+        if fname == "range" and len(args) == 1:
+            header = Header([], None, by_position=True, length=args[0])
+            header.names = set(_all_names(target))
+            return header
+    header = Header([iterable], [target.value] if isinstance(target, cst.Name) else None)
+    header.names = set(_all_names(target))
+    return header
+
+
+def _tuple_names(target: cst.BaseExpression) -> Optional[List[str]]:
+    if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
+        return [e.value.value for e in target.elements]
+    return None
+
+
+def _all_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _all_names(e.value)]
+    return []
+
+
+class _NameUse(cst.CSTVisitor):
+    """Loads of a set of names (Attribute.attr and keyword names are not loads)."""
+
+    def __init__(self, names: Set[str], skip: Sequence[cst.CSTNode] = ()):
+        super().__init__()
+        self.names = names
+        self.skip = set(map(id, skip))
+        self.found: List[cst.Name] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self.skip:
+            return False
+        if isinstance(node, cst.Attribute):
+            node.value.visit(self)
+            return False
+        if isinstance(node, cst.Arg):
+            node.value.visit(self)
+            return False
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            bound: Set[str] = set()
+            clause = node.for_in
+            while clause is not None:
+                bound.update(_all_names(clause.target))
+                clause = clause.inner_for_in
+            if bound & self.names:  # the comprehension's own variables: only its first iterable is outside
+                node.for_in.iter.visit(self)
+                return False
+        if isinstance(node, cst.Name) and node.value in self.names:
+            self.found.append(node)
+        return True
+
+
+def _mentions(nodes: Sequence[cst.CSTNode], names: Set[str]) -> bool:
+    use = _NameUse(names)
+    for node in nodes:
+        node.visit(use)
+    return bool(use.found)
+
+
+class _TensorWork(cst.CSTVisitor):
+    """Does the code do tensor work on the element (a call or arithmetic that reads it, not bookkeeping)?"""
+
+    def __init__(self, values: FunctionValues, names: Set[str]):
+        super().__init__()
+        self.values = values
+        self.names = names
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in BOOKKEEPING_METHODS:
+            return
+        if isinstance(func, cst.Name) and func.value in ("len", "isinstance", "print", "tuple", "list", "range",
+                                                         "zip", "enumerate", "getattr", "hasattr", "str", "type"):
+            return
+        self._check(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._check(node)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if not isinstance(node.operator, cst.Not):
+            self._check(node)
+
+    def _check(self, node: cst.CSTNode) -> None:
+        if not self.found and self.values.kind(node) is not Kind.CONST and _mentions([node], self.names):
+            self.found = True
+
+
+class _Effects(cst.CSTVisitor):
+    def __init__(self, ctx, values: FunctionValues):
+        super().__init__()
+        self.ctx = ctx
+        self.values = values
+        self.found: Optional[str] = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.found is None:
+            category, name = classify_call(self.ctx, self.values, node)
+            if category == EFFECT and name.lower() == "depend":
+                self.found = "the body orders side effects with `depend`"
+            elif category == EFFECT:
+                self.found = (f"the body updates state (`{name}`): put one element's update in a function and "
+                              "apply it with ops.HyperMap, as MindSpore's optimizers do")
+            elif category == RANDOM:
+                self.found = f"the body draws random numbers (`{name}`)"
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
+            self.found = f"the body assigns `{_short(node.target)}`"
+
+
+class LoopOverTensorSequence(Rule):
+    code = "MSL102"
+    name = "loop-over-tensor-sequence"
+    summary = "per-element loop over gradients/parameters in graph code: unrolled once per tensor; use ops.HyperMap"
+    fix_applicability = SAFE
+    requires_text = GRAPH_CODE  # check_module only judges the loops the hooks collected in graph code
+
+    VALID = [
+        """
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Backbone(nn.Cell):
+            def __init__(self, depth=24):
+                super().__init__()
+                self.blocks = nn.CellList([nn.Dense(64, 64) for _ in range(depth)])
+                self.heads = [nn.Dense(64, 10), nn.Dense(64, 2)]
+
+            def construct(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                outs = ()
+                for head in self.heads:
+                    outs += (head(x),)
+                return outs
+        """,
+        """
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def fuse(p3, p4, p5, weights=(0.5, 0.3, 0.2)):
+            out = ops.zeros_like(p3)
+            for feat, w in zip((p3, p4, p5), weights):
+                out = out + feat * w
+            return out
+        """,
+        """
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class TrainStep(nn.Cell):
+            def __init__(self, network, names):
+                super().__init__()
+                self.network = network
+                self.names = names
+
+            def construct(self, grads):
+                named = {}
+                for index, value in enumerate(grads):
+                    named[self.names[index]] = value
+                return named
+        """,
+        """
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class MultiScale(nn.Cell):
+            def __init__(self, scales=(1.0, 0.5, 0.25)):
+                super().__init__()
+                self.scales = scales
+
+            def construct(self, x):
+                outs = ()
+                for s in self.scales:
+                    outs += (x * s,)
+                return outs
+        """,
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clip_grads(grads):
+                return tuple(ops.clip_by_value(g, -1.0, 1.0) for g in grads)
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            def _map_g(g):
+                return ops.clip_by_value(g, -1.0, 1.0)
+
+
+            @ms.jit
+            def clip_grads(grads):
+                return ops.HyperMap()(_map_g, grads)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class GradScaler(nn.Cell):
+                def __init__(self, network):
+                    super().__init__()
+                    self.network = network
+                    self.weights = ms.ParameterTuple(network.trainable_params())
+                    self.grad = ops.GradOperation(get_by_list=True)
+
+                def construct(self, x, scale):
+                    grads = self.grad(self.network, self.weights)(x)
+                    scaled = ()
+                    for g in grads:
+                        scaled += (g * scale,)
+                    return scaled
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            def _map_g(scale, g):
+                return g * scale
+
+
+            class GradScaler(nn.Cell):
+                def __init__(self, network):
+                    super().__init__()
+                    self.network = network
+                    self.weights = ms.ParameterTuple(network.trainable_params())
+                    self.grad = ops.GradOperation(get_by_list=True)
+
+                def construct(self, x, scale):
+                    grads = self.grad(self.network, self.weights)(x)
+                    scaled = ops.HyperMap()(ops.partial(_map_g, scale), grads)
+                    return scaled
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class Decay(nn.Cell):
+                def __init__(self, params, weight_decay=1e-4):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.weight_decay = weight_decay
+
+                def construct(self, gradients):
+                    out = []
+                    for p, g in zip(self.params, gradients):
+                        out.append(g + self.weight_decay * p)
+                    return tuple(out)
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            def _map_p(weight_decay, p, g):
+                return g + weight_decay * p
+
+
+            class Decay(nn.Cell):
+                def __init__(self, params, weight_decay=1e-4):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.weight_decay = weight_decay
+
+                def construct(self, gradients):
+                    out = ops.HyperMap()(ops.partial(_map_p, self.weight_decay), self.params, gradients)
+                    return tuple(out)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class ClipEach(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.hyper_map = ops.HyperMap()
+                    self.clip = nn.ClipByNorm()
+                    self.max_norm = ms.Tensor(1.0, ms.float32)
+
+                def construct(self, grads):
+                    return tuple(self.clip(g, self.max_norm) for g in grads)
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            def _map_g(clip, max_norm, g):
+                return clip(g, max_norm)
+
+
+            class ClipEach(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.hyper_map = ops.HyperMap()
+                    self.clip = nn.ClipByNorm()
+                    self.max_norm = ms.Tensor(1.0, ms.float32)
+
+                def construct(self, grads):
+                    return self.hyper_map(ops.partial(_map_g, self.clip, self.max_norm), grads)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def global_norm(grads):
+                squares = [ops.reduce_sum(ops.square(g)) for g in grads]
+                return ops.sqrt(ops.addn(squares))
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            def _map_g(g):
+                return ops.reduce_sum(ops.square(g))
+
+
+            @ms.jit
+            def global_norm(grads):
+                squares = ops.HyperMap()(_map_g, grads)
+                return ops.sqrt(ops.addn(squares))
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def grad_norm(grads):
+                total = ops.zeros((), ms.float32)
+                for g in grads:
+                    total = total + ops.reduce_sum(g * g)
+                return ops.sqrt(total)
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class PlainSGD(nn.Cell):
+                def __init__(self, params, lr=0.01):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.lr = lr
+
+                def construct(self, grads):
+                    for p, g in zip(self.params, grads):
+                        ops.assign(p, p - self.lr * g)
+                    return grads
+            """,
+        ),
+    ]
+
+    def __init__(self, context):
+        super().__init__(context)
+        self._pending: List[Tuple[cst.CSTNode, cst.FunctionDef]] = []
+        self._new_names: Set[str] = set()  # helper functions named by this run's fixes (applied together)
+
+    # Analysis waits for the end of the walk, when every parent is recorded (uses after the loop matter).
+    def visit_For(self, node: cst.For) -> None:
+        self._pending.append((node, self.function))
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._pending.append((node, self.function))
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._pending.append((node, self.function))
+
+    def check_module(self) -> None:
+        for node, func in self._pending:
+            if self.context.enclosing_function(node) is not func:
+                continue  # inside a nested def: its names are not the graph function's
+            values = self.context.values(func)
+            if isinstance(node, cst.For):
+                self._check_loop(values, node)
+            else:
+                self._check_comprehension(values, node)
+
+    # -- for loops ----------------------------------------------------------------------------------------
+    def _check_loop(self, values: FunctionValues, node: cst.For) -> None:
+        header = parse_header(node.iter, node.target)
+        origin = self._origin(values, header)
+        if origin is None:
+            return
+        work = _TensorWork(values, _tainted(node.body, header.names))
+        node.body.visit(work)
+        if not work.found:
+            return
+        fix, why = self._loop_fix(values, node, header, origin)
+        self._report(node, origin, fix, why)
+
+    def _origin(self, values: FunctionValues, header: Header) -> Optional[Origin]:
+        origins = _Origins(self.context, values)
+        if header.length is not None:
+            return origins.of_length(header.length)
+        for seq in header.sequences:
+            found = origins.of(seq)
+            if found is not None:
+                return found
+        return None
+
+    def _report(self, node: cst.CSTNode, origin: Origin, fix: Optional[Fix], why: Optional[str]) -> None:
+        head = f"per-element loop over {origin.description}: {WHY}"
+        if fix is not None:
+            message = f"{head}; map the per-element work with ops.HyperMap"
+        else:
+            message = f"{head}; no automatic rewrite: {why}"
+        self.report(node, message, fix)
+
+    def _loop_fix(self, values: FunctionValues, node: cst.For, header: Header, origin: Origin
+                  ) -> Tuple[Optional[Fix], Optional[str]]:
+        effects = _Effects(self.context, values)
+        node.body.visit(effects)
+        if effects.found:
+            return None, effects.found
+        if header.by_position:
+            return None, "it indexes the sequence by position: write the per-element work as a function of the " \
+                         "element and map it with ops.HyperMap"
+        lines = list(suite_statements(node.body))
+        smalls = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in lines]
+        if any(s is None for s in smalls) or node.orelse is not None:
+            accumulated = self._accumulation(values, node, header)
+            return None, accumulated or "the body has control flow or several statements per line"
+        collected = _collection(smalls[-1])
+        if collected is None:
+            accumulated = self._accumulation(values, node, header)
+            if accumulated is None and any(_collection(small) for small in smalls):
+                carried = _carried(smalls, set(header.elements or ()))
+                accumulated = (f"`{carried}` is carried between elements" if carried
+                               else "the body goes on after collecting the element's result")
+            return None, accumulated or "the loop does not collect one result per element"
+        result_name, element_expr, style = collected
+        if header.elements is None:
+            return None, "the loop target is unpacked in a way the rewrite does not handle"
+        if header.index is not None and _mentions(lines, {header.index}):
+            return None, f"the body uses the position `{header.index}`"
+        temporaries: Set[str] = set()
+        for small in smalls[:-1]:
+            target = _simple_target(small)
+            if target is None or target == result_name:
+                return None, "the body assigns something other than per-element temporaries"
+            temporaries.add(target)
+        ready = set(header.elements)
+        for small in smalls:  # a temporary read before this element assigns it is carried from the last one
+            carried = (_reads_of(small) & (temporaries - ready)) - {result_name}
+            if carried:
+                name = sorted(carried)[0]
+                return None, self._accumulation(values, node, header) or f"`{name}` is carried between elements"
+            target = _simple_target(small)
+            if target is not None:
+                ready.add(target)
+        if _mentions([element_expr] + lines[:-1], {result_name}):
+            return None, "the per-element result depends on earlier results"
+        leaked = self._leaked(values, node, temporaries | set(header.elements))
+        if leaked:
+            return None, f"`{leaked}` is used after the loop"
+        init = self._init_statement(node, result_name)
+        if init is None:
+            return None, f"`{result_name}` does not start as an empty tuple or list just before the loop"
+        init_stmt, container = init
+        if style == "append":
+            container = "list" if container == "list" else None
+        if container is None:
+            return None, f"`{result_name}` mixes tuple and list building"
+        if container == "list" and not self._list_uses_agnostic(values, result_name, [init_stmt, node]):
+            return None, f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns a tuple"
+        wrap = "tuple" if container == "tuple" and origin.container == "list" else None
+        plan, why = plan_map(self.context, values, header.elements, header.sequences, lines[:-1], element_expr, wrap,
+                             self._new_names)
+        if plan is None:
+            return None, why
+        leading = list(init_stmt.leading_lines) + comments_inside(init_stmt, init_stmt.leading_lines)
+        leading += list(node.leading_lines) + comments_inside(node, node.leading_lines)
+        statement = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(result_name))], value=plan.call)],
+            leading_lines=leading)
+        edits = [(init_stmt, None), (node, statement)]
+        if plan.new_def is not None:
+            edits.append((plan.anchor, [plan.anchor, plan.new_def]))
+        return Fix(SAFE, "map the per-element work with ops.HyperMap", edits=tuple(edits), imports=plan.imports), None
+
+    def _accumulation(self, values: FunctionValues, node: cst.For, header: Header) -> Optional[str]:
+        for stmt in walk_statements(suite_statements(node.body)):
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                target = _simple_target(small)
+                if target is None or target in header.names or _collection(small) is not None:
+                    continue  # collecting one result per element is what a map does
+                if isinstance(small, cst.AugAssign) or target in _reads_of(small):
+                    if isinstance(small, cst.AugAssign) and not isinstance(small.operator, cst.AddAssign):
+                        return f"it accumulates `{target}` across elements (not a map)"
+                    return (f"it accumulates `{target}` across elements: a sum is one ops.addn(...) over the mapped "
+                            "values, not a loop")
+        return None
+
+    def _leaked(self, values: FunctionValues, node: cst.For, names: Set[str]) -> Optional[str]:
+        """A name the loop binds that is read outside it without being bound again outside it."""
+        outside = _NameUse(names, skip=[node])
+        values.func.body.visit(outside)
+        read = {n.value for n in outside.found}
+        bound_outside: Set[str] = set()
+        for stmt in walk_statements(suite_statements(values.func.body), into_defs=False):
+            if stmt is node:
+                continue
+            if isinstance(stmt, cst.For) and not _contains(node, stmt):
+                bound_outside.update(_all_names(stmt.target))
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                target = _simple_target(small)
+                if target is not None and not _contains(node, stmt):
+                    bound_outside.add(target)
+        for name in sorted(read - bound_outside):
+            return name
+        return None
+
+    def _init_statement(self, node: cst.For, name: str) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
+        parent = self.context.parent(node)
+        if not isinstance(parent, cst.IndentedBlock):
+            return None
+        body = list(parent.body)
+        index = next(i for i, stmt in enumerate(body) if stmt is node)
+        for position in range(index - 1, -1, -1):
+            stmt = body[position]
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if small is not None and _simple_target(small) == name and isinstance(small, cst.Assign):
+                container = _empty_container(small.value)
+                if container is None or _mentions(body[position + 1:index], {name}):
+                    return None
+                return stmt, container
+            if _mentions([stmt], {name}):
+                return None
+        return None
+
+    def _list_uses_agnostic(self, values: FunctionValues, name: str, skip: Sequence[cst.CSTNode]) -> bool:
+        """Every later read of the list is one a tuple serves the same way: ``tuple(r)``, ``len(r)``,
+        ``r[i]``, ``for x in r``, ``ops.addn(r)``/``stack``/``concat``."""
+        use = _NameUse({name}, skip=skip)
+        values.func.body.visit(use)
+        for found in use.found:
+            parent = self.context.parent(found)
+            if isinstance(parent, cst.Arg):
+                call = self.context.parent(parent)
+                if not isinstance(call, cst.Call) or parent.star or parent.keyword is not None:
+                    return False
+                if isinstance(call.func, cst.Name) and call.func.value in LIST_AGNOSTIC_CALLS:
+                    continue
+                if self.context.imports.qualify(call.func) in LIST_AGNOSTIC_OPS:
+                    continue
+                return False
+            if isinstance(parent, cst.Subscript) and parent.value is found:
+                if len(parent.slice) == 1 and isinstance(parent.slice[0].slice, cst.Index) and not isinstance(
+                        self.context.parent(parent), cst.AssignTarget):
+                    continue
+                return False
+            if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is found:
+                continue
+            return False
+        return True
+
+    # -- comprehensions -----------------------------------------------------------------------------------
+    def _check_comprehension(self, values: FunctionValues, node) -> None:
+        clause = node.for_in
+        if clause.inner_for_in is not None or clause.asynchronous is not None:
+            return
+        header = parse_header(clause.iter, clause.target)
+        origin = self._origin(values, header)
+        if origin is None:
+            return
+        work = _TensorWork(values, header.names)
+        node.elt.visit(work)
+        if not work.found:
+            return
+        wrapper = self._wrapper(node)
+        reported = wrapper if wrapper is not None else node
+        fix, why = self._comprehension_fix(values, node, header, origin, wrapper)
+        self._report(reported, origin, fix, why)
+
+    def _wrapper(self, node) -> Optional[cst.Call]:
+        """``tuple(<comp>)`` / ``list(<comp>)`` / ``sum(<comp>)`` around the comprehension, if any."""
+        parent = self.context.parent(node)
+        if isinstance(parent, cst.Arg):
+            call = self.context.parent(parent)
+            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and len(call.args) == 1
+                    and call.func.value in ("tuple", "list", "sum")):
+                return call
+        return None
+
+    def _comprehension_fix(self, values: FunctionValues, node, header: Header, origin: Origin,
+                           wrapper: Optional[cst.Call]) -> Tuple[Optional[Fix], Optional[str]]:
+        effects = _Effects(self.context, values)
+        node.elt.visit(effects)
+        if effects.found:
+            return None, effects.found
+        if wrapper is not None and wrapper.func.value == "sum":
+            return None, "it sums over the sequence: a sum is one ops.addn(...) over the mapped values"
+        if node.for_in.ifs:
+            return None, "the comprehension filters elements"
+        if header.elements is None or header.by_position:
+            return None, "the loop target is unpacked in a way the rewrite does not handle"
+        if header.index is not None and _mentions([node.elt], {header.index}):
+            return None, f"the element uses the position `{header.index}`"
+        if wrapper is not None and wrapper.func.value == "tuple":
+            replaced: cst.CSTNode = wrapper
+            wrap = "tuple" if origin.container == "list" else None
+        else:
+            replaced = wrapper if wrapper is not None else node
+            if isinstance(node, cst.GeneratorExp) and wrapper is None:
+                return None, "a generator used directly"
+            if not self._list_result_agnostic(values, replaced):
+                return None, "it builds a list that is used as a list; ops.HyperMap returns a tuple"
+            wrap = None
+        plan, why = plan_map(self.context, values, header.elements, header.sequences, [], node.elt, wrap,
+                             self._new_names)
+        if plan is None:
+            return None, why
+        call = plan.call
+        if getattr(replaced, "lpar", None):
+            call = call.with_changes(lpar=replaced.lpar, rpar=replaced.rpar)
+        edits: List = [(replaced, call)]
+        if plan.new_def is not None:
+            edits.append((plan.anchor, [plan.anchor, plan.new_def]))
+        return Fix(SAFE, "map the per-element work with ops.HyperMap", edits=tuple(edits), imports=plan.imports), None
+
+    def _list_result_agnostic(self, values: FunctionValues, node: cst.CSTNode) -> bool:
+        """A list-producing comprehension whose list-ness does not matter: an argument of ``tuple``/``ops.addn``..
+        or assigned to a name whose every later read is tuple-agnostic."""
+        parent = self.context.parent(node)
+        if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+            call = self.context.parent(parent)
+            if isinstance(call, cst.Call) and ((isinstance(call.func, cst.Name) and call.func.value
+                                                in LIST_AGNOSTIC_CALLS)
+                                               or self.context.imports.qualify(call.func) in LIST_AGNOSTIC_OPS):
+                return True
+            return False
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
+                                                                                        cst.Name):
+            name = parent.targets[0].target.value
+            if len(_bindings(values.func, name)) != 1:
+                return False
+            return self._list_uses_agnostic(values, name, [parent])
+        return False
+
+
+def _carried(smalls: Sequence[cst.BaseSmallStatement], ready: Set[str]) -> Optional[str]:
+    """A name the body reads before it assigns it: its value comes from the previous element."""
+    assigned = {t for t in map(_simple_target, smalls) if t is not None}
+    ready = set(ready)
+    for small in smalls:
+        early = (_reads_of(small) & assigned) - ready
+        if isinstance(small, cst.AugAssign) or _collection(small) is not None:
+            early -= {_simple_target(small) or ""}
+        if early:
+            return sorted(early)[0]
+        target = _simple_target(small)
+        if target is not None:
+            ready.add(target)
+    return None
+
+
+def _tainted(body: cst.BaseSuite, names: Set[str]) -> Set[str]:
+    """The loop's names plus every name the body computes from them (``g = gradients[i]``)."""
+    tainted = set(names)
+    statements = list(walk_statements(suite_statements(body), into_defs=False))
+    for _ in range(2):
+        for stmt in statements:
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                value = getattr(small, "value", None)
+                if not isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) or value is None:
+                    continue
+                if _mentions([value], tainted):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for target in targets:
+                        tainted.update(_all_names(target))
+    return tainted
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    finder = _Find(inner)
+    outer.visit(finder)
+    return finder.found
+
+
+class _Find(cst.CSTVisitor):
+    def __init__(self, wanted: cst.CSTNode):
+        super().__init__()
+        self.wanted = wanted
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.wanted:
+            self.found = True
+        return not self.found
+
+
+def _simple_target(small: Optional[cst.BaseSmallStatement]) -> Optional[str]:
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value
+    if isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
+        return small.target.value
+    return None
+
+
+def _reads_of(small: cst.BaseSmallStatement) -> Set[str]:
+    value = getattr(small, "value", None)
+    if value is None:
+        return set()
+    use = _NameUse(_names_in(value))
+    value.visit(use)
+    reads = {n.value for n in use.found}
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        reads.add(small.target.value)
+    return reads
+
+
+def _names_in(node: cst.CSTNode) -> Set[str]:
+    collector = _AllNames()
+    node.visit(collector)
+    return collector.names
+
+
+class _AllNames(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.names: Set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _empty_container(value: cst.BaseExpression) -> Optional[str]:
+    if isinstance(value, cst.Tuple) and not value.elements:
+        return "tuple"
+    if isinstance(value, cst.List) and not value.elements:
+        return "list"
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and not value.args:
+        return {"tuple": "tuple", "list": "list"}.get(value.func.value)
+    return None
+
+
+def _collection(small: Optional[cst.BaseSmallStatement]) -> Optional[Tuple[str, cst.BaseExpression, str]]:
+    """``r.append(e)`` / ``r += (e,)`` / ``r = r + (e,)`` (or ``[e]``) -> (r, e, "append"|"concat")."""
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        func = call.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)
+                and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star):
+            return func.value.value, call.args[0].value, "append"
+        return None
+    if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) and isinstance(
+            small.target, cst.Name):
+        single = _single_element(small.value)
+        return (small.target.value, single, "concat") if single is not None else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        name = small.targets[0].target.value
+        value = small.value
+        if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
+                and isinstance(value.left, cst.Name) and value.left.value == name):
+            single = _single_element(value.right)
+            return (name, single, "concat") if single is not None else None
+    return None
+
+
+def _single_element(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    if isinstance(expr, (cst.Tuple, cst.List)) and len(expr.elements) == 1 and not isinstance(
+            expr.elements[0], cst.StarredElement):
+        return expr.elements[0].value
+    return None
+

@@ -1,0 +1,332 @@
+"""MSL102 / MSL201 rewrites proven with real MindSpore (CPU, graph mode): original and fixed code compute the same.
+
+Every rule example with a fix and every fixture whose safe fixes change it is run before and after the fix on
+small inputs that take each branch; outputs must match exactly (type, shape, dtype, values). The hazards behind
+the rules' refusals are shown too: a select over a guarded division gives NaN gradients, a select with Python
+number branches returns a Tensor where the ``if`` returns a float, and a shape-(1,) ``global_step`` condition
+broadcasts 0-d branches to shape (1,).
+"""
+import importlib.util
+import itertools
+import pathlib
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+ms = pytest.importorskip("mindspore")
+
+from mindspore import Parameter, Tensor, nn  # noqa: E402
+
+from ms_lint.config import Config  # noqa: E402
+from ms_lint.fixer import fix_text  # noqa: E402
+from ms_lint.rules import rule_by_code  # noqa: E402
+from ms_lint.source import read_source  # noqa: E402
+from ms_lint.testing import fix, lint  # noqa: E402
+
+pytestmark = pytest.mark.mindspore
+
+FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+CODES = ["MSL102", "MSL201"]
+_module_ids = itertools.count()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def graph_mode():
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+    yield
+    ms.set_context(mode=previous)
+
+
+def load(tmp_path, text):
+    """Import ``text`` as a real module from a file (graph mode reads the source of what it compiles)."""
+    path = tmp_path / f"msl_equiv_{next(_module_ids)}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def t(value, dtype=np.float32):
+    return Tensor(np.asarray(value, dtype=dtype))
+
+
+def grads(scale=1.0, bad=False):
+    """Five gradients of different shapes (a 0-d one included); ``bad`` puts an inf in one."""
+    rng = np.random.default_rng(7)
+    shapes = [(3,), (2, 2), (4,), (), (1, 3)]
+    arrays = [(rng.standard_normal(s) * 3 * scale).astype(np.float32) for s in shapes]
+    if bad:
+        arrays[2][1] = np.inf
+    return tuple(Tensor(a) for a in arrays)
+
+
+def params(prefix):
+    """Parameters matching ``grads()``'s shapes, fresh objects with identical values for each version."""
+    rng = np.random.default_rng(3)
+    shapes = [(3,), (2, 2), (4,), (), (1, 3)]
+    return [Parameter(Tensor(rng.standard_normal(s).astype(np.float32)), name=f"{prefix}{i}")
+            for i, s in enumerate(shapes)]
+
+
+def leaves(value):
+    """Flatten nested tuples/lists/dicts of Tensors and Python scalars into comparable (kind, shape, dtype, array)."""
+    if isinstance(value, (tuple, list)):
+        return [(type(value).__name__, len(value))] + [x for item in value for x in leaves(item)]
+    if isinstance(value, dict):
+        return [("dict", tuple(sorted(value)))] + [x for k in sorted(value) for x in leaves(value[k])]
+    if isinstance(value, Tensor):
+        array = value.asnumpy()
+        return [("Tensor", array.shape, str(array.dtype), array)]
+    return [(type(value).__name__, value)]
+
+
+def assert_same(before, after):
+    a, b = leaves(before), leaves(after)
+    assert len(a) == len(b), (a, b)
+    for x, y in zip(a, b):
+        assert x[:-1] == y[:-1] if x[0] == "Tensor" else x == y, (x, y)
+        if x[0] == "Tensor":
+            np.testing.assert_array_equal(x[-1], y[-1])
+
+
+def dense(in_dim=3, out_dim=1):
+    weight = Tensor(np.arange(in_dim * out_dim, dtype=np.float32).reshape(out_dim, in_dim) / 10)
+    return nn.Dense(in_dim, out_dim, weight_init=weight, bias_init=Tensor(np.zeros(out_dim, np.float32)))
+
+
+# -- runs of every rule example that has a fix: (code, index) -> function of the module giving outputs ------
+def _grad_scaler(m):
+    net = dense(3, 2)
+    return [m.GradScaler(net)(t(np.ones((2, 3))), t(0.5))]
+
+
+def _decay(m):
+    cell = m.Decay(params(f"decay{next(_module_ids)}_"))
+    return [cell(grads())]
+
+
+EXAMPLE_RUNS = {
+    ("MSL201", 0): lambda m: [m.pick(t(2.0), t(1.0)), m.pick(t(1.0), t(2.0))],
+    ("MSL201", 1): lambda m: [m.clipped(t(5.0), t(2.0)), m.clipped(t(1.0), t(2.0))],
+    ("MSL201", 2): lambda m: [m.masked_max(t([1.0, 2.0, 3.0]), t([0.0, 0.0, 0.0])),
+                              m.masked_max(t([1.0, 2.0, 3.0]), t([1.0, 0.0, 1.0]))],
+    ("MSL201", 3): lambda m: [m.smooth(t(0.3), t(0.0)), m.smooth(t(3.0), t(0.0))],
+    ("MSL201", 4): lambda m: [m.Warmup()(Tensor(np.int32(10))), m.Warmup()(Tensor(np.int32(500)))],
+    ("MSL201", 5): lambda m: [m.CappedLoss()(t([1.0, 2.0]), t([0.0, 0.0])),
+                              m.CappedLoss()(t([10.0, 20.0]), t([0.0, 0.0]))],
+    ("MSL102", 0): lambda m: [m.clip_grads(grads())],
+    ("MSL102", 1): _grad_scaler,
+    ("MSL102", 2): _decay,
+    ("MSL102", 3): lambda m: [m.ClipEach()(grads(scale=3.0))],
+    ("MSL102", 4): lambda m: [m.global_norm(grads())],
+}
+
+
+def _fixed_examples():
+    for code in CODES:
+        for index, example in enumerate(rule_by_code(code).INVALID):
+            if example.fixed is not None:
+                yield pytest.param(code, index, example, id=f"{code}-invalid-{index}")
+
+
+@pytest.mark.parametrize("code, index, example", list(_fixed_examples()))
+def test_fixed_example_computes_the_same(tmp_path, code, index, example):
+    assert (code, index) in EXAMPLE_RUNS, f"add a run for {code} INVALID[{index}] to EXAMPLE_RUNS"
+    outcome = fix(example.code, unsafe=example.unsafe, select=[code])
+    assert outcome.changed and outcome.error is None
+    run = EXAMPLE_RUNS[(code, index)]
+    before = run(load(tmp_path, textwrap.dedent(example.code)))
+    after = run(load(tmp_path, outcome.fixed))
+    assert_same(before, after)
+
+
+# -- fixtures: every file the safe fixes change is run before and after -----------------------------------------
+def _train_step(m, x):
+    net = nn.WithLossCell(dense(3, 1), nn.MSELoss())
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+    step = m.ScaledTrainStep(net, opt)
+    loss, overflow = step(x, t(np.ones((2, 1))))
+    return [loss, overflow, step.scale.value()] + [p.value() for p in net.trainable_params()]
+
+
+def _accumulate(m):
+    cell = m.AccumulateGrads(params(f"acc{next(_module_ids)}_"))
+    out = cell(grads())
+    return [out] + [p.value() for p in cell.accum]
+
+
+def _decayed_sgd(m):
+    weights = params(f"sgd{next(_module_ids)}_")
+    opt = m.DecayedSGD(weights, learning_rate=0.1, weight_decay=0.01)
+    return [opt(grads())] + [p.value() for p in weights]
+
+
+FIXTURE_RUNS = {
+    "optimizers/grad_utils.py": lambda m: [
+        m.UnscaleAndClip(loss_scale=4.0)(grads(scale=4.0)),
+        m.FiniteCheck()(grads()), m.FiniteCheck()(grads(bad=True)),
+        m.maybe_negate(grads()), m.maybe_negate(grads(), True),
+    ] + _accumulate(m),
+    "optimizers/loop_optimizers.py": _decayed_sgd,
+    "branches/loss_scale_wrapper.py": lambda m: (
+        _train_step(m, t(np.ones((2, 3)))) + _train_step(m, t([[1.0, np.inf, 0.0], [0.0, 1.0, 2.0]]))
+        + [m.DynamicScaleUpdate(window=1)(t(8.0), Tensor(True)),
+           m.DynamicScaleUpdate(window=5)(t(8.0), Tensor(True)),
+           m.DynamicScaleUpdate(window=1)(t(8.0), Tensor(False))]),
+    "branches/attention_masks.py": lambda m: [
+        m.apply_padding_mask(t(np.ones((2, 3))), t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])),
+        m.apply_padding_mask(t(np.ones((2, 3))), t(np.ones((2, 3)))),
+        m.FocalWeight()(t([0.9, 0.2]), t([1.0, 1.0])),
+        m.FocalWeight()(t([0.9, 0.8]), t([1.0, 1.0])),
+    ],
+}
+
+
+def _fixture_files():
+    return sorted(p for p in FIXTURES.rglob("*.py") if p.parent.name in ("optimizers", "branches"))
+
+
+@pytest.mark.parametrize("path", _fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_computes_the_same_after_safe_fixes(tmp_path, path):
+    config = Config(root=str(FIXTURES)).with_overrides(select=CODES)
+    outcome = fix_text(read_source(str(path)), config, unsafe=False)
+    assert outcome.error is None and not outcome.problems
+    name = str(path.relative_to(FIXTURES))
+    if not outcome.changed:
+        assert name not in FIXTURE_RUNS, f"{name}: no safe fix applies any more"
+        return
+    assert name in FIXTURE_RUNS, f"{name} has safe fixes: add a run to FIXTURE_RUNS"
+    run = FIXTURE_RUNS[name]
+    before = run(load(tmp_path, outcome.original))
+    after = run(load(tmp_path, outcome.fixed))
+    assert_same(before, after)
+
+
+# -- the hazards behind the refusals ------------------------------------------------------------------------
+SAFE_DIV = """
+import mindspore as ms
+
+
+@ms.jit
+def safe_div(x, y):
+    if y != 0:
+        r = x / y
+    else:
+        r = x
+    return r
+"""
+
+
+def test_division_guard_select_gives_nan_gradients_so_its_fix_is_never_safe(tmp_path):
+    findings = [f for f in lint(SAFE_DIV) if f.code == "MSL201"]
+    assert len(findings) == 1 and findings[0].fix_object is not None
+    assert findings[0].fix_object.applicability == "unsafe"
+    assert not fix(SAFE_DIV, select=["MSL201"]).changed
+    rewritten = fix(SAFE_DIV, unsafe=True, select=["MSL201"]).fixed
+    assert "ops.where(y != 0, x / y, x)" in rewritten
+    before, after = load(tmp_path, textwrap.dedent(SAFE_DIV)), load(tmp_path, rewritten)
+    for y in (0.0, 2.0):  # forward values agree on both sides of the guard
+        assert_same(before.safe_div(t(1.0), t(y)), after.safe_div(t(1.0), t(y)))
+    grad_before = ms.grad(before.safe_div, grad_position=(0, 1))(t(1.0), t(0.0))
+    grad_after = ms.grad(after.safe_div, grad_position=(0, 1))(t(1.0), t(0.0))
+    np.testing.assert_array_equal([g.asnumpy() for g in grad_before], [1.0, 0.0])
+    assert all(np.isnan(g.asnumpy()) for g in grad_after)
+
+
+NUMBER_BRANCHES = """
+import mindspore as ms
+from mindspore import ops
+
+
+@ms.jit
+def indicator(x, y):
+    return 1.0 if x > y else 0.0
+
+
+@ms.jit
+def indicator_select(x, y):
+    return ops.where(x > y, 1.0, 0.0)
+"""
+
+
+def test_python_number_branches_get_no_fix_because_a_select_returns_a_tensor(tmp_path):
+    findings = [f for f in lint(NUMBER_BRANCHES) if f.code == "MSL201"]
+    assert len(findings) == 1 and findings[0].fix_object is None
+    assert "Python value" in findings[0].message
+    module = load(tmp_path, textwrap.dedent(NUMBER_BRANCHES))
+    assert isinstance(module.indicator(t(2.0), t(1.0)), float)
+    assert isinstance(module.indicator_select(t(2.0), t(1.0)), Tensor)
+
+
+STEP_CONDITION = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.common.initializer import initializer
+
+
+class Schedule(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.global_step = ms.Parameter(initializer(0, [1], ms.int32), name="global_step")
+        self.low = ms.Tensor(0.01, ms.float32)
+        self.high = ms.Tensor(0.1, ms.float32)
+
+    def construct(self):
+        if self.global_step < 10:
+            lr = self.low
+        else:
+            lr = self.high
+        return lr
+"""
+
+
+def test_shape_one_step_condition_makes_the_select_unsafe(tmp_path):
+    findings = [f for f in lint(STEP_CONDITION) if f.code == "MSL201"]
+    assert len(findings) == 1 and findings[0].fix_object.applicability == "unsafe"
+    assert "shape (1,)" in findings[0].fix_object.message
+    rewritten = fix(STEP_CONDITION, unsafe=True, select=["MSL201"]).fixed
+    before = load(tmp_path, textwrap.dedent(STEP_CONDITION)).Schedule()()
+    after = load(tmp_path, rewritten).Schedule()()
+    assert before.shape == () and after.shape == (1,)
+    np.testing.assert_array_equal(before.asnumpy(), after.asnumpy()[0])
+
+
+def test_hypermap_keeps_the_container_of_its_input(tmp_path):
+    """Why list results are only rewritten where list-ness cannot matter: HyperMap returns a tuple for a tuple."""
+    module = load(tmp_path, textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import ops
+
+
+        def _double(g):
+            return g * 2
+
+
+        @ms.jit
+        def as_list(grads):
+            return [_double(g) for g in grads]
+
+
+        @ms.jit
+        def mapped(grads):
+            return ops.HyperMap()(_double, grads)
+        """))
+    assert isinstance(module.as_list(grads()), list)
+    assert isinstance(module.mapped(grads()), tuple)
+    assert [f.code for f in lint("""
+        import mindspore as ms
+
+
+        def _double(g):
+            return g * 2
+
+
+        @ms.jit
+        def as_list(grads):
+            return [_double(g) for g in grads]
+        """) if f.fix_object is not None] == []

@@ -1,0 +1,221 @@
+"""MSL102 loop-over-tensor-sequence: which sequences grow with the model, which loops are maps, and the rewrite."""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ms_lint.testing import fix, lint
+
+HEAD = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+"""
+
+
+def jit(body, params="grads, scale"):
+    return HEAD + f"@ms.jit\ndef f({params}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+def cell(init, construct, base="nn.Cell", params="self, grads"):
+    return HEAD + (f"class Net({base}):\n    def __init__(self, params):\n        super().__init__()\n"
+                   + textwrap.indent(textwrap.dedent(init), " " * 8)
+                   + f"\n    def construct({params}):\n" + textwrap.indent(textwrap.dedent(construct), " " * 8))
+
+
+def line_of(code, text):
+    return next(i for i, line in enumerate(textwrap.dedent(code).splitlines(), 1) if text in line)
+
+
+def findings(code):
+    return [f for f in lint(code) if f.code == "MSL102"]
+
+
+def only(code):
+    found = findings(code)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def fixed(code, **kwargs):
+    out = fix(code, select=["MSL102"], **kwargs)
+    assert out.error is None and not out.problems
+    cst.parse_module(out.fixed)
+    again = fix(out.fixed, select=["MSL102"], **kwargs)
+    assert again.fixed == out.fixed, "a second fix changed the code"
+    return out.fixed
+
+
+# -- which sequences ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("loop", [
+    "for g in grads:", "for g in gradients:", "for i, g in enumerate(grads):", "for g in grads[1:]:",
+    "for g in tuple(grads):", "for g, s in zip(grads, grads):", "for i in range(len(grads)):",
+])
+def test_gradient_sequences_are_flagged(loop):
+    code = jit(f"out = ()\n{loop}\n    out += (scale * 2 + {'grads[i]' if 'range' in loop else 'g'},)\nreturn out",
+               params="grads, gradients, scale")
+    assert only(code).line == line_of(code, loop)
+
+
+@pytest.mark.parametrize("init, loop", [
+    ("self.params = ms.ParameterTuple(params)", "for p in self.params:"),
+    ("self.moments = ms.ParameterTuple(params).clone(prefix='m')", "for p in self.moments:"),
+    ("self.weights = params", "for p in self.weights:"),
+    ("self.n = 1", "for p in self.trainable_params():"),
+])
+def test_parameter_sequences_on_self_are_flagged(init, loop):
+    code = cell(init, f"for p in {loop.split(' in ')[1][:-1]}:\n    ops.assign(p, p * 0.5)\nreturn grads")
+    assert only(code).line == line_of(code, "for p in")
+
+
+def test_optimizer_parameters_from_the_base_class_and_helper_parameters_are_flagged():
+    code = HEAD + textwrap.dedent("""
+        def _scale(seq, s):
+            return tuple(x * s for x in seq)
+
+
+        class Opt(nn.Optimizer):
+            def construct(self, gradients):
+                n = len(self.parameters)
+                for i in range(n):
+                    ops.assign(self.parameters[i], gradients[i])
+                return _scale(gradients, 0.5)
+        """)
+    assert sorted(f.line for f in findings(code)) == [line_of(code, "return tuple"), line_of(code, "for i in")]
+
+
+def test_hypermap_results_and_loop_built_tuples_are_model_sized():
+    code = jit("""
+        half = ops.HyperMap()(ops.partial(ops.mul, 0.5), grads)
+        clipped = tuple(ops.clip_by_value(h, -1.0, 1.0) for h in half)
+        acc = ()
+        for g in grads:
+            acc += (g * scale,)
+        return tuple(a * 2 for a in acc), clipped
+        """)
+    assert sorted(f.line for f in findings(code)) == [
+        line_of(code, "clipped ="), line_of(code, "for g in"), line_of(code, "return tuple")]
+
+
+def test_literal_tuples_count_only_above_eight():
+    nine = ", ".join(f"x{i}" for i in range(9))
+    eight = ", ".join(f"x{i}" for i in range(8))
+    code = jit(f"out = ()\nfor t in ({nine}):\n    out += (t * 2,)\nfor t in ({eight}):\n    out += (t * 2,)\n"
+               "return out", params=nine)
+    assert [f.line for f in findings(code)] == [line_of(code, f"for t in ({nine})")]
+
+
+@pytest.mark.parametrize("construct", [
+    "for layer in self.layers:\n    grads = layer(grads)\nreturn grads",
+    "for head in self.heads:\n    grads = head(grads)\nreturn grads",
+    "for block in self.seq:\n    grads = block(grads)\nreturn grads",
+    "out = ()\nfor s in self.scales:\n    out += (grads * s,)\nreturn out",
+    "out = []\nfor g in grads:\n    out.append(g.shape)\nreturn out",
+    "names = {}\nfor i, g in enumerate(grads):\n    names[self.names[i]] = g\nreturn names",
+    "out = ()\nfor w in self.weight:\n    out += (w * 2,)\nreturn out",
+])
+def test_cells_config_bookkeeping_and_single_tensors_are_not_flagged(construct):
+    init = """
+        self.layers = nn.CellList([nn.Dense(2, 2) for _ in range(30)])
+        self.heads = [nn.Dense(2, 2), nn.Dense(2, 2)]
+        self.seq = nn.SequentialCell([nn.ReLU(), nn.ReLU()])
+        self.scales = (1.0, 0.5)
+        self.names = ["a", "b"]
+        self.weight = ms.Parameter(ms.Tensor([1.0, 2.0]))
+        """
+    assert findings(cell(init, construct)) == []
+
+
+def test_star_inputs_are_not_a_parameter_sequence():
+    code = jit("out = ()\nfor x in inputs:\n    out += (x * 2,)\nreturn out", params="*inputs")
+    assert findings(code) == []
+
+
+# -- fixes --------------------------------------------------------------------------------------------------
+def test_a_direct_callable_needs_no_helper_function():
+    out = fixed(jit("return tuple(ops.neg(g) for g in grads)"))
+    assert "return ops.HyperMap()(ops.neg, grads)" in out and "def _map" not in out
+    out = fixed(jit("return tuple(ops.mul(scale, g) for g in grads)"))
+    assert "return ops.HyperMap()(ops.partial(ops.mul, scale), grads)" in out
+
+
+def test_helper_function_takes_loop_invariants_and_self_attributes_as_bound_arguments():
+    code = cell("self.cast = ops.Cast()\nself.clip = 1.0", """
+        scale = grads[0].sum()
+        out = []
+        for g in grads:
+            h = self.cast(g, ms.float32) * scale
+            h = ops.clip_by_value(h, -self.clip, self.clip)
+            out.append(h)
+        return tuple(out)
+        """)
+    out = fixed(code)
+    assert "def _map_g(cast, scale, clip, g):\n    h = cast(g, ms.float32) * scale\n" in out
+    assert "    h = ops.clip_by_value(h, -clip, clip)\n    return h\n" in out
+    assert "out = ops.HyperMap()(ops.partial(_map_g, self.cast, scale, self.clip), grads)" in out
+    assert out.index("def _map_g") < out.index("class Net")
+
+
+def test_existing_hyper_map_attribute_and_optimizer_base_are_reused():
+    code = cell("self.hyper_map = ops.HyperMap()", "return tuple(ops.neg(g) for g in grads)")
+    assert "return self.hyper_map(ops.neg, grads)" in fixed(code)
+    code = cell("", "return tuple(ops.neg(g) for g in grads)", base="nn.Optimizer")
+    assert "return self.hyper_map(ops.neg, grads)" in fixed(code)
+
+
+def test_list_results_are_rewritten_only_where_a_tuple_serves_the_same():
+    ok = jit("sq = [ops.square(g) for g in grads]\nreturn ops.addn(sq), len(sq), sq[0], tuple(sq)")
+    assert "sq = ops.HyperMap()(ops.square, grads)" in fixed(ok)
+    for use in ("return sq", "sq.append(scale)\nreturn sq", "return sq + [scale]"):
+        code = jit(f"sq = [ops.square(g) for g in grads]\n{use}")
+        finding = only(code)
+        assert finding.fix_object is None and "list" in finding.message
+
+
+def test_a_list_input_keeps_a_tuple_result():
+    code = cell("self.params = params", "return tuple(p * 2 for p in self.trainable_params())")
+    assert "return tuple(ops.HyperMap()(_map_p, self.trainable_params()))" in fixed(code)
+
+
+def test_several_fixes_get_distinct_helper_names():
+    out = fixed(jit("a = tuple(g * scale for g in grads)\nb = tuple(g + scale for g in grads)\nreturn a, b"))
+    assert "def _map_g(scale, g):" in out and "def _map_g_2(scale, g):" in out
+    assert "ops.partial(_map_g, scale)" in out and "ops.partial(_map_g_2, scale)" in out
+
+
+def test_enumerate_index_is_dropped_when_unused():
+    code = jit("out = ()\nfor i, g in enumerate(grads):\n    out += (g * scale,)\nreturn out")
+    assert "out = ops.HyperMap()(ops.partial(_map_g, scale), grads)" in fixed(code)
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("total = scale\nfor g in grads:\n    total = total + g.sum()\nreturn total", "ops.addn"),
+    ("total = scale\nfor g in grads:\n    total *= g.sum()\nreturn total", "accumulates `total`"),
+    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "updates state"),
+    ("out = ()\nfor i, g in enumerate(grads):\n    out += (g * i,)\nreturn out", "position `i`"),
+    ("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out, g", "`g` is used after the loop"),
+    ("out = (scale,)\nfor g in grads:\n    out += (g * scale,)\nreturn out", "does not start as an empty"),
+    ("out = ()\nfor g in grads:\n    if g.ndim > 1:\n        g = g * 2\n    out += (g,)\nreturn out", "control flow"),
+    ("out = ()\nprev = scale\nfor g in grads:\n    out += (g * prev,)\n    prev = g\nreturn out", "`prev` is carried"),
+    ("out = ()\nfor i in range(len(grads)):\n    out += (grads[i] * scale,)\nreturn out", "by position"),
+    ("return tuple(g * 2 for g in grads if g.ndim > 1)", "filters"),
+    ("return sum(g.sum() for g in grads)", "ops.addn"),
+    ("return tuple(ops.dropout(g) for g in grads)", "random"),
+])
+def test_no_fix_and_the_reason_is_in_the_message(body, reason):
+    found = findings(jit(body))
+    assert found and found[0].fix_object is None
+    assert reason in found[0].message
+
+
+def test_carried_temporaries_are_not_a_map():
+    code = jit("out = ()\nfor g in grads:\n    y = t * 2\n    t = g\n    out += (y,)\nreturn out", params="grads, t")
+    finding = only(code)
+    assert finding.fix_object is None
+
+
+def test_loops_inside_nested_functions_are_left_alone():
+    """A nested def's own names would be judged by the outer function's value model: not analyzed (a known limit)."""
+    code = jit("def inner(grads):\n    return tuple(g * 2 for g in grads)\nreturn inner(scale)")
+    assert findings(code) == []
