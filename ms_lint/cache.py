@@ -9,18 +9,21 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ms_lint import __version__
 from ms_lint.diagnostics import Finding
 
 CACHE_DIR = ".ms_lint_cache"
+# (mtime_ns, size, content digest) of the bytes a result was computed from.
+Stamp = Tuple[int, int, str]
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by ms-lint.\n"
 
 
 class ResultsCache:
     def __init__(self, root: str, config_fingerprint: str):
         self.folder = os.path.join(root, CACHE_DIR)
+        self.config_fingerprint = config_fingerprint
         self.file = os.path.join(self.folder, __version__, f"{config_fingerprint}-{_code_fingerprint()}.json")
         self.entries: Dict[str, Dict[str, Any]] = {}
         self.dirty = False
@@ -54,13 +57,17 @@ class ResultsCache:
             self.dirty = True
         return [Finding.from_json(item) for item in entry["findings"]]
 
-    def store(self, path: str, findings: List[Finding]) -> None:
-        stat = self._stat(path)
-        digest = _digest(path)
-        if stat is None or digest is None:
-            return
+    def store(self, path: str, findings: List[Finding], stamp: Optional[Stamp] = None) -> None:
+        """Remember ``findings`` for ``path``. ``stamp`` describes the bytes they were computed from (the runner's
+        workers send it, so the file is not read again here); without it the file is stat'ed and hashed now."""
+        if stamp is None:
+            stat = self._stat(path)
+            digest = _digest(path)
+            if stat is None or digest is None:
+                return
+            stamp = (stat[0], stat[1], digest)
         self.entries[os.path.abspath(path)] = {
-            "mtime_ns": stat[0], "size": stat[1], "digest": digest,
+            "mtime_ns": stamp[0], "size": stamp[1], "digest": stamp[2],
             "findings": [f.to_json() for f in findings],
         }
         self.dirty = True
@@ -76,8 +83,19 @@ class ResultsCache:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(self.entries, handle)
             os.replace(tmp, self.file)
+            self._remove_stale()
         except OSError:
             pass  # a cache that cannot be written is not an error
+
+    def _remove_stale(self) -> None:
+        """Results of the same config from an older ms-lint source can never be used again: delete them."""
+        folder, current = os.path.dirname(self.file), os.path.basename(self.file)
+        for name in os.listdir(folder):
+            if name.startswith(self.config_fingerprint + "-") and name.endswith(".json") and name != current:
+                try:
+                    os.remove(os.path.join(folder, name))
+                except OSError:
+                    pass
 
 
 def _code_fingerprint() -> str:

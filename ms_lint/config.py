@@ -5,8 +5,9 @@ import fnmatch
 import hashlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ms_lint.codes import CODES, is_valid_selector, matches
 
@@ -60,16 +61,24 @@ class Config:
         A pattern without ``/`` matches a file or folder name (``build``, ``*_pb2.py``); one with ``/`` matches
         the path relative to the config root (``src/generated/*``). ``check_parents`` also tests every folder
         above the path (for file names passed by pre-commit)."""
-        rel = self.relative(path)
+        name_regex, path_patterns = self._exclude_matchers()
+        rel = self.relative(path) if check_parents or path_patterns else ""
         names = rel.split("/") if check_parents else [os.path.basename(os.path.normpath(path))]
-        for pattern in self.exclude + self.extend_exclude:
-            pattern = pattern.rstrip("/")
-            if "/" in pattern:
-                if _glob_match(rel, pattern):
-                    return True
-            elif any(fnmatch.fnmatch(name, pattern) for name in names):
-                return True
-        return False
+        if name_regex is not None and any(name_regex.match(os.path.normcase(name)) for name in names):
+            return True
+        return any(_glob_match(rel, pattern) for pattern in path_patterns)
+
+    def _exclude_matchers(self) -> Tuple[Optional["re.Pattern[str]"], List[str]]:
+        """The name patterns as one regex (what ``fnmatch.fnmatch`` does for each, in one match: discovery calls
+        this for every file and folder), and the path patterns. Rebuilt when the exclude lists change."""
+        patterns = tuple(pattern.rstrip("/") for pattern in self.exclude + self.extend_exclude)
+        cached = self.__dict__.get("_exclude_cache")
+        if cached is None or cached[0] != patterns:
+            names = [p for p in patterns if "/" not in p]
+            regex = re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in names)) if names else None
+            cached = (patterns, regex, [p for p in patterns if "/" in p])
+            self.__dict__["_exclude_cache"] = cached
+        return cached[1], cached[2]
 
     def relative(self, path: str) -> str:
         try:

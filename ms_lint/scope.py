@@ -2,7 +2,9 @@
 
 Roots: functions decorated with ``mindspore.jit`` (any alias, with or without arguments), functions passed
 to ``mindspore.jit(fn)``, and ``construct`` of ``nn.Cell`` subclasses (unless ``graph-mode = "jit-only"``).
-Then, transitively within the module, the methods (``self.helper(x)``) and module functions graph code calls.
+A module that sets ``mode=PYNATIVE_MODE`` and never GRAPH_MODE runs its Cells eagerly: their ``construct`` is
+not a root there. Then, transitively within the module, the methods (``self.helper(x)``) and module functions
+graph code calls.
 ``@constexpr``/``@_primexpr`` helpers run in Python at compile time and are never graph code.
 """
 from __future__ import annotations
@@ -14,6 +16,7 @@ import libcst as cst
 
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
 from ms_lint.names import ImportTable, dotted
+from ms_lint.walk import find
 
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.prim_attr_register"}
@@ -131,21 +134,40 @@ class GraphScope:
     def is_jit_call(self, call: cst.Call) -> bool:
         return self.imports.qualify(call.func) in JIT_NAMES
 
+    def _pynative_only(self, calls: List[Tuple[cst.Call, Optional[str]]]) -> bool:
+        """The module sets ``mode=PYNATIVE_MODE`` and never GRAPH_MODE (nor a mode it cannot read): its Cells run
+        eagerly, so their ``construct`` is not compiled (``@jit`` code still is)."""
+        modes = set()
+        for call, _ in calls:
+            if self.imports.qualify(call.func) != "mindspore.set_context":
+                continue
+            if any(arg.star for arg in call.args):
+                return False  # set_context(**cfg): the mode may be GRAPH_MODE
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "mode":
+                    value = arg.value
+                    qualified = self.imports.qualify(value)
+                    literal_one = isinstance(value, cst.Integer) and value.value == "1"
+                    modes.add("pynative" if qualified == "mindspore.PYNATIVE_MODE" or literal_one else "other")
+        return modes == {"pynative"}
+
     def _find_roots(self) -> None:
+        calls = self._all_calls()
+        constructs_compiled = self.graph_mode == "auto" and not self._pynative_only(calls)
         for func, owner in self.owner_of.items():
             if self.is_compile_time_helper(func):
                 continue
             if any(name in JIT_NAMES for name in self.decorator_names(func)):
                 self._add(func, owner, "decorated with mindspore.jit", True)
             elif (
-                self.graph_mode == "auto"
+                constructs_compiled
                 and owner is not None
                 and func.name.value == "construct"
                 and self.is_cell_class(owner)
             ):
                 self._add(func, owner, f"construct of nn.Cell subclass {owner}", True)
         # ``g = ms.jit(f)`` / ``ms.jit(self.f)`` anywhere in the module.
-        for call, owner in self._all_calls():
+        for call, owner in calls:
             if not self.is_jit_call(call):
                 continue
             args = call_name_args(call)
@@ -156,12 +178,11 @@ class GraphScope:
                 self._add(target[0], self.owner_of.get(target[0]), "passed to mindspore.jit", True)
 
     def _all_calls(self) -> List[Tuple[cst.Call, Optional[str]]]:
-        collector = _CallCollector()
+        calls: List[Tuple[cst.Call, Optional[str]]] = []
         for stmt in self.module.body:
             owner = stmt.name.value if isinstance(stmt, cst.ClassDef) else None
-            collector.owner = owner
-            stmt.visit(collector)
-        return collector.calls
+            calls.extend((call, owner) for call in find(stmt, cst.Call))  # ms_lint.walk: a visitor's order, faster
+        return calls
 
     def _resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
         """``f`` -> module function f; ``self.f`` -> method f of the owner class. Returns (def, bound)."""
@@ -188,9 +209,7 @@ class GraphScope:
         while pending:
             caller = pending.pop()
             owner = self.functions[caller].owner
-            collector = _CallCollector()
-            caller.body.visit(collector)
-            for call, _ in collector.calls:
+            for call in find(caller.body, cst.Call):
                 target = self._resolve_callable(call.func, owner)
                 if target is not None:
                     callee, bound = target
@@ -214,12 +233,3 @@ class GraphScope:
 
     def is_graph_function(self, func: cst.FunctionDef) -> bool:
         return func in self.functions
-
-
-class _CallCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: List[Tuple[cst.Call, Optional[str]]] = []
-        self.owner: Optional[str] = None
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append((node, self.owner))

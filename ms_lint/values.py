@@ -126,12 +126,63 @@ class ModuleConstants:
                     if isinstance(target, cst.Name):
                         counts[target.value] = counts.get(target.value, 0) + 1
                         self.nodes[target.value] = small.value
+        rebound = _rebound_elsewhere(module)
         for name, count in counts.items():
-            if count == 1 and is_literal(self.nodes[name]):
+            if count == 1 and name not in rebound and is_literal(self.nodes[name]):
                 self.values[name] = literal_value(self.nodes[name])
 
     def is_constant(self, name: str) -> bool:
         return name in self.values
+
+
+def _rebound_elsewhere(module: cst.Module) -> Set[str]:
+    """Module names bound other than by a top-level ``NAME = value`` line: in an ``if``/``try``/``for``/``with``
+    block at module level (``if FAST: STEPS = 2``), by ``+=``, a loop, an import or a def, or declared ``global``
+    in a function (``def main(): global STEPS; STEPS = args.steps``). Such a name's value is not the literal."""
+    names: Set[str] = set()
+    top_level = {id(stmt) for stmt in module.body}
+    for stmt in walk_statements(module.body, into_defs=False):
+        nested = id(stmt) not in top_level
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        simple = not nested and len(small.targets) == 1 and isinstance(target.target, cst.Name)
+                        if not simple:
+                            names.update(_bound_names(target.target))
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    names.update(_bound_names(small.target))
+                elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        while isinstance(bound, cst.Attribute):
+                            bound = bound.value
+                        if isinstance(bound, cst.Name):
+                            names.add(bound.value)
+        elif isinstance(stmt, cst.For):
+            names.update(_bound_names(stmt.target))
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    names.update(_bound_names(item.asname.name))
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            names.add(stmt.name.value)
+    for stmt in walk_statements(module.body, into_defs=True):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Global):
+                    names.update(item.name.value for item in small.names)
+    return names
+
+
+def _bound_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
 
 
 class ClassAttributes:

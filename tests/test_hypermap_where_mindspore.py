@@ -113,12 +113,13 @@ def _decay(m):
 EXAMPLE_RUNS = {
     ("MSL201", 0): lambda m: [m.pick(t(2.0), t(1.0)), m.pick(t(1.0), t(2.0))],
     ("MSL201", 1): lambda m: [m.clipped(t(5.0), t(2.0)), m.clipped(t(1.0), t(2.0))],
-    ("MSL201", 2): lambda m: [m.masked_max(t([1.0, 2.0, 3.0]), t([0.0, 0.0, 0.0])),
-                              m.masked_max(t([1.0, 2.0, 3.0]), t([1.0, 0.0, 1.0]))],
+    ("MSL201", 2): lambda m: [m.keep_finite(t([1.0, 2.0, 3.0])), m.keep_finite(t([1.0, np.inf, 3.0]))],
     ("MSL201", 3): lambda m: [m.smooth(t(0.3), t(0.0)), m.smooth(t(3.0), t(0.0))],
     ("MSL201", 4): lambda m: [m.Warmup()(Tensor(np.int32(10))), m.Warmup()(Tensor(np.int32(500)))],
     ("MSL201", 5): lambda m: [m.CappedLoss()(t([1.0, 2.0]), t([0.0, 0.0])),
                               m.CappedLoss()(t([10.0, 20.0]), t([0.0, 0.0]))],
+    ("MSL201", 7): lambda m: [m.masked(t([1.0, 2.0, 3.0]), t([0.0, 0.0, 0.0])),
+                              m.masked(t([1.0, 2.0, 3.0]), t([1.0, 0.0, 1.0]))],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -178,6 +179,10 @@ FIXTURE_RUNS = {
         + [m.DynamicScaleUpdate(window=1)(t(8.0), Tensor(True)),
            m.DynamicScaleUpdate(window=5)(t(8.0), Tensor(True)),
            m.DynamicScaleUpdate(window=1)(t(8.0), Tensor(False))]),
+    "branches/lr_schedules.py": lambda m: [
+        m.WarmupCosine()(Tensor(np.int32(10))), m.WarmupCosine()(Tensor(np.int32(500))),
+        m.WarmupCosine()(Tensor(np.array([10], np.int32))), m.WarmupCosine()(Tensor(np.array([500], np.int32))),
+    ],
     "branches/attention_masks.py": lambda m: [
         m.apply_padding_mask(t(np.ones((2, 3))), t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])),
         m.apply_padding_mask(t(np.ones((2, 3))), t(np.ones((2, 3)))),
@@ -187,8 +192,59 @@ FIXTURE_RUNS = {
 }
 
 
+def _lamb(m):
+    weights = params(f"lamb{next(_module_ids)}_")
+    opt = m.LoopLamb(weights, learning_rate=0.1)
+    return [opt(grads())] + [p.value() for p in weights]
+
+
+def _lars(m):
+    weights = params(f"lars{next(_module_ids)}_")
+    step = m.LarsScale(nn.SGD(weights, learning_rate=0.1))
+    return [step(grads(scale=2.0))] + [p.value() for p in weights]
+
+
+def _overflow_step(m, x):
+    net = nn.WithLossCell(dense(3, 1), nn.MSELoss())
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+    step = m.ExplicitOverflowStep(net, opt)
+    loss, overflow = step(x, t(np.ones((2, 1))))
+    return [loss, overflow, step.loss_scale.value()] + [p.value() for p in net.trainable_params()]
+
+
+def _step(value, shape_one=False):
+    return Tensor(np.array([value] if shape_one else value, np.int32))
+
+
+FIXTURE_RUNS.update({
+    "lookalikes_optim/adam_family.py": _lamb,
+    "lookalikes_optim/momentum_lars_thor.py": _lars,
+    "lookalikes_optim/clip_accumulate_ema.py": lambda m: [
+        m.LoopClipByValue()(grads(scale=3.0)),
+        m.clip_by_global_norm(grads()), m.clip_by_global_norm(list(grads(scale=0.01))),
+        m.ScaledGrads(dense(3, 1))(t(np.ones((2, 3))), t(4.0)),
+    ],
+    "lookalikes_branches/loss_scale_cells.py": lambda m: (
+        _overflow_step(m, t(np.ones((2, 3)))) + _overflow_step(m, t([[1.0, np.inf, 0.0], [0.0, 1.0, 2.0]]))
+        + [m.DynamicLossScaleUpdate(scale_window=1)(t(8.0), Tensor(False)),
+           m.DynamicLossScaleUpdate(scale_window=5)(t(8.0), Tensor(False)),
+           m.DynamicLossScaleUpdate(scale_window=1)(t(8.0), Tensor(True))]),
+    "lookalikes_branches/schedules_and_masks.py": lambda m: [
+        m.WarmupLinear()(_step(10)), m.WarmupLinear()(_step(5000)),
+        m.WarmupLinear()(_step(10, True)), m.WarmupLinear()(_step(5000, True)),
+        m.ClampedLoss()(t([1.0, 2.0]), t([0.0, 0.0])), m.ClampedLoss()(t([100.0, 20.0]), t([0.0, 0.0])),
+        m.ClampedLoss(reduction="sum")(t([1.0, 2.0]), t([0.0, 0.0])),
+    ],
+    "lookalikes_branches/jit_scalars_and_loops.py": lambda m: [
+        m.halve_until(t(np.ones((2, 3))), Tensor(np.int32(3))),
+        m.halve_until(t(np.full((2, 3), 0.2)), Tensor(np.int32(2))),
+    ],
+})
+
+
 def _fixture_files():
-    return sorted(p for p in FIXTURES.rglob("*.py") if p.parent.name in ("optimizers", "branches"))
+    return sorted(p for p in FIXTURES.rglob("*.py")
+                  if p.parent.name in ("optimizers", "branches", "lookalikes_optim", "lookalikes_branches"))
 
 
 @pytest.mark.parametrize("path", _fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))
@@ -330,3 +386,93 @@ def test_hypermap_keeps_the_container_of_its_input(tmp_path):
         def as_list(grads):
             return [_double(g) for g in grads]
         """) if f.fix_object is not None] == []
+
+
+SHAPE_JOIN = """
+import mindspore as ms
+
+
+@ms.jit
+def pick(x, v):
+    s = x.sum()
+    if s > 0:
+        s = v
+    return s
+"""
+
+
+def test_select_broadcasts_where_the_if_keeps_each_sides_shape_so_unproven_shapes_are_unsafe(tmp_path):
+    findings = [f for f in lint(SHAPE_JOIN) if f.code == "MSL201"]
+    assert len(findings) == 1 and findings[0].fix_object.applicability == "unsafe"
+    assert "one shape" in findings[0].message
+    assert not fix(SHAPE_JOIN, select=["MSL201"]).changed
+    before = load(tmp_path, textwrap.dedent(SHAPE_JOIN))
+    after = load(tmp_path, fix(SHAPE_JOIN, unsafe=True, select=["MSL201"]).fixed)
+    v = t(np.ones(3))
+    assert before.pick(t(-np.ones(3)), v).shape == ()  # the `if` keeps the 0-d sum
+    assert after.pick(t(-np.ones(3)), v).shape == (3,)  # the select broadcasts it
+
+
+MIXED_ZIP = """
+import mindspore as ms
+from mindspore import nn
+
+
+class Decay(nn.Cell):
+    def __init__(self, params):
+        super().__init__()
+        self.params = ms.ParameterTuple(params)
+
+    def construct(self, grads):
+        out = ()
+        for p, g in zip(self.params, grads):
+            out += (g + 0.01 * p,)
+        return out
+"""
+
+
+def test_a_list_zipped_with_a_parameter_tuple_is_wrapped_because_hypermap_rejects_a_mix(tmp_path):
+    rewritten = fix(MIXED_ZIP, select=["MSL102"]).fixed
+    assert "self.params, tuple(grads))" in rewritten
+    before = load(tmp_path, textwrap.dedent(MIXED_ZIP)).Decay(params(f"mix{next(_module_ids)}_"))
+    after = load(tmp_path, rewritten).Decay(params(f"mix{next(_module_ids)}_"))
+    assert_same(before(list(grads())), after(list(grads())))
+    unwrapped = rewritten.replace("tuple(grads))", "grads)")
+    with pytest.raises(RuntimeError, match="consistent"):
+        load(tmp_path, unwrapped).Decay(params(f"mix{next(_module_ids)}_"))(list(grads()))
+
+
+READ_AFTER_UPDATE = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Step(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ms.Tensor(1.0, ms.float32), name="scale")
+
+    def construct(self, x, grads):
+        ops.assign(self.scale, self.scale * 2)
+        if x > 0:
+            r = x * self.scale
+        else:
+            r = x
+        out = ()
+        for g in grads:
+            out += (g * self.scale,)
+        ops.assign(self.scale, self.scale * 2)
+        return r, out
+"""
+
+
+def test_parameters_read_after_an_update_see_the_update_in_both_rewrites(tmp_path):
+    """The select and the ``ops.partial``-bound Parameter read the value the ``assign`` before them wrote."""
+    outcome = fix(READ_AFTER_UPDATE, select=CODES)
+    assert "ops.where(x > 0, x * self.scale, x)" in outcome.fixed
+    assert "ops.partial(_map_g, self.scale)" in outcome.fixed
+    runs = []
+    for text in (textwrap.dedent(READ_AFTER_UPDATE), outcome.fixed):
+        step = load(tmp_path, text).Step()
+        runs.append([step(t(1.0), grads()), step(t(-1.0), grads()), step.scale.value()])
+    assert_same(runs[0], runs[1])

@@ -545,6 +545,80 @@ def test_no_rewrite_when_not_equivalent(lines):
                 out.append(self.head(x[i]))
             return ops.stack(out)
     """,
+    # a walrus binds y in the function; moved into a lambda it would not (y read after the loop)
+    """
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.exp(y := x[i] * 2))
+        res = ops.stack(out)
+        return res + y
+    """,
+    # ...even from inside a comprehension
+    """
+    @ms.jit
+    def f(x):
+        res = ops.stack([ops.exp(y := x[i]) for i in range(x.shape[0])])
+        return res + y
+    """,
+    # a name the body assigns is declared global: the moved body would assign a local instead
+    """
+    z = None
+
+
+    @ms.jit
+    def f(x):
+        global z
+        out = []
+        for i in range(x.shape[0]):
+            z = x[i] * 2
+            out.append(ops.exp(z))
+        return ops.stack(out)
+    """,
+    # the trip count was read from x before x was rebound: the loop takes the first n rows of the new x, a vmap
+    # over the new x would take all of them
+    """
+    @ms.jit
+    def f(x):
+        n = x.shape[0]
+        x = ops.transpose(x, (1, 0))
+        out = []
+        for i in range(n):
+            out.append(x[i] * 2)
+        return ops.stack(out)
+    """,
+    """
+    @ms.jit
+    def f(x):
+        b, c = x.shape
+        x = x.T
+        out = []
+        for i in range(b):
+            out.append(x[i] + 1)
+        return ops.stack(out)
+    """,
+    """
+    @ms.jit
+    def f(x):
+        n = x.shape[0]
+        x = ops.transpose(x, (1, 0))
+        return ops.stack([x[i] * 2 for i in range(n)])
+    """,
+    # a temporary read in the `finally` of the try the loop sits in
+    """
+    @ms.jit
+    def f(x):
+        try:
+            out = []
+            for i in range(x.shape[0]):
+                h = ops.exp(x[i])
+                out.append(h)
+            res = ops.stack(out)
+        finally:
+            print(h)
+        return res
+    """,
 ])
 def test_no_rewrite_for_these_shapes(code):
     assert_flagged_without_fix(code)
@@ -633,3 +707,114 @@ def test_loop_inside_an_outer_loop():
     """
     # `h` is read after the inner loop (and again in the next outer iteration): no rewrite
     assert_flagged_without_fix(body)
+
+
+def test_trip_count_read_after_the_last_rebinding_is_still_rewritten():
+    """``x = f(x); n = x.shape[0]``: n is the size of the x the loop slices."""
+    out = assert_fixed("""
+    @ms.jit
+    def f(x):
+        x = ops.relu(x)
+        n = x.shape[0]
+        out = []
+        for i in range(n):
+            out.append(x[i] * 2)
+        return ops.stack(out)
+    """)
+    assert "ms.vmap(lambda x_i: x_i * 2, in_axes=0, out_axes=0)(x)" in out
+
+
+def test_annotated_helper_parameter_that_callers_fill_with_a_list_is_not_a_tensor():
+    """mindcv's CrossViT: ``forward_head(self, x: Tensor)`` is handed ``forward_features``'s list of tensors."""
+    assert findings("""
+    class CrossViT(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.CellList([nn.Dense(4, 2), nn.Dense(4, 2)])
+
+        def forward_features(self, x: ms.Tensor) -> ms.Tensor:
+            return [x[:, 0], x[:, 1]]
+
+        def forward_head(self, x: ms.Tensor) -> ms.Tensor:
+            ce_logits = []
+            zz = 0
+            for c in x:
+                ce_logits.append(self.head[zz](c))
+                zz = zz + 1
+            return ops.stack([ce_logits[0], ce_logits[1]]).mean(0)
+
+        def construct(self, x: ms.Tensor) -> ms.Tensor:
+            x = self.forward_features(x)
+            return self.forward_head(x)
+    """) == []
+
+
+def test_annotated_helper_parameter_that_callers_fill_with_a_tensor_is_still_flagged():
+    assert len(findings("""
+    class Net(nn.Cell):
+        def rows(self, x: ms.Tensor) -> ms.Tensor:
+            out = []
+            for r in x:
+                out.append(ops.exp(r))
+            return ops.stack(out)
+
+        def construct(self, x: ms.Tensor) -> ms.Tensor:
+            return self.rows(ops.relu(x))
+    """)) == 1
+
+
+def test_cells_of_a_pynative_only_script_are_not_flagged():
+    code = """
+    class Net(nn.Cell):
+        def construct(self, x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(ops.exp(x[i]))
+            return ops.stack(out)
+
+
+    @ms.jit
+    def rows(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.exp(x[i]))
+        return ops.stack(out)
+
+
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    """
+    assert flagged_lines(code) == [13]
+
+
+def test_loops_over_a_numpy_arrays_shape_are_not_tensor_axes():
+    """A numpy array made in ``__init__`` (or in graph code) has a fixed, config-sized shape: not a Tensor's."""
+    assert findings("""
+    import numpy as np
+
+
+    class AnchorHead(nn.Cell):
+        def __init__(self, anchors):
+            super().__init__()
+            self.anchors = np.array(anchors, np.float32)
+            self.conv = nn.Conv2d(4, 4, 1)
+
+        def construct(self, x):
+            outs = ()
+            for i in range(self.anchors.shape[0]):
+                outs += (self.conv(x) * float(self.anchors[i, 0]),)
+            grid = np.arange(16).reshape(4, 4)
+            for j in range(grid.shape[0]):
+                x = x + 1
+            return outs, x
+    """) == []
+
+
+def test_a_body_that_only_reads_shapes_builds_no_graph_nodes():
+    assert findings("""
+    @ms.jit
+    def f(x):
+        sizes = ()
+        for i in range(x.shape[0]):
+            sizes += (x.shape[1] * i, x.ndim, len(x))
+        return x.reshape((-1,))[sizes[0]:sizes[1]]
+    """) == []

@@ -165,6 +165,30 @@ def test_long_comprehension_is_flagged():
             x = ops.sin(x)
         return x
     """,
+    # shape bookkeeping: the tensor is read only for its shape and length, folded at compile time
+    """
+    @ms.jit
+    def f(x):
+        offs = ()
+        for i in range(64):
+            offs += (x.shape[-1] * i + len(x),)
+        return x.reshape((-1,))[offs[1]:offs[3]]
+    """,
+    # a while loop over cells by index: each iteration runs a different layer
+    """
+    class Enc(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.num_layers = 24
+            self.layers = nn.CellList([nn.Dense(4, 4) for _ in range(24)])
+
+        def construct(self, x):
+            i = 0
+            while i < self.num_layers:
+                x = self.layers[i](x)
+                i += 1
+            return x
+    """,
 ])
 def test_not_flagged(code):
     assert findings(code) == []
@@ -311,8 +335,54 @@ def test_rewrite_of_a_cell_method_is_placed_before_the_class():
             x = x * rate
         return x
     """,
+    # the carried name is declared global: a module-level body function would assign a local instead
+    """
+    @ms.jit
+    def f(x):
+        global h
+        h = x
+        for _ in range(STEPS):
+            h = ops.tanh(h) + x
+        return x
+    """,
+    # a walrus in the body
+    """
+    @ms.jit
+    def f(x):
+        h = x
+        for _ in range(STEPS):
+            h = ops.tanh(g := h * 2)
+        return h + g
+    """,
 ])
 def test_no_rewrite_for_these_bodies(code):
     found = findings(code)
     assert len(found) == 1 and found[0].fix_object is None, found
     assert not fixed(code).changed
+
+
+def test_module_constant_rebound_by_a_flag_or_a_global_has_no_trip_count():
+    """``STEPS = 200`` rebound under ``if`` or by ``global`` in ``main``: 200 is not what the graph sees."""
+    code = """
+    import os
+
+    TRIPS = 200
+    if os.environ.get("FAST"):
+        TRIPS = 2
+    OTHER = 300
+
+
+    @ms.jit
+    def f(x):
+        for _ in range(TRIPS):
+            x = x * 0.5
+        for _ in range(OTHER):
+            x = x * 0.5
+        return x
+
+
+    def main(args):
+        global OTHER
+        OTHER = args.steps
+    """
+    assert findings(code) == []

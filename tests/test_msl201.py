@@ -176,20 +176,20 @@ def test_if_else_same_target_becomes_where_and_import_is_added():
     ("(x > 0) or not (y > 0)", "ops.logical_or(x > 0, ops.logical_not(y > 0))"),
 ])
 def test_boolean_operators_become_logical_ops(condition, expected):
-    out = fix(jit(f"if {condition}:\n    r = x\nelse:\n    r = y\nreturn r"), select=["MSL201"])
-    assert f"r = ops.where({expected}, x, y)" in out.fixed
+    out = fix(jit(f"if {condition}:\n    r = x - y\nelse:\n    r = y - x\nreturn r"), select=["MSL201"])
+    assert f"r = ops.where({expected}, x - y, y - x)" in out.fixed
 
 
 def test_if_without_else_keeps_the_previous_value():
-    out = fix(jit("r = x * 2\nif x > y:\n    r = y\nreturn r"), select=["MSL201"])
-    assert "r = ops.where(x > y, y, r)" in out.fixed
+    out = fix(jit("r = x - y\nif x > y:\n    r = y - x\nreturn r"), select=["MSL201"])
+    assert "r = ops.where(x > y, y - x, r)" in out.fixed
 
 
 def test_if_return_then_return_and_conditional_expression():
-    out = fix(jit("if x > y:\n    return x\nreturn y"), select=["MSL201"])
-    assert out.fixed.rstrip().endswith("return ops.where(x > y, x, y)")
-    out = fix(jit("r = (x if x > y else y) * 2\nreturn r"), select=["MSL201"])
-    assert "r = (ops.where(x > y, x, y)) * 2" in out.fixed
+    out = fix(jit("if x > y:\n    return x - y\nreturn y - x"), select=["MSL201"])
+    assert out.fixed.rstrip().endswith("return ops.where(x > y, x - y, y - x)")
+    out = fix(jit("r = (x - y if x > y else y - x) * 2\nreturn r"), select=["MSL201"])
+    assert "r = (ops.where(x > y, x - y, y - x)) * 2" in out.fixed
     cst.parse_module(out.fixed)
 
 
@@ -228,9 +228,9 @@ def test_inf_nan_hazards_make_the_fix_unsafe(branch):
     assert "ops.where(y > 0" in fix(code, unsafe=True, select=["MSL201"]).fixed
 
 
-@pytest.mark.parametrize("branch", ["x / 2.0", "x ** 2", "x * y + 1"])
+@pytest.mark.parametrize("branch", ["x / 2.0", "x ** 2", "x * 3 + 1"])
 def test_division_by_constants_and_whole_powers_stay_safe(branch):
-    finding = only(jit(f"if y > 0:\n    r = {branch}\nelse:\n    r = x\nreturn r"))
+    finding = only(jit(f"if x > 0:\n    r = {branch}\nelse:\n    r = x\nreturn r"))
     assert finding.fix_object.applicability == "safe"
 
 
@@ -249,9 +249,9 @@ def test_parameter_conditions_of_shape_one_make_the_fix_unsafe(declaration, appl
 
             def construct(self, lo, hi):
                 if self.step < 10:
-                    lr = lo
+                    lr = lo * 0.1
                 else:
-                    lr = hi
+                    lr = lo
                 return lr
         """)
     assert only(code).fix_object.applicability == applicability
@@ -260,12 +260,29 @@ def test_parameter_conditions_of_shape_one_make_the_fix_unsafe(declaration, appl
 def test_learning_rate_schedule_step_argument_may_be_shape_one():
     code = HEAD + textwrap.dedent("""
         class Sched(nn.LearningRateSchedule):
+            def __init__(self):
+                super().__init__()
+                self.high = ms.Tensor(0.1, ms.float32)
+                self.low = ms.Tensor(0.01, ms.float32)
+
             def construct(self, step):
-                lr = step * 0.1 if step < 10 else step * 0.01
+                lr = self.high if step < 10 else self.low
                 return lr
         """)
     finding = only(code)
     assert finding.fix_object.applicability == "unsafe" and "shape (1,)" in finding.fix_object.message
+    assert "shape (1,)" in finding.message
+
+
+def test_branches_that_carry_the_conditions_shape_are_safe_even_for_a_shape_one_step():
+    """``ops.where(step < 10, step * 0.1, step * 0.01)``: a shape-(1,) step gives (1,) either way."""
+    code = HEAD + textwrap.dedent("""
+        class Sched(nn.LearningRateSchedule):
+            def construct(self, step):
+                lr = step * 0.1 if step < 10 else step * 0.01
+                return lr
+        """)
+    assert only(code).fix_object.applicability == "safe"
 
 
 def test_inherited_global_step_is_a_tensor_and_its_fix_is_unsafe():
@@ -277,3 +294,129 @@ def test_inherited_global_step_is_a_tensor_and_its_fix_is_unsafe():
         """)
     finding = only(code)
     assert finding.fix_object is None or finding.fix_object.applicability == "unsafe"
+
+
+# -- adversarial review: shapes, guarded indexing, Python scalars -------------------------------------------------
+@pytest.mark.parametrize("body, reason", [
+    # a 0-d reduction against an argument of any shape: the `if` returns () or the argument's shape
+    ("s = x.sum()\nif s > 0:\n    s = y\nreturn s", "have one shape"),
+    # two different arguments: one may be 0-d, the other shape (1,)
+    ("if x > y:\n    r = x\nelse:\n    r = y\nreturn r", "have one shape"),
+    # the condition's tensor does not appear in the branches: a shape-(1,) condition broadcasts them
+    ("if y > 0:\n    r = x * 2\nelse:\n    r = x\nreturn r", "condition `y > 0`"),
+    ("if x > 0:\n    r = x * y\nelse:\n    r = x\nreturn r", "have one shape"),
+])
+def test_unproven_shapes_make_the_fix_unsafe(body, reason):
+    finding = only(jit(body))
+    assert finding.fix_object.applicability == "unsafe"
+    assert reason in finding.fix_object.message and reason in finding.message
+
+
+@pytest.mark.parametrize("body", [
+    "if x > y:\n    r = x - y\nelse:\n    r = y - x\nreturn r",
+    "d = ops.abs(x - y)\nr = 0.5 * d * d if d < 1.0 else d - 0.5\nreturn r",
+    # every binding of `s` has the leaves of x, so `s` does too
+    "s = x * 2\nif x > 0:\n    s = s + 1\nif s.sum() > 3:\n    s = ops.zeros_like(x)\nreturn s",
+    "m = x.astype(ms.float32)\nif (m > 0).all():\n    r = ops.cast(m, ms.float16)\nelse:\n"
+    "    r = ops.zeros_like(m).astype(ms.float16)\nreturn r",
+])
+def test_proven_shapes_keep_the_fix_safe(body):
+    for finding in findings(jit(body)):
+        assert finding.fix_object is not None and finding.fix_object.applicability == "safe", finding.message
+
+
+def test_a_value_rebound_after_it_was_read_is_not_followed():
+    """``h`` was computed from the old ``x``; ``x`` is 0-d afterwards: their shapes are not the same."""
+    code = jit("h = x * 2\nx = x.sum()\nif x > 0:\n    r = h\nelse:\n    r = x\nreturn r")
+    assert only(code).fix_object.applicability == "unsafe"
+
+
+def test_a_method_returning_only_a_reduction_is_0_d():
+    code = HEAD + textwrap.dedent("""
+        class Step(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scale = ms.Parameter(ms.Tensor(1024.0, ms.float32), name="scale")
+
+            def construct(self, grads):
+                overflow = ops.logical_not(self._finite(grads))
+                return self.scale * 0.5 if overflow else self.scale * 2.0
+
+            def _finite(self, grads):
+                return ops.stack([ops.isfinite(g).all() for g in grads]).all()
+        """)
+    assert [f.fix_object.applicability for f in findings(code)] == ["safe"]
+
+
+def test_a_branch_indexing_with_a_tensor_gets_no_fix():
+    finding = only(jit("if y < 3:\n    r = x[y]\nelse:\n    r = x[0]\nreturn r"))
+    assert finding.fix_object is None and "indexes with a Tensor" in finding.message
+
+
+def test_arguments_a_caller_passes_python_values_for_are_constants():
+    code = HEAD + textwrap.dedent("""
+        @ms.jit
+        def rollout(x, num_steps, decay):
+            if num_steps > 1:
+                x = x * 2
+            if decay > 0.5:
+                x = x * 3
+            return x
+
+
+        def main(x):
+            return rollout(x, 3, ms.Tensor(0.9))
+        """)
+    assert [f.line for f in findings(code)] == [line_of(code, "if decay > 0.5")]
+
+
+def test_bitwise_or_of_bool_tensors_is_a_bool_condition():
+    out = fix(jit("if (x > 0) | (y > 0):\n    r = x - y\nelse:\n    r = y - x\nreturn r"), select=["MSL201"])
+    assert "r = ops.where((x > 0) | (y > 0), x - y, y - x)" in out.fixed
+
+
+def test_a_flag_argument_passed_on_to_helpers_stays_unflagged():
+    code = HEAD + textwrap.dedent("""
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Dense(4, 4)
+
+            def construct(self, x, is_training):
+                return self._forward(x, is_training)
+
+            def _forward(self, x, training):
+                if training:
+                    x = self.dense(x)
+                return self._inner(x, training)
+
+            def _inner(self, x, flag):
+                if not flag:
+                    return x
+                return x * 2
+        """)
+    assert findings(code) == []
+    tensor_flag = code.replace("return self._forward(x, is_training)",
+                               "return self._forward(x, ops.reduce_sum(x) > 0)")
+    assert [f.line for f in findings(tensor_flag)] == [line_of(code, "if training:"), line_of(code, "if not flag:")]
+
+
+def test_a_python_tuple_in_a_branch_is_not_a_number():
+    """``x * (1.0, 0.5)`` is a shape-(2,) Tensor in graph mode (measured): a tuple constant carries a shape."""
+    code = HEAD + textwrap.dedent("""
+        class Scale(nn.Cell):
+            def __init__(self, steps=10):
+                super().__init__()
+                self.scales = (1.0, 0.5)
+                self.steps = steps
+
+            def construct(self, x):
+                if x > 0:
+                    r = x * self.scales
+                else:
+                    r = x
+                s = x * self.steps if x > 1 else x
+                return r, s
+        """)
+    found = findings(code)
+    assert [f.fix_object.applicability for f in found] == ["unsafe", "safe"]

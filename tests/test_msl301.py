@@ -313,3 +313,89 @@ def test_module_level_argument_parsing_makes_a_script():
         train(args)
         """)
     assert findings(code) == [(8, "MSL301")]
+
+
+# -- no fix where the cache would go stale (MSL303) ---------------------------------------------------------------
+STALE_SCRIPT = textwrap.dedent("""\
+    import argparse
+
+    import numpy as np
+    import mindspore as ms
+    from mindspore import nn
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+
+    class Net(nn.Cell):
+        def __init__(self, depth):
+            super().__init__()
+            self.depth = depth
+
+        def construct(self, x):
+            for _ in range(self.depth):
+                x = x * 2
+            return x
+
+
+    if __name__ == "__main__":
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--depth", type=int, default=2)
+        args = parser.parse_args()
+        print(Net(args.depth)(ms.Tensor(np.ones((2, 2), np.float32))))
+    """)
+
+
+def test_no_fix_when_turning_the_cache_on_would_make_a_stale_graph():
+    """`--depth` becomes a graph constant: with the cache on, `--depth 3` would reuse the graph built for 2."""
+    (finding,) = lint(STALE_SCRIPT, select=SELECT, path="train.py")
+    assert finding.line == 7 and finding.fix is None
+    assert "`args.depth`" in finding.message and "no fix is offered" in finding.message
+    assert not fix(STALE_SCRIPT, unsafe=True, select=SELECT).changed
+
+
+def test_a_global_rebound_from_the_command_line_counts_as_stale():
+    code = textwrap.dedent("""\
+        import argparse
+        import mindspore as ms
+
+        STEPS = 5
+
+
+        @ms.jit
+        def run(x):
+            for _ in range(STEPS):
+                x = x + 1
+            return x
+
+
+        def main():
+            global STEPS
+            STEPS = argparse.ArgumentParser().parse_args().steps
+            print(run(ms.Tensor(1.0)))
+
+
+        if __name__ == "__main__":
+            main()
+        """)
+    (finding,) = lint(code, select=SELECT, path="bench.py")
+    assert finding.fix is None and "`STEPS`" in finding.message
+
+
+def test_the_fix_never_creates_a_stale_cache_hazard_in_the_fixtures():
+    """Whatever MSL301's fix turns on, MSL303 must then have nothing new to say."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+    checked = 0
+    for path in sorted(root.rglob("*.py")):
+        if "verify" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        outcome = fix(text, unsafe=True, select=SELECT, path=path.name)
+        if not outcome.changed:
+            continue
+        checked += 1
+        before = {f.message for f in lint(text, select=["MSL303"], path=path.name)}
+        after = {f.message for f in lint(outcome.fixed, select=["MSL303"], path=path.name)}
+        assert after <= before, (path.name, after - before)
+    assert checked >= 2

@@ -152,6 +152,11 @@ def test_string_paths_are_kept(path):
     "import os\nimport mindspore as ms\nms.set_context(mode=0,  # graph\n               enable_compile_cache=True)\n",
     # `os` is imported only after the call
     "import mindspore as ms\nms.set_context(enable_compile_cache=True)\nimport os\n",
+    # the script reads the key back from the context: with only the variable set, get_context returns None
+    "import os\nimport mindspore as ms\nms.set_context(enable_compile_cache=True)\n"
+    "print(ms.get_context('enable_compile_cache'))\n",
+    "import os\nimport mindspore as ms\nms.set_context(compile_cache_path='c')\n"
+    "key = 'compile_cache_path'\nprint(ms.get_context(key))\n",
 ])
 def test_reported_without_fix_when_unsure(code):
     found = lint(code, select=SELECT)

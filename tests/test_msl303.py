@@ -373,3 +373,78 @@ def test_enumerated_dataset_keeps_its_shape():
         """)
     assert findings(code) == [(line_of(code, "net(image)"), "MSL303")]
     assert "the config value `batch_size` read by yaml.safe_load" in messages(code)[0]
+
+
+def test_constructor_argument_stored_by_a_sub_cell_the_network_builds():
+    """``ConvTasNet(args.N, args.L)`` hands L to ``Encoder(L, N)``, whose graph reads ``self.L``."""
+    code = script("""\
+        class Encoder(nn.Cell):
+            def __init__(self, L, N):
+                super().__init__()
+                self.L = L
+                self.conv = nn.Conv1d(1, N, L)
+
+            def construct(self, x):
+                return self.conv(x.reshape((-1, 1, x.shape[-1] // self.L * self.L)))
+
+
+        class TasNet(nn.Cell):
+            def __init__(self, N, L):
+                super().__init__()
+                self.N = N
+                self.encoder = Encoder(L, N)
+
+            def construct(self, x):
+                return self.encoder(x)
+
+
+        if __name__ == "__main__":
+            args = argparse.ArgumentParser().parse_args()
+            net = TasNet(args.N, args.L)
+        """)
+    (message,) = messages(code)
+    assert findings(code) == [(line_of(code, "net = TasNet"), "MSL303")]
+    assert "`args.L`" in message and "`self.L`" in message and "`Encoder`" in message
+
+
+def test_layer_sizes_from_the_command_line_are_graph_parameters():
+    """``nn.Dense(8, classes)``: with the cache on, a run asking for other sizes gets the old graph (measured)."""
+    code = script("""\
+        class Head(nn.Cell):
+            def __init__(self, width, classes):
+                super().__init__()
+                self.fc = nn.Dense(width, classes)
+
+            def construct(self, x):
+                return self.fc(x)
+
+
+        class Model(nn.Cell):
+            def __init__(self, classes):
+                super().__init__()
+                self.head = Head(8, classes)
+
+            def construct(self, x):
+                return self.head(x)
+
+
+        if __name__ == "__main__":
+            args = argparse.ArgumentParser().parse_args()
+            net = Model(args.classes)
+            probe = nn.Dense(4, args.hidden)
+        """)
+    found = messages(code)
+    assert findings(code) == [(line_of(code, "net = Model"), "MSL303"), (line_of(code, "probe = nn.Dense"), "MSL303")]
+    assert "`nn.Dense(...)` in `Head.__init__`" in found[0] and "3 columns" in found[0]
+    assert "`args.hidden`" in found[1]
+
+
+def test_values_that_reach_no_layer_and_no_graph_read_are_not_reported():
+    """A learning rate kept for logging, an optimizer's learning rate (a Parameter, read at run time)."""
+    code = script("""\
+        if __name__ == "__main__":
+            args = argparse.ArgumentParser().parse_args()
+            net = Net(2, lr=args.lr)
+            opt = nn.Momentum(net.trainable_params(), learning_rate=args.lr, momentum=args.momentum)
+        """)
+    assert findings(code) == []

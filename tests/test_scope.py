@@ -86,3 +86,38 @@ def test_constexpr_helper_called_from_graph_is_not_graph():
         "@ms.jit\ndef f(x):\n    return make(4)\n"
     )
     assert graph_names(code) == {"f"}
+
+
+PYNATIVE_CELL = """
+import mindspore as ms
+from mindspore import context, nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return self.helper(x)
+
+    def helper(self, x):
+        return x
+
+
+@ms.jit
+def step(x):
+    return x
+
+{setup}
+"""
+
+
+@pytest.mark.parametrize("setup, compiled", [
+    ("context.set_context(mode=context.PYNATIVE_MODE)", {"step"}),
+    ("ms.set_context(mode=1, device_target='CPU')", {"step"}),
+    ("ms.set_context(device_target='CPU')", {"step", "Net.construct", "Net.helper"}),
+    ("ms.set_context(mode=ms.PYNATIVE_MODE)\nif DEBUG:\n    ms.set_context(mode=ms.GRAPH_MODE)",
+     {"step", "Net.construct", "Net.helper"}),
+    ("ms.set_context(mode=ms.PYNATIVE_MODE)\nms.set_context(mode=args.mode)", {"step", "Net.construct", "Net.helper"}),
+    ("ms.set_context(mode=ms.PYNATIVE_MODE)\nms.set_context(**cfg)", {"step", "Net.construct", "Net.helper"}),
+])
+def test_cells_of_a_pynative_only_module_run_eagerly(setup, compiled):
+    """PyNative mode and never GRAPH_MODE (or a mode that cannot be read): construct is not compiled here."""
+    assert graph_names(PYNATIVE_CELL.replace("{setup}", setup)) == compiled

@@ -160,3 +160,30 @@ def test_attributes_set_by_mindspore_base_classes():
     assert returned(classes[0]) == [Kind.TENSOR, Kind.TENSOR_SEQ, Kind.TENSOR_SEQ, Kind.UNKNOWN]
     assert returned(classes[1]) == [Kind.CONST]  # the module's own assignment wins
     assert returned(classes[2]) == [Kind.TENSOR_SEQ, Kind.CELL]
+
+
+def test_module_constants_rebound_elsewhere_are_not_literals():
+    """``STEPS = 100`` is not 100 when an ``if`` at module level or a ``global`` in a function rebinds it."""
+    from ms_lint.values import ModuleConstants
+
+    code = textwrap.dedent("""
+    import os
+    STEPS = 100
+    FAST = 200
+    ARGS = 300
+    WIDTH = 16
+    LAYERS = 4
+    LAYERS += 1
+    if os.environ.get("FAST"):
+        FAST = 2
+
+    def main(args):
+        global ARGS
+        ARGS = args.steps
+
+    def helper():
+        WIDTH = 3
+        return WIDTH
+    """)
+    constants = ModuleConstants(cst.parse_module(code))
+    assert constants.values == {"STEPS": 100, "WIDTH": 16}

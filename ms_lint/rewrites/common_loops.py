@@ -21,6 +21,7 @@ import libcst as cst
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
 from ms_lint.values import CONST_BUILTINS, FunctionValues, Kind
+from ms_lint.walk import find
 
 # Last component of a call's name (lower-cased) that marks a random op: vmap gives every lane the same numbers,
 # and a ForiLoop body must be a pure function. Over-matching (``normalize``) only costs a rewrite, never a finding.
@@ -272,6 +273,8 @@ def read_after(context: ModuleContext, stmt: cst.BaseStatement, names: Iterable[
             break
         if isinstance(parent_stmt, (cst.For, cst.While)):
             _scan_loop_again(parent_stmt, pending, live)
+        elif isinstance(parent_stmt, (cst.Try, cst.TryStar)):
+            _scan_try_tail(parent_stmt, block, pending, live)
         current = parent_stmt
     return live
 
@@ -295,6 +298,22 @@ def _scan_loop_again(loop: cst.BaseStatement, pending: Set[str], live: Set[str])
     inner = read_names(loop)
     live.update(pending & inner)
     pending -= inner
+
+
+def _scan_try_tail(stmt: cst.BaseStatement, block: cst.CSTNode, pending: Set[str], live: Set[str]) -> None:
+    """Leaving a ``try`` block: its ``except``/``else``/``finally`` blocks (other than the one we are in) may run
+    next and read anything (``finally: print(h)``)."""
+    parts: List[cst.CSTNode] = list(getattr(stmt, "handlers", ()))
+    for name in ("orelse", "finalbody"):
+        part = getattr(stmt, name, None)
+        if part is not None:
+            parts.append(part)
+    for part in parts:
+        if block is part or contains_node(part, block):
+            continue
+        inner = read_names(part)
+        live.update(pending & inner)
+        pending -= inner
 
 
 def _enclosing_block(context: ModuleContext, node: cst.CSTNode):
@@ -468,10 +487,32 @@ class ShapeResolver:
                     found.setdefault(name, []).append((value, index) if plain else (None, None))
 
     def tensorish(self, expr: cst.BaseExpression) -> bool:
-        """Could ``expr`` be a Tensor whose ``.shape`` is read? (never a known non-tensor, never a module)"""
+        """Could ``expr`` be a Tensor whose ``.shape`` is read? (never a known non-tensor, never a module, never a
+        numpy array: ``self.anchors = np.array(...)`` has a fixed, config-sized shape)"""
         if isinstance(expr, cst.Name) and expr.value in self.context.imports.aliases:
             return False
-        return self.values.kind(expr) not in NOT_TENSORS
+        return self.values.kind(expr) not in NOT_TENSORS and not self._numpy_value(expr, 0)
+
+    def _numpy_value(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """Is ``expr`` visibly a numpy array: a ``numpy.*`` call (or a method chain on one), or a name or
+        ``self.<attr>`` bound only to such values?"""
+        if depth > 8:
+            return False
+        if isinstance(expr, cst.Call):
+            qualified = self.context.imports.qualify(expr.func)
+            if qualified is not None:
+                return qualified.startswith("numpy.")
+            return isinstance(expr.func, cst.Attribute) and self._numpy_value(expr.func.value, depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._numpy_value(expr.value, depth + 1)
+        if _is_self_attr(expr):
+            value = init_value(self.context, self.owner, expr.attr.value)  # type: ignore[union-attr]
+            return value is not None and self._numpy_value(value, depth + 1)
+        if isinstance(expr, cst.Name) and expr.value not in self.values.parameters:
+            bound = self.bindings().get(expr.value)
+            return bool(bound) and all(value is not None and index is None and self._numpy_value(value, depth + 1)
+                                       for value, index in bound)
+        return False
 
     def shape_tuple(self, expr: cst.BaseExpression) -> Optional[Tuple[str, Optional[cst.BaseExpression]]]:
         """(text, tensor) when ``expr`` is a tensor's whole shape tuple."""
@@ -719,10 +760,25 @@ def does_graph_work(node: cst.CSTNode, values: FunctionValues) -> bool:
             if values.kind(func.value) is not Kind.TENSOR:
                 continue
         return True
+    static = _static_reads(node)
     for name in read_name_nodes(node):
-        if values.kind(name) is Kind.TENSOR:
+        if id(name) not in static and values.kind(name) is Kind.TENSOR:
             return True
     return False
+
+
+def _static_reads(node: cst.CSTNode) -> Set[int]:
+    """Names read only for what is known at compile time: ``x.shape``/``x.ndim``/``x.dtype`` and ``len(x)``.
+    A body that uses a Tensor only that way (``sizes += (x.shape[1] * i,)``) is folded away by the compiler."""
+    found: Set[int] = set()
+    for attribute in find(node, cst.Attribute):
+        if attribute.attr.value in ("shape", "ndim", "dtype") and isinstance(attribute.value, cst.Name):
+            found.add(id(attribute.value))
+    for call in find(node, cst.Call):
+        if (isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1
+                and isinstance(call.args[0].value, cst.Name)):
+            found.add(id(call.args[0].value))
+    return found
 
 
 # -- fresh names -------------------------------------------------------------------------------------------------
@@ -746,6 +802,40 @@ def fresh_local(base: str, taken: Iterable[str]) -> str:
     return candidate
 
 
+# -- what moving code into a new function would change ----------------------------------------------------------
+def binds_by_walrus(node: cst.CSTNode) -> bool:
+    """``(y := ...)`` anywhere in ``node``: it binds ``y`` in the enclosing function (even from inside a
+    comprehension), a binding that a body moved into a lambda or a new ``def`` would keep to itself."""
+    return bool(find(node, cst.NamedExpr))
+
+
+def declared_nonlocal(context: ModuleContext, node: cst.CSTNode, names: Iterable[str]) -> bool:
+    """Is any of ``names`` declared ``global``/``nonlocal`` in a function enclosing ``node``? Assigning it in a
+    moved body would then bind a new local instead of the global the original loop updates."""
+    wanted = set(names)
+    if not wanted:
+        return False
+    current = context.parent(node)
+    while current is not None:
+        if isinstance(current, cst.FunctionDef):
+            for decl in find(current.body, (cst.Global, cst.Nonlocal)):
+                if any(item.name.value in wanted for item in decl.names):  # type: ignore[attr-defined]
+                    return True
+        current = context.parent(current)
+    return False
+
+
+def contains_node(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """Is ``target`` (by identity) ``root`` or inside it?"""
+    return any(found is target for found in find(root, type(target)))
+
+
+def enclosing_statement(context: ModuleContext, node: cst.CSTNode) -> Optional[cst.BaseStatement]:
+    """The statement (simple line or compound) that holds ``node`` directly in a block."""
+    current: Optional[cst.CSTNode] = node
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        current = context.parent(current)
+    return current  # type: ignore[return-value]
 
 
 # -- while loops with a Python-int counter -------------------------------------------------------------------------
@@ -861,11 +951,15 @@ def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function:
     active = _active if _active is not None else set()
     context, values = resolver.context, resolver.values
     if isinstance(expr, cst.Name):
+        bound = resolver.bindings().get(expr.value)
         if expr.value in values.parameters:
-            return _annotated_tensor(function, expr.value, context)
+            if not (_annotated_tensor(function, expr.value, context)
+                    and _callers_agree(resolver, function, expr.value, active)):
+                return False
+            if not bound:
+                return True  # never rebound: the parameter itself (``x = self.features(x)`` must be checked too)
         if expr.value in active:
             return False
-        bound = resolver.bindings().get(expr.value)
         if not bound or any(value is None or index is not None for value, index in bound):
             return False
         active.add(expr.value)
@@ -894,6 +988,63 @@ def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function:
             method = expr.func.attr.value
             return method not in TUPLE_RESULTS and surely_tensor(resolver, expr.func.value, function, active)
     return False
+
+
+def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: str, active: Set[str]) -> bool:
+    """A helper's ``x: Tensor`` annotation is believed only when every graph call site passes something that may
+    be a Tensor: ``self.forward_head(self.forward_features(x))`` hands it a list whatever the annotation says.
+    Roots have no call sites to ask; their annotation stands."""
+    context = resolver.context
+    info = context.scope.functions.get(function)
+    if info is None or info.is_root:
+        return True
+    key = f"{id(function)}:{name}"
+    if key in active:
+        return False
+    sites = context.scope.call_sites.get(function, [])
+    params = [p.name.value for p in list(function.params.posonly_params) + list(function.params.params)]
+    active.add(key)
+    try:
+        for site in sites:
+            if any(arg.star for arg in site.call.args):
+                return False
+            positional = params[1:] if site.bound_method and params else params
+            passed = None
+            for param, arg in zip(positional, [a for a in site.call.args if a.keyword is None]):
+                if param == name:
+                    passed = arg.value
+            for arg in site.call.args:
+                if arg.keyword is not None and arg.keyword.value == name:
+                    passed = arg.value
+            if passed is None:
+                return False
+            caller = ShapeResolver(context, site.caller, context.values(site.caller))
+            if not _may_be_tensor(caller, passed, site.caller, active):
+                return False
+    finally:
+        active.discard(key)
+    return True
+
+
+def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef,
+                   active: Set[str]) -> bool:
+    """Nothing says ``expr`` is anything but a Tensor: every binding of a name is a Tensor expression (a method
+    whose result is unknown, such as ``self.forward_features(x)``, is not)."""
+    if surely_tensor(resolver, expr, function, active):
+        return True
+    values = resolver.values
+    if not isinstance(expr, cst.Name):
+        return values.kind(expr) is Kind.TENSOR
+    if expr.value in values.parameters:
+        info = resolver.context.scope.functions.get(function)
+        parameter_ok = values.env.get(expr.value) is Kind.TENSOR and (
+            info is None or info.is_root or _callers_agree(resolver, function, expr.value, active))
+        if not parameter_ok:
+            return False
+    for value, index in resolver.bindings().get(expr.value, []):
+        if value is None or index is not None or values.kind(value) is not Kind.TENSOR:
+            return False
+    return expr.value in values.parameters or bool(resolver.bindings().get(expr.value))
 
 
 def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleContext) -> bool:

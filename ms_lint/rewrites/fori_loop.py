@@ -35,8 +35,9 @@ from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.rewrites.common_loops import (
-    EffectChecker, ReplaceNode, assigned_in, calls_in, code_of, first_reads, fresh_local, fresh_name, local_names,
-    plain_assignment, read_after, read_name_nodes, read_names, statement_block, written_names,
+    EffectChecker, ReplaceNode, assigned_in, binds_by_walrus, calls_in, code_of, declared_nonlocal, first_reads,
+    fresh_local, fresh_name, local_names, plain_assignment, read_after, read_name_nodes, read_names,
+    statement_block, written_names,
 )
 from ms_lint.values import FunctionValues, Kind
 
@@ -71,6 +72,8 @@ class ForiLoopBuilder:
             return None
         if EffectChecker(self.context, self.owner).reason(loop.body) is not None:
             return None
+        if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | reads | {index}):
+            return None  # the body moves to a module-level def: its bindings would no longer reach these names
         if any(_last_name(call.func) in SHAPE_CHANGING for call in calls_in(loop.body)):
             return None
         carried = self._ordered(body, (first_reads(body) & written) | read_after(self.context, loop, written))

@@ -26,7 +26,7 @@ import libcst as cst
 
 from ms_lint.cstutil import suite_statements, walk_statements
 from ms_lint.diagnostics import ImportRequest
-from ms_lint.rewrites.where import init_value
+from ms_lint.rewrites.where import init_assignment, init_value
 from ms_lint.values import FunctionValues, Kind
 
 
@@ -49,10 +49,16 @@ def existing_hypermap(ctx, owner: Optional[str]) -> Optional[str]:
     inherits ``nn.Optimizer``, whose ``__init__`` sets one."""
     if owner is None:
         return None
+    own = init_assignment(ctx, owner, "hyper_map")
+    assigned_anywhere = _assigns_attribute(ctx, owner, "hyper_map")
     for cls in ctx.attributes._class_chain(owner):
         bases = ctx.scope.classes[cls].node.bases
         if any(ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer" for base in bases):
-            return "self.hyper_map"  # nn.Optimizer.__init__ sets self.hyper_map = C.HyperMap()
+            # nn.Optimizer.__init__ sets self.hyper_map = C.HyperMap(); a subclass may have replaced it
+            # (``C.HyperMap(fn)``, ``C.Map()``), then it is not the plain HyperMap this rewrite needs.
+            if not assigned_anywhere or (own is not None and _plain_hypermap(ctx, own[0])):
+                return "self.hyper_map"
+            break
         init = ctx.scope.classes[cls].methods.get("__init__")
         if init is None:
             continue
@@ -68,6 +74,25 @@ def existing_hypermap(ctx, owner: Optional[str]) -> Optional[str]:
                         and init_value(ctx, owner, target.attr.value) is value):
                     return f"self.{target.attr.value}"
     return None
+
+
+def _plain_hypermap(ctx, value: cst.BaseExpression) -> bool:
+    return (isinstance(value, cst.Call) and not value.args
+            and ctx.imports.qualify(value.func) == "mindspore.ops.HyperMap")
+
+
+def _assigns_attribute(ctx, owner: str, attr: str) -> bool:
+    """Some method of the class or an in-module base assigns ``self.<attr>`` (once or more)."""
+    for cls in ctx.attributes._class_chain(owner):
+        for method in ctx.scope.classes[cls].methods.values():
+            for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+                for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                    targets = ([t.target for t in small.targets] if isinstance(small, cst.Assign)
+                               else [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else [])
+                    if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
+                           and t.value.value == "self" and t.attr.value == attr for t in targets):
+                        return True
+    return False
 
 
 class _Reads(cst.CSTVisitor):
@@ -207,6 +232,8 @@ def _direct_function(ctx, values, elements, statements, result, imports):
     if not all(isinstance(t, cst.Name) and t.value == e for t, e in zip(trailing, elements)):
         return None, None, None
     leading = [a.value for a in args[:len(args) - len(elements)]]
+    if not all(_evaluated_once_is_fine(value) for value in leading):
+        return None, None, None  # ``f(self.dropout(x), g)``: the loop calls it per element; keep it per element
     reads = _Reads()
     for node in [result.func] + leading:
         node.visit(reads)
@@ -221,6 +248,19 @@ def _direct_function(ctx, values, elements, statements, result, imports):
     if partial is None:
         return None, None, "cannot spell ops.partial in this module"
     return partial, None, None
+
+
+def _evaluated_once_is_fine(expr: cst.BaseExpression) -> bool:
+    """A bound argument of ``ops.partial`` is evaluated once, where the loop evaluated it per element: only
+    names, ``a.b.c`` chains and literals, whose value the loop cannot change (calls may draw random numbers or
+    update state)."""
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _evaluated_once_is_fine(expr.value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _evaluated_once_is_fine(expr.expression)
+    return False
 
 
 def _helper_function(ctx, values, elements, statements, result, imports, reserved: Set[str]):

@@ -25,9 +25,9 @@ from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
 from ms_lint.diagnostics import SAFE, Fix, ImportRequest
 from ms_lint.rewrites.common_loops import (
-    EffectChecker, ReplaceNode, ShapeRef, assigned_in, first_reads, fresh_local, fresh_name, init_value,
-    int_argument, local_names, plain_assignment, primitive_of, read_after, read_name_nodes, read_names,
-    statement_block, written_names,
+    EffectChecker, ReplaceNode, ShapeRef, assigned_in, binds_by_walrus, contains_node, declared_nonlocal,
+    enclosing_statement, first_reads, fresh_local, fresh_name, init_value, int_argument, local_names,
+    plain_assignment, primitive_of, read_after, read_name_nodes, read_names, statement_block, written_names,
 )
 from ms_lint.values import FunctionValues, Kind
 
@@ -149,6 +149,30 @@ class VmapBuilder:
             return None
         return list(mapped.values())
 
+    def _trip_is_current(self, trip: ShapeRef, iterable: cst.BaseExpression, statement: cst.BaseStatement) -> bool:
+        """Does ``trip.tensor`` still name the tensor whose shape gave the trip count when the loop runs?
+
+        ``n = x.shape[0]; x = x.T; for i in range(n): ... x[i]`` loops n times over the rows of the new ``x``;
+        a vmap over the new ``x`` would map all of its rows, a different count. The shape must be read in the
+        loop header itself, or earlier in the same block with no rebinding of the tensor's name in between.
+        """
+        tensor = trip.tensor
+        if tensor is None:
+            return False
+        if contains_node(iterable, tensor):
+            return True
+        if not isinstance(tensor, cst.Name):
+            return False
+        block, index = statement_block(self.context, statement)
+        if block is None or index is None:
+            return False
+        for prior in reversed(block[:index]):
+            if tensor.value in assigned_in([prior]):
+                return False
+            if contains_node(prior, tensor):
+                return True
+        return False
+
     def _vmap_problem(self, stmts: Sequence[cst.CSTNode], params: Set[str]) -> Optional[str]:
         """Why the body would not compile under vmap in MindSpore 2.10, or None (see :class:`_VmapTaint`)."""
         self.refusal = _VmapTaint(self.context, self.values).check(stmts, set(params), self.owner, 0)
@@ -191,6 +215,8 @@ class VmapBuilder:
             return None  # loop-carried: a name read before the body assigns it
         if EffectChecker(self.context, self.owner).reason(loop.body) is not None:
             return None
+        if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | {loop_var}):
+            return None  # the moved body would bind these names in a new scope, not where later code reads them
         # The list: ``acc = []`` before the loop, untouched until the loop; stacked right after it, once.
         init = _list_init(block, index, acc)
         if init is None:
@@ -206,6 +232,8 @@ class VmapBuilder:
         if acc not in written_names(stack_stmt) and read_after(self.context, loop, {acc}, skip=1):
             return None
         if trip is not None:
+            if not self._trip_is_current(trip, loop.iter, loop):
+                return None
             mapped = self._index_slices(prefix + [value], loop_var, trip, written)
             if mapped is None:
                 return None
@@ -282,7 +310,12 @@ class VmapBuilder:
         var = clause.target.value
         if EffectChecker(self.context, self.owner).reason(comp.elt) is not None:
             return None
+        if binds_by_walrus(comp):
+            return None  # ``y := ...`` in a comprehension binds y in the function; in a lambda it would not
         if trip is not None:
+            statement = enclosing_statement(self.context, comp)
+            if statement is None or not self._trip_is_current(trip, clause.iter, statement):
+                return None
             mapped = self._index_slices([comp.elt], var, trip, set())
             if mapped is None:
                 return None

@@ -256,6 +256,17 @@ class _BranchScan(cst.CSTVisitor):
             if not whole and self.hazard is None:
                 self.hazard = "**"
 
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        for element in node.slice:
+            index = element.slice
+            parts = [index.value] if isinstance(index, cst.Index) else [
+                p for p in (index.lower, index.upper, index.step) if p is not None]
+            if any(not self.values.is_constant(part) for part in parts):
+                self._block(f"a branch indexes with a Tensor (`{cst.Module(body=[]).code_for_node(node)}`): a "
+                            "select evaluates it even when the condition guards the index, where it may be out "
+                            "of range")
+                return
+
     def visit_Lambda(self, node) -> bool:
         self._block("a branch defines a lambda")
         return False
@@ -361,7 +372,8 @@ def is_boolean(ctx, values: FunctionValues, expr: cst.BaseExpression, depth: int
         return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, COMPARISONS)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         return is_boolean(ctx, values, expr.expression, depth + 1)
-    if isinstance(expr, cst.BooleanOperation):
+    if isinstance(expr, cst.BooleanOperation) or (
+            isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitOr, cst.BitAnd, cst.BitXor))):
         return is_boolean(ctx, values, expr.left, depth + 1) and is_boolean(ctx, values, expr.right, depth + 1)
     if isinstance(expr, cst.Call):
         kind, name = call_target(ctx, values, expr)
@@ -480,10 +492,16 @@ def _step_parameter(ctx, values: FunctionValues, name: str) -> bool:
     if owner is None or values.func.name.value != "construct":
         return False
     for cls in ctx.attributes._class_chain(owner):
-        if any(ctx.imports.qualify(b.value) == "mindspore.nn.LearningRateSchedule"
-               for b in ctx.scope.classes[cls].node.bases):
+        if any(_is_lr_schedule(ctx.imports.qualify(b.value)) for b in ctx.scope.classes[cls].node.bases):
             return True
     return False
+
+
+def _is_lr_schedule(qualified: Optional[str]) -> bool:
+    """``nn.LearningRateSchedule``; in MindSpore 2.10 it is only importable from
+    ``mindspore.nn.learning_rate_schedule``, which the import table does not shorten."""
+    return qualified in ("mindspore.nn.LearningRateSchedule",
+                         "mindspore.nn.learning_rate_schedule.LearningRateSchedule")
 
 
 def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.FunctionDef] = None) -> bool:
@@ -547,4 +565,3 @@ class _Comments(cst.CSTVisitor):
 
     def visit_Comment(self, node: cst.Comment) -> None:
         self.found.append(node)
-

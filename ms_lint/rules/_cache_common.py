@@ -28,6 +28,7 @@ from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.scope import JIT_NAMES, is_cell_base
 from ms_lint.values import is_literal, literal_value
+from ms_lint.walk import find, iter_with_ancestors
 
 SET_CONTEXT = "mindspore.set_context"
 GRAPH_MODE = "mindspore.GRAPH_MODE"
@@ -55,49 +56,26 @@ class CallInfo:
     function: Optional[cst.FunctionDef]  # innermost enclosing def (None at module level)
 
 
-class _CallWalker(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: List[CallInfo] = []
-        self.top_index = 0
-        self.functions: List[cst.FunctionDef] = []
-        self.line: Optional[cst.SimpleStatementLine] = None
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.functions.append(node)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.functions.pop()
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.line = node
-
-    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.line = None
-
-    def visit_Call(self, node: cst.Call) -> None:
-        line = self.line
-        sole = (
-            line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
-            and line.body[0].value is node
-        )
-        self.calls.append(CallInfo(node, self.top_index, line if sole else None,
-                                   self.functions[-1] if self.functions else None))
-
-
 _CALLS: "weakref.WeakKeyDictionary[ModuleContext, List[CallInfo]]" = weakref.WeakKeyDictionary()
 
 
 def module_calls(context: ModuleContext) -> List[CallInfo]:
-    """Every call in the module, walked once per file for the three cache rules."""
+    """Every call in the module (in source order, with its innermost enclosing def and statement line), walked
+    once per file for the three cache rules. ``ms_lint.walk`` instead of a CSTVisitor: about 7x faster, and this
+    walk was the largest cost of a cold run on MindSpore's own source."""
     cached = _CALLS.get(context)
     if cached is None:
-        walker = _CallWalker()
+        cached = []
         for index, stmt in enumerate(context.module.body):
-            walker.top_index = index
-            stmt.visit(walker)
-        cached = _CALLS[context] = walker.calls
+            for call, (function, line) in iter_with_ancestors(stmt, cst.Call, _CALL_CONTEXT):
+                sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
+                        and line.body[0].value is call)
+                cached.append(CallInfo(call, index, line if sole else None, function))  # type: ignore[arg-type]
+        _CALLS[context] = cached
     return cached
+
+
+_CALL_CONTEXT = (cst.FunctionDef, cst.SimpleStatementLine)
 
 
 def set_context_calls(context: ModuleContext) -> List[CallInfo]:
@@ -261,6 +239,17 @@ class _Calls(cst.CSTVisitor):
             if isinstance(target.target, cst.Name):
                 self.bindings.append((target.target.value, node.value))
 
+    @classmethod
+    def collect(cls, root: cst.CSTNode) -> "_Calls":
+        """What ``root.visit(_Calls())`` records, found with ``ms_lint.walk`` (same nodes, same order, faster)."""
+        collector = cls()
+        for node in find(root, (cst.Call, cst.Assign), prune=(cst.FunctionDef, cst.ClassDef)):
+            if isinstance(node, cst.Call):
+                collector.visit_Call(node)
+            else:
+                collector.visit_Assign(node)
+        return collector
+
 
 class GraphRuns:
     """What the module's run-time code (module level and the local functions it calls) does with graph code.
@@ -289,11 +278,7 @@ class GraphRuns:
         seen = set()
         while pending:
             node = pending.pop(0)
-            collector = _Calls()
-            if isinstance(node, cst.FunctionDef):
-                node.body.visit(collector)
-            else:
-                node.visit(collector)
+            collector = _Calls.collect(node.body if isinstance(node, cst.FunctionDef) else node)
             self.calls.extend(collector.calls)
             bindings.extend(collector.bindings)
             for call in collector.calls:
@@ -306,9 +291,7 @@ class GraphRuns:
         # Every binding in non-graph module code, reachable or not, for the instance kinds.
         for func in scope.module_functions.values():
             if func not in seen and not scope.is_graph_function(func):
-                collector = _Calls()
-                func.body.visit(collector)
-                bindings.extend(collector.bindings)
+                bindings.extend(_Calls.collect(func.body).bindings)
         self.kinds: dict = {}
         for name, value in bindings:
             kind = self._instance_kind(value)

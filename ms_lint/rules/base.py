@@ -8,7 +8,7 @@ and implements ``visit_<Node>`` hooks that the engine calls for nodes **inside g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, List, Optional
+from typing import ClassVar, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -41,6 +41,14 @@ class Rule:
     fix_applicability: ClassVar[Optional[str]] = None  # the best fix it can offer: "safe", "unsafe" or None
     VALID: ClassVar[List[str]] = []
     INVALID: ClassVar[List[Invalid]] = []
+    # What a file must contain for this rule to fire; files that cannot make any enabled rule fire are not
+    # parsed (see ms_lint/prefilter.py). Unset: graph code for a rule with only visit_/leave_ hooks; every file
+    # that mentions mindspore for a rule that overrides check_module. ``GRAPH_CODE`` (from ms_lint.prefilter):
+    # graph code, for a check_module that only reports what the hooks collected. ``CodeWords("set_context")``:
+    # one of these identifiers must be written in the code (outside strings and comments), e.g. a name the rule
+    # resolves with ``qualify``. A tuple of strings: one of them must appear in the raw text (strings and
+    # comments included), e.g. an environment variable's name.
+    requires_text: ClassVar[Union[str, Tuple[str, ...], None]] = None
 
     def __init__(self, context: ModuleContext):
         self.context = context

@@ -265,7 +265,7 @@ class LoopOverTensorAxis(Rule):
         if counter is None:
             return
         shape = self._resolver().shape_int(counter.bound)
-        if shape is None or not does_graph_work(node.body, self.values):
+        if shape is None or not does_graph_work(node.body, self.values) or _calls_by_index(node, counter.name):
             return
         carried, sums = _carried(node.body, {counter.name})
         cure = _cure(carried, sums) if carried else (
@@ -329,9 +329,9 @@ def _is_builtin_call(expr: cst.BaseExpression, name: str) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == name
 
 
-def _calls_by_index(loop: cst.For) -> bool:
+def _calls_by_index(loop: Union[cst.For, cst.While], counter: Optional[str] = None) -> bool:
     """The body calls ``seq[i](...)`` or ``getattr(obj, ...i...)``: a loop over cells, not over a tensor axis."""
-    target = loop.target
+    target = loop.target if isinstance(loop, cst.For) else cst.Name(counter or "")
     if not isinstance(target, cst.Name):
         return False
     index = target.value

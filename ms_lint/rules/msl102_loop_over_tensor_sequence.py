@@ -53,7 +53,20 @@ def _short(node: cst.CSTNode, limit: int = 40) -> str:
 @dataclass
 class Origin:
     description: str
-    container: str  # "tuple" or "list"
+    container: str  # "tuple", "list", or "unknown" (a list passed to a jit function stays a list)
+
+
+# What a parameter sequence is built from in ``__init__``: ``ParameterTuple(...)``, ``net.trainable_params()``,
+# ``self.params.clone(...)``, ``optimizer.parameters``. Anything else (``config.loss_weights``, a literal, a dict
+# entry) is not evidence, whatever the attribute is called.
+PARAMETER_SOURCES = {"trainable_params": "list", "get_parameters": "list", "untrainable_params": "list",
+                     "clone": "tuple"}
+PARAMETER_ATTRIBUTES = {"parameters": "tuple", "_parameters": "tuple", "weights": "tuple", "params": "tuple"}
+# ``__init__(self, params)``: cells are handed their parameters under these names (``weights`` is as often a
+# list of loss weights).
+PARAMETER_ARGUMENT = re.compile(r"^_?(?:[a-z0-9]+_)*(?:params|parameters|grads|gradients)$")
+GRAD_NAME = re.compile(r"grad")  # grads, gradients, accu_grads, grads_and_vars: gradients whatever made them
+GRAD_MAKERS = {"mindspore.ops.GradOperation", "mindspore.ops.grad", "mindspore.ops.value_and_grad"}
 
 
 class _Origins:
@@ -152,13 +165,61 @@ class _Origins:
         if not _is_self(expr.value):
             return None
         attr = expr.attr.value
-        value = init_value(self.ctx, self.values.owner, attr)
+        assigned = _self_assignments(self.ctx, self.values.owner, attr)
+        value = assigned[0] if len(assigned) == 1 else None
         if isinstance(value, (cst.Tuple, cst.List)):  # a literal in __init__: its length is fixed
             return self.of(value, 1) if len(value.elements) > LITERAL_LIMIT else None
-        if kind is Kind.TENSOR_SEQ or (kind is Kind.UNKNOWN and SEQUENCE_NAME.match(attr)):
-            container = "list" if isinstance(value, (cst.List, cst.ListComp)) else "tuple"
+        if kind is Kind.TENSOR_SEQ:
+            containers = {self._source_container(v) for v in assigned} - {None}
+            container = containers.pop() if len(containers) == 1 else "unknown"
+            if not assigned and self._inherits_optimizer() and attr in ("parameters", "_parameters"):
+                container = "tuple"  # nn.Optimizer.__init__: ParameterTuple
             return Origin(f"`self.{attr}`", container)
+        if kind is not Kind.UNKNOWN or not SEQUENCE_NAME.match(attr):
+            return None
+        if not assigned:  # set by a base class this module does not show: the name is all there is
+            return Origin(f"`self.{attr}`", "unknown")
+        containers = [self._source_container(v) for v in assigned]
+        if any(c is None for c in containers):
+            return None  # ``self.loss_weights = config.loss_weights``: not a parameter sequence
+        return Origin(f"`self.{attr}`", containers[0] if len(set(containers)) == 1 else "unknown")
+
+    def _source_container(self, value: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """The container of a parameter sequence assigned in ``__init__`` ("unknown" when it is one but its
+        container is not visible), or None when the value is not visibly a parameter sequence."""
+        if depth > 3:
+            return None
+        if isinstance(value, cst.Call):
+            if self.ctx.imports.qualify(value.func) == "mindspore.ParameterTuple":
+                return "tuple"
+            if isinstance(value.func, cst.Name) and value.func.value in ("tuple", "list") and value.args:
+                inner = self._source_container(value.args[0].value, depth + 1)
+                return value.func.value if inner is not None else None
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value in PARAMETER_SOURCES:
+                return PARAMETER_SOURCES[value.func.attr.value]
+            return None
+        if isinstance(value, cst.Attribute):
+            if value.attr.value in ("parameters", "_parameters"):
+                return "tuple"  # optimizer.parameters / self.optimizer.parameters: a ParameterTuple
+            if value.attr.value in PARAMETER_ATTRIBUTES and _is_self(value.value):
+                inner = _self_assignments(self.ctx, self.values.owner, value.attr.value)
+                containers = {self._source_container(v, depth + 1) for v in inner}
+                if inner and None not in containers:
+                    return containers.pop() if len(containers) == 1 else "unknown"
+                if not inner and self._inherits_optimizer():
+                    return "tuple"
+            return None
+        if isinstance(value, cst.Name) and (self._inherits_optimizer() or PARAMETER_ARGUMENT.match(value.value)):
+            return "unknown"  # ``self.params = params``: the parameters the cell was given
         return None
+
+    def _inherits_optimizer(self) -> bool:
+        owner = self.values.owner
+        if owner is None:
+            return False
+        return any(self.ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer"
+                   for cls in self.ctx.attributes._class_chain(owner)
+                   for base in self.ctx.scope.classes[cls].node.bases)
 
     def _name(self, expr: cst.Name, kind: Kind, depth: int) -> Optional[Origin]:
         name = expr.value
@@ -167,24 +228,64 @@ class _Origins:
         if isinstance(star, cst.Param) and star.name.value == name and not SEQUENCE_NAME.match(name):
             return None  # ``*inputs``: the network's inputs, not one entry per parameter
         if name in self.values.parameters:
-            if SEQUENCE_NAME.match(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN):
-                return Origin(f"`{name}`", "tuple")
-            if kind is Kind.TENSOR_SEQ:
+            root = self.ctx.scope.functions.get(func)
+            if root is not None and root.is_root:
+                # An entry point's argument has only its name to go on. ``grads``/``gradients`` are gradients;
+                # ``weights``/``params`` as often a per-sample weight Tensor or a dict of settings, except in
+                # an optimizer, whose ``construct`` receives the gradients of its parameters.
+                if SEQUENCE_NAME.match(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN) and (
+                        GRAD_NAME.search(name) or self._inherits_optimizer()):
+                    return Origin(f"`{name}`", "tuple" if self._inherits_optimizer() else "unknown")
+                return None
+            if SEQUENCE_NAME.match(name) and GRAD_NAME.search(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN):
+                return Origin(f"`{name}`", "unknown")
+            if kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN):
                 return self._from_call_sites(name, depth, "of")
             return None
         bindings = _bindings(func, name)
         for value in bindings:
             found = self.of(value, depth + 1)
             if found is not None:
-                return Origin(f"`{name}`", found.container)
-        if SEQUENCE_NAME.match(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN) and bindings and not any(
-                isinstance(v, (cst.Tuple, cst.List)) for v in bindings):
-            return Origin(f"`{name}`", "tuple")
+                return Origin(f"`{name}`", found.container if len(bindings) == 1 else "unknown")
+        if SEQUENCE_NAME.match(name) and GRAD_NAME.search(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN) \
+                and bindings and not any(isinstance(v, (cst.Tuple, cst.List)) for v in bindings):
+            made_by_grad = all(self._is_gradient_call(v) for v in bindings)
+            return Origin(f"`{name}`", "tuple" if made_by_grad else "unknown")
         built = self._built_by_loop(name, depth)
         if built is not None:
-            empty = [_empty_container(v) for v in bindings]
-            return Origin(f"`{name}`", "list" if "list" in empty else "tuple")
+            empty = {_empty_container(v) for v in bindings}
+            return Origin(f"`{name}`", empty.pop() if len(empty) == 1 and None not in empty else "unknown")
         return None
+
+    def _is_gradient_call(self, value: cst.BaseExpression) -> bool:
+        """``self.grad(net, weights)(x)`` / ``ops.GradOperation(...)(net, w)(x)``: a tuple of gradients."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Call)):
+            return False
+        maker = value.func.func
+        if isinstance(maker, cst.Attribute) and _is_self(maker.value):
+            made = init_value(self.ctx, self.values.owner, maker.attr.value)
+            maker = made.func if isinstance(made, cst.Call) else None
+        elif isinstance(maker, cst.Call):
+            maker = maker.func
+        return maker is not None and self.ctx.imports.qualify(maker) in GRAD_MAKERS
+
+    def container(self, expr: cst.BaseExpression) -> str:
+        """"tuple", "list" or "unknown": what a sequence handed to HyperMap is (HyperMap returns the same, and
+        refuses a mix)."""
+        found = self.of(expr)
+        if found is not None:
+            return found.container
+        if isinstance(expr, cst.Tuple) or (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
+                                           and expr.func.value == "tuple"):
+            return "tuple"
+        if isinstance(expr, (cst.List, cst.ListComp)) or (isinstance(expr, cst.Call) and isinstance(
+                expr.func, cst.Name) and expr.func.value == "list"):
+            return "list"
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value):
+            assigned = _self_assignments(self.ctx, self.values.owner, expr.attr.value)
+            if len(assigned) == 1 and not isinstance(assigned[0], cst.Attribute):
+                return self.container(assigned[0]) if not isinstance(assigned[0], cst.Name) else "unknown"
+        return "unknown"
 
     def of_length(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Origin]:
         """``len(grads)``, or a name bound to it (``n = len(self.params)``, a helper parameter fed one)."""
@@ -213,6 +314,8 @@ class _Origins:
         if name not in names:
             return None
         position = names.index(name)
+        found_any: Optional[Origin] = None
+        containers = set()
         for site in self.ctx.scope.call_sites.get(func, []):
             positional = [a for a in site.call.args if a.keyword is None and not a.star]
             arg = next((a.value for a in site.call.args if a.keyword is not None and a.keyword.value == name), None)
@@ -222,8 +325,34 @@ class _Origins:
                 continue
             found = getattr(_Origins(self.ctx, self.ctx.values(site.caller)), how)(arg, depth + 1)
             if found is not None:
-                return found if how == "of_length" else Origin(f"`{name}`", found.container)
-        return None
+                if how == "of_length":
+                    return found
+                found_any = found_any or found
+                containers.add(found.container)
+            else:
+                containers.add("unknown")
+        if found_any is None:
+            return None
+        return Origin(f"`{name}`", containers.pop() if len(containers) == 1 else "unknown")
+
+
+def _self_assignments(ctx, owner: Optional[str], attr: str) -> List[cst.BaseExpression]:
+    """Every value assigned to ``self.<attr>`` in the owner class and its in-module bases."""
+    if owner is None:
+        return []
+    found: List[cst.BaseExpression] = []
+    for cls in ctx.attributes._class_chain(owner):
+        for method in ctx.scope.classes[cls].methods.values():
+            for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+                for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                    pairs = ([(t.target, small.value) for t in small.targets] if isinstance(small, cst.Assign)
+                             else [(small.target, small.value)] if isinstance(small, cst.AnnAssign)
+                             and small.value is not None else [])
+                    for target, value in pairs:
+                        if (isinstance(target, cst.Attribute) and _is_self(target.value)
+                                and target.attr.value == attr):
+                            found.append(value)
+    return found
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:
@@ -358,8 +487,25 @@ class _TensorWork(cst.CSTVisitor):
             self._check(node)
 
     def _check(self, node: cst.CSTNode) -> None:
-        if not self.found and self.values.kind(node) is not Kind.CONST and _mentions([node], self.names):
-            self.found = True
+        if not self.found and self.values.kind(node) is not Kind.CONST:
+            use = _NonConstantUse(self.values, self.names)
+            node.visit(use)
+            self.found = bool(use.found)
+
+
+class _NonConstantUse(_NameUse):
+    """Reads of the names outside compile-time constant parts: in ``total = total + g.size`` the element is only
+    read through ``g.size`` (a constant), whatever the value model makes of ``total``."""
+
+    def __init__(self, values: FunctionValues, names: Set[str]):
+        super().__init__(names)
+        self.values = values
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseExpression) and not isinstance(node, cst.Name) \
+                and self.values.kind(node) is Kind.CONST:
+            return False
+        return super().on_visit(node)
 
 
 class _Effects(cst.CSTVisitor):
@@ -480,7 +626,7 @@ class LoopOverTensorSequence(Rule):
 
             @ms.jit
             def clip_grads(grads):
-                return ops.HyperMap()(_map_g, grads)
+                return tuple(ops.HyperMap()(_map_g, grads))
             """,
         ),
         Invalid(
@@ -559,7 +705,7 @@ class LoopOverTensorSequence(Rule):
                     self.weight_decay = weight_decay
 
                 def construct(self, gradients):
-                    out = ops.HyperMap()(ops.partial(_map_p, self.weight_decay), self.params, gradients)
+                    out = ops.HyperMap()(ops.partial(_map_p, self.weight_decay), self.params, tuple(gradients))
                     return tuple(out)
             """,
         ),
@@ -596,7 +742,7 @@ class LoopOverTensorSequence(Rule):
                     self.max_norm = ms.Tensor(1.0, ms.float32)
 
                 def construct(self, grads):
-                    return self.hyper_map(ops.partial(_map_g, self.clip, self.max_norm), grads)
+                    return tuple(self.hyper_map(ops.partial(_map_g, self.clip, self.max_norm), grads))
             """,
         ),
         Invalid(
@@ -690,7 +836,7 @@ class LoopOverTensorSequence(Rule):
         origin = self._origin(values, header)
         if origin is None:
             return
-        work = _TensorWork(values, _tainted(node.body, header.names))
+        work = _TensorWork(values, _tainted(values, node.body, header.names))
         node.body.visit(work)
         if not work.found:
             return
@@ -712,7 +858,7 @@ class LoopOverTensorSequence(Rule):
         if fix is not None:
             message = f"{head}; map the per-element work with ops.HyperMap"
         else:
-            message = f"{head}; no automatic rewrite: {why}"
+            message = f"{head}; map the per-element work with ops.HyperMap by hand (no automatic rewrite: {why})"
         self.report(node, message, fix)
 
     def _loop_fix(self, values: FunctionValues, node: cst.For, header: Header, origin: Origin
@@ -772,8 +918,12 @@ class LoopOverTensorSequence(Rule):
             return None, f"`{result_name}` mixes tuple and list building"
         if container == "list" and not self._list_uses_agnostic(values, result_name, [init_stmt, node]):
             return None, f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns a tuple"
-        wrap = "tuple" if container == "tuple" and origin.container == "list" else None
-        plan, why = plan_map(self.context, values, header.elements, header.sequences, lines[:-1], element_expr, wrap,
+        blocker = _map_blocker(header, lines)
+        if blocker is not None:
+            return None, blocker
+        inputs, produced = self._map_inputs(values, header.sequences)
+        wrap = "tuple" if container == "tuple" and produced != "tuple" else None
+        plan, why = plan_map(self.context, values, header.elements, inputs, lines[:-1], element_expr, wrap,
                              self._new_names)
         if plan is None:
             return None, why
@@ -786,6 +936,21 @@ class LoopOverTensorSequence(Rule):
         if plan.new_def is not None:
             edits.append((plan.anchor, [plan.anchor, plan.new_def]))
         return Fix(SAFE, "map the per-element work with ops.HyperMap", edits=tuple(edits), imports=plan.imports), None
+
+    def _map_inputs(self, values: FunctionValues, sequences: Sequence[cst.BaseExpression]
+                    ) -> Tuple[List[cst.BaseExpression], str]:
+        """The sequences to hand to HyperMap, and the container it returns ("tuple", "list" or "unknown").
+
+        HyperMap returns the container it is given (a list passed to a jit function stays a list) and refuses a
+        mix of tuples and lists (``the types of arguments in HyperMap must be consistent``), where ``zip`` took
+        any. Several sequences not all known to be of one kind are each wrapped in ``tuple(...)``."""
+        origins = _Origins(self.context, values)
+        containers = [origins.container(seq) for seq in sequences]
+        if len(set(containers)) == 1 and (containers[0] != "unknown" or len(sequences) == 1):
+            return list(sequences), containers[0]
+        wrapped = [seq if kind == "tuple" else cst.Call(func=cst.Name("tuple"), args=[cst.Arg(seq)])
+                   for seq, kind in zip(sequences, containers)]
+        return wrapped, "tuple"
 
     def _accumulation(self, values: FunctionValues, node: cst.For, header: Header) -> Optional[str]:
         for stmt in walk_statements(suite_statements(node.body)):
@@ -905,9 +1070,13 @@ class LoopOverTensorSequence(Rule):
             return None, "the loop target is unpacked in a way the rewrite does not handle"
         if header.index is not None and _mentions([node.elt], {header.index}):
             return None, f"the element uses the position `{header.index}`"
+        blocker = _map_blocker(header, [node.elt])
+        if blocker is not None:
+            return None, blocker
+        inputs, produced = self._map_inputs(values, header.sequences)
         if wrapper is not None and wrapper.func.value == "tuple":
             replaced: cst.CSTNode = wrapper
-            wrap = "tuple" if origin.container == "list" else None
+            wrap = "tuple" if produced != "tuple" else None
         else:
             replaced = wrapper if wrapper is not None else node
             if isinstance(node, cst.GeneratorExp) and wrapper is None:
@@ -915,8 +1084,7 @@ class LoopOverTensorSequence(Rule):
             if not self._list_result_agnostic(values, replaced):
                 return None, "it builds a list that is used as a list; ops.HyperMap returns a tuple"
             wrap = None
-        plan, why = plan_map(self.context, values, header.elements, header.sequences, [], node.elt, wrap,
-                             self._new_names)
+        plan, why = plan_map(self.context, values, header.elements, inputs, [], node.elt, wrap, self._new_names)
         if plan is None:
             return None, why
         call = plan.call
@@ -938,13 +1106,46 @@ class LoopOverTensorSequence(Rule):
                                                or self.context.imports.qualify(call.func) in LIST_AGNOSTIC_OPS):
                 return True
             return False
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
-                                                                                        cst.Name):
+        if (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
             name = parent.targets[0].target.value
             if len(_bindings(values.func, name)) != 1:
                 return False
             return self._list_uses_agnostic(values, name, [parent])
         return False
+
+
+def _map_blocker(header: Header, code: Sequence[cst.CSTNode]) -> Optional[str]:
+    """Why HyperMap cannot take these sequences as the loop took them.
+
+    ``reversed(grads)`` works in a graph-mode ``for`` but HyperMap rejects it (measured: ``unsupported operand
+    type(s) ... 'reversed'``). HyperMap maps *into* elements that are tuples when every sequence's element is
+    one, where the loop hands the tuple over: a body that indexes the element (``gv[0]`` of ``grads_and_vars``)
+    shows the elements are pairs."""
+    for seq in header.sequences:
+        if isinstance(seq, cst.Call) and isinstance(seq.func, cst.Name) and seq.func.value == "reversed":
+            return "it iterates `reversed(...)`, which ops.HyperMap does not take"
+    if len(header.sequences) == 1 and header.elements:
+        indexed = _ElementIndex(set(header.elements))
+        for node in code:
+            node.visit(indexed)
+        if indexed.found:
+            return (f"the body indexes the element (`{_short(indexed.found)}`): if the elements are tuples, "
+                    "ops.HyperMap maps into them instead of handing each one over")
+    return None
+
+
+class _ElementIndex(cst.CSTVisitor):
+    def __init__(self, names: Set[str]):
+        super().__init__()
+        self.names = names
+        self.found: Optional[cst.Subscript] = None
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if (self.found is None and isinstance(node.value, cst.Name) and node.value.value in self.names
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+                and isinstance(node.slice[0].slice.value, cst.Integer)):
+            self.found = node
 
 
 def _carried(smalls: Sequence[cst.BaseSmallStatement], ready: Set[str]) -> Optional[str]:
@@ -963,8 +1164,9 @@ def _carried(smalls: Sequence[cst.BaseSmallStatement], ready: Set[str]) -> Optio
     return None
 
 
-def _tainted(body: cst.BaseSuite, names: Set[str]) -> Set[str]:
-    """The loop's names plus every name the body computes from them (``g = gradients[i]``)."""
+def _tainted(values: FunctionValues, body: cst.BaseSuite, names: Set[str]) -> Set[str]:
+    """The loop's names plus every name the body computes from them (``g = gradients[i]``), not counting reads
+    inside compile-time constants (``n = n + g.size``)."""
     tainted = set(names)
     statements = list(walk_statements(suite_statements(body), into_defs=False))
     for _ in range(2):
@@ -973,7 +1175,9 @@ def _tainted(body: cst.BaseSuite, names: Set[str]) -> Set[str]:
                 value = getattr(small, "value", None)
                 if not isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) or value is None:
                     continue
-                if _mentions([value], tainted):
+                use = _NonConstantUse(values, tainted)
+                value.visit(use)
+                if use.found:
                     targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
                     for target in targets:
                         tainted.update(_all_names(target))
@@ -1071,4 +1275,3 @@ def _single_element(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
             expr.elements[0], cst.StarredElement):
         return expr.elements[0].value
     return None
-

@@ -200,7 +200,7 @@ class LargeUnrolledLoop(Rule):
         trip = counter.trip_count(stop) if stop is not None else None
         if trip is None or trip < self.context.config.unroll_threshold:
             return
-        if not does_graph_work(node.body, self.values):
+        if not does_graph_work(node.body, self.values) or self._indexes_objects(node.body, cst.Name(counter.name)):
             return
         self.report(node, f"`while` loop with the Python-int counter `{counter.name}` runs {trip} iterations: "
                           "MindSpore unrolls it like a `for`, compiling one copy of the body per iteration (at "

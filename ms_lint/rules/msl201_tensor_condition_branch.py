@@ -9,7 +9,7 @@ flagged.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -27,9 +27,11 @@ from ms_lint.rewrites.where import (
     shapes_visibly_differ,
     where_call,
 )
+from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.values import FunctionValues, Kind, is_literal, root_param_kinds
+from ms_lint.walk import find
 
 WHY = ("graph mode compiles it as control flow, both branches as subgraphs (MindSpore 2.10: 3.3x slower compile, "
        "17x slower run than a select in a 200-step graph)")
@@ -158,10 +160,10 @@ class TensorConditionBranch(Rule):
 
 
             @ms.jit
-            def masked_max(x, m):
-                if (m == 0).all():
-                    return ops.zeros_like(x)
-                return x * m
+            def keep_finite(x):
+                if ops.isfinite(x).all():
+                    return x
+                return ops.zeros_like(x)
             """,
             fixed="""
             import mindspore as ms
@@ -169,8 +171,8 @@ class TensorConditionBranch(Rule):
 
 
             @ms.jit
-            def masked_max(x, m):
-                return ops.where((m == 0).all(), ops.zeros_like(x), x * m)
+            def keep_finite(x):
+                return ops.where(ops.isfinite(x).all(), x, ops.zeros_like(x))
             """,
         ),
         Invalid(
@@ -202,17 +204,17 @@ class TensorConditionBranch(Rule):
 
 
             class Warmup(nn.Cell):
-                def __init__(self, lr=0.1, warmup=100):
+                def __init__(self, lr=0.1, warmup_lr=0.01, warmup=100):
                     super().__init__()
                     self.lr = ms.Tensor(lr, ms.float32)
+                    self.warmup_lr = ms.Tensor(warmup_lr, ms.float32)
                     self.warmup = warmup
 
                 def construct(self, global_step):
-                    step = global_step.astype(ms.float32)
-                    if step < self.warmup:
-                        lr = self.lr * step / self.warmup
+                    if global_step < self.warmup:
+                        lr = self.warmup_lr
                     else:
-                        lr = self.lr * ops.ones_like(step)
+                        lr = self.lr
                     return lr
             """,
             fixed="""
@@ -221,14 +223,14 @@ class TensorConditionBranch(Rule):
 
 
             class Warmup(nn.Cell):
-                def __init__(self, lr=0.1, warmup=100):
+                def __init__(self, lr=0.1, warmup_lr=0.01, warmup=100):
                     super().__init__()
                     self.lr = ms.Tensor(lr, ms.float32)
+                    self.warmup_lr = ms.Tensor(warmup_lr, ms.float32)
                     self.warmup = warmup
 
                 def construct(self, global_step):
-                    step = global_step.astype(ms.float32)
-                    lr = ops.where(step < self.warmup, self.lr * step / self.warmup, self.lr * ops.ones_like(step))
+                    lr = ops.where(global_step < self.warmup, self.warmup_lr, self.lr)
                     return lr
             """,
             unsafe=True,
@@ -283,11 +285,37 @@ class TensorConditionBranch(Rule):
                     return loss * self.scale
             """,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def masked(x, m):
+                if (m == 0).all():
+                    return ops.zeros_like(x)
+                return x * m
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def masked(x, m):
+                return ops.where((m == 0).all(), ops.zeros_like(x), x * m)
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
         super().__init__(context)
         self._pending: List[Tuple[cst.CSTNode, cst.FunctionDef]] = []
+        self._unsafe: Dict[int, str] = {}  # id(fix) -> why it is unsafe, for the finding's message
+        self._python_views: Dict[cst.FunctionDef, Optional[FunctionValues]] = {}
+        self._calls_by_name: Optional[Dict[str, List[cst.Call]]] = None
 
     # The analysis runs once the walk has recorded every parent (the ``return`` after an ``if`` is a sibling).
     def visit_If(self, node: cst.If) -> None:
@@ -310,7 +338,9 @@ class TensorConditionBranch(Rule):
                 fix, why = self._ifexp_fix(values, node)
                 keyword = "a if c else b"
             head = f"`{keyword}` on a Tensor (`{_short(node.test)}`): {WHY}"
-            if fix is not None:
+            if fix is not None and fix.applicability == UNSAFE:
+                message = f"{head}; use ops.where(cond, a, b), but check it: {self._unsafe[id(fix)]}"
+            elif fix is not None:
                 message = f"{head}; use ops.where(cond, a, b)"
             else:
                 message = f"{head}; no automatic select: {why}"
@@ -320,11 +350,94 @@ class TensorConditionBranch(Rule):
     def _tensor_condition(self, values: FunctionValues, test: cst.BaseExpression) -> bool:
         if values.kind(test) is not Kind.TENSOR:
             return False
+        scalar_view = self._with_python_arguments(values)
+        if scalar_view is not None and scalar_view.kind(test) is not Kind.TENSOR:
+            return False  # ``if num_steps > 1`` where a caller passes ``num_steps=3``: a constant, folded
         # ``if is_training:`` / ``x if not maximize else -x`` / ``if flag and self.verbose`` on a construct/jit
         # argument: as often a Python flag the caller passes as a Tensor; call sites in this module decide it.
         operands = [o for o in _truth_operands(test) if values.kind(o) is Kind.TENSOR]
-        return not all(isinstance(o, cst.Name) and self._untyped_entry_parameter(values, o.value)
-                       and not self._called_with_tensors(values, o.value) for o in operands)
+        return not all(isinstance(o, cst.Name) and self._flag_parameter(values, o.value) for o in operands)
+
+    def _flag_parameter(self, values: FunctionValues, name: str, depth: int = 0) -> bool:
+        """An untyped entry-point argument no graph call passes a Tensor for, or a helper argument that every
+        call site fills with such an argument (``self._forward(x, is_training)``): maybe a Python flag."""
+        if depth > 4 or name not in values.parameters:
+            return False
+        if self._untyped_entry_parameter(values, name):
+            return not self._called_with_tensors(values, name)
+        info = self.context.scope.functions.get(values.func)
+        sites = self.context.scope.call_sites.get(values.func, [])
+        if info is None or info.is_root or not sites:
+            return False
+        params = list(values.func.params.posonly_params) + list(values.func.params.params)
+        if self.context.scope.owner_of.get(values.func) is not None and params:
+            params = params[1:]
+        names = [p.name.value for p in params]
+        for site in sites:
+            arg = next((a.value for a in site.call.args if a.keyword is not None and a.keyword.value == name), None)
+            positional = [a for a in site.call.args if a.keyword is None and not a.star]
+            if arg is None and name in names and names.index(name) < len(positional):
+                arg = positional[names.index(name)].value
+            if not (isinstance(arg, cst.Name)
+                    and self._flag_parameter(self.context.values(site.caller), arg.value, depth + 1)):
+                return False
+        return True
+
+    def _with_python_arguments(self, values: FunctionValues) -> Optional[FunctionValues]:
+        """The value model of an entry point (``@ms.jit`` function, ``construct``, method called through
+        ``self.<name>(...)``) with the parameters some call in this module passes a Python literal for taken as
+        constants: graph mode compiles a Python scalar argument into the graph (each new value recompiles), so
+        an ``if`` on it is folded. None when no call passes one."""
+        func = values.func
+        if func in self._python_views:
+            return self._python_views[func]
+        view = None
+        info = self.context.scope.functions.get(func)
+        if info is not None and info.is_root:
+            scalars = self._literal_arguments(func)
+            if scalars:
+                bound = self.context.scope.owner_of.get(func) is not None
+                kinds = root_param_kinds(func, self.context.imports, bound)
+                kinds.update({name: Kind.CONST for name in scalars})
+                view = FunctionValues(self.context.scope, self.context.imports, self.context.constants,
+                                      self.context.attributes, func, kinds)
+        self._python_views[func] = view
+        return view
+
+    def _literal_arguments(self, func: cst.FunctionDef) -> Set[str]:
+        """Parameters of ``func`` that some call in the module passes a literal for (``step(x, 3)``,
+        ``self.step(x, flag=True)``), by position or keyword."""
+        name = func.name.value
+        bound = self.context.scope.owner_of.get(func) is not None
+        params = list(func.params.posonly_params) + list(func.params.params)
+        if bound and params:
+            params = params[1:]
+        names = [p.name.value for p in params]
+        found: Set[str] = set()
+        if self._calls_by_name is None:  # every call in the module, by the name it calls (once per file)
+            self._calls_by_name = {}
+            for call in find(self.context.module, cst.Call):
+                callee = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
+                    call.func.value if isinstance(call.func, cst.Name) else None)
+                if callee is not None:
+                    self._calls_by_name.setdefault(callee, []).append(call)
+        for call in self._calls_by_name.get(name, ()):
+            target = call.func
+            if bound:
+                if not (isinstance(target, cst.Attribute) and target.attr.value == name):
+                    continue
+            elif not (isinstance(target, cst.Name) and target.value == name):
+                continue
+            if any(a.star for a in call.args):
+                continue
+            positional = [a for a in call.args if a.keyword is None]
+            for index, arg in enumerate(positional[:len(names)]):
+                if is_literal(arg.value):
+                    found.add(names[index])
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in names and is_literal(arg.value):
+                    found.add(arg.keyword.value)
+        return found
 
     def _called_with_tensors(self, values: FunctionValues, name: str) -> bool:
         """Graph code in this module calls the function, and every call visibly passes a Tensor for ``name``."""
@@ -394,14 +507,16 @@ class TensorConditionBranch(Rule):
             return None, "the branch does more than assign one name"
         if not self._bound_before(values, target, siblings, index):
             return None, f"`{target}` is not bound before the `if` (no value for the other side of a select)"
-        return self._build(values, node, node.test, body.value, cst.Name(target), target, [node])
+        return self._build(values, node, node.test, body.value, cst.Name(target), target, [node],
+                           self._previous_value(target, siblings, index))
 
     def _ifexp_fix(self, values: FunctionValues, node: cst.IfExp) -> Tuple[Optional[Fix], Optional[str]]:
         return self._build(values, node, node.test, node.body, node.orelse, None, [node])
 
     def _build(self, values: FunctionValues, node: cst.CSTNode, test: cst.BaseExpression,
                a: Optional[cst.BaseExpression], b: Optional[cst.BaseExpression], target: Optional[str],
-               replaced: List[cst.CSTNode]) -> Tuple[Optional[Fix], Optional[str]]:
+               replaced: List[cst.CSTNode], b_value: Optional[cst.BaseExpression] = None
+               ) -> Tuple[Optional[Fix], Optional[str]]:
         if a is None or b is None:
             return None, "a bare `return`"
         hazards: List[str] = []
@@ -421,17 +536,28 @@ class TensorConditionBranch(Rule):
             return None, "cannot spell ops.where in this module"
         call, imports = built
         unsafe_reasons = [hazard_message(hazards[0])] if hazards else []
-        shape_one = condition_may_be_shape_one(self.context, values, test)
-        if shape_one is not None:
-            unsafe_reasons.append(f"`{shape_one}` may have shape (1,) (e.g. initializer(0, [1], ...)): ops.where "
-                                  "would broadcast 0-d branches to shape (1,)")
+        shape_problem = select_shape_problem(self.context, values, test, a, b, b_value)
+        if shape_problem is not None:
+            what, why = shape_problem
+            shape_one = condition_may_be_shape_one(self.context, values, test) if what == "condition" else None
+            if shape_one is not None:
+                why = (f"`{shape_one}` may have shape (1,) (e.g. initializer(0, [1], ...)): ops.where would "
+                       "broadcast 0-d branches to shape (1,)")
+            unsafe_reasons.append(why)
         applicability = UNSAFE if unsafe_reasons else SAFE
         summary = "replace the branch with ops.where(cond, a, b)"
         if unsafe_reasons:
             summary += " (unsafe: " + "; ".join(unsafe_reasons) + ")"
+        fix = self._fix(node, call, target, replaced, applicability, summary, imports)
+        if unsafe_reasons:
+            self._unsafe[id(fix)] = "; ".join(unsafe_reasons)
+        return fix, None
+
+    def _fix(self, node: cst.CSTNode, call: cst.Call, target: Optional[str], replaced: List[cst.CSTNode],
+             applicability: str, summary: str, imports) -> Fix:
         if isinstance(node, cst.IfExp):
             call = call.with_changes(lpar=node.lpar, rpar=node.rpar)
-            return Fix(applicability, summary, edits=((node, call),), imports=imports), None
+            return Fix(applicability, summary, edits=((node, call),), imports=imports)
         leading = list(node.leading_lines)
         for extra in replaced:
             leading += comments_inside(extra, extra.leading_lines if extra is node else ())
@@ -441,7 +567,7 @@ class TensorConditionBranch(Rule):
             small = cst.Assign(targets=[cst.AssignTarget(target=cst.Name(target))], value=call)
         statement = cst.SimpleStatementLine(body=[small], leading_lines=leading)
         edits = ((node, statement),) + tuple((extra, None) for extra in replaced[1:])
-        return Fix(applicability, summary, edits=edits, imports=imports), None
+        return Fix(applicability, summary, edits=edits, imports=imports)
 
     # -- helpers ------------------------------------------------------------------------------------------
     def _effect_in(self, values: FunctionValues, node: cst.If) -> Optional[str]:
@@ -461,6 +587,17 @@ class TensorConditionBranch(Rule):
                 if stmt is node:
                     return body, index
         return None, -1
+
+    def _previous_value(self, name: str, siblings, index: int) -> Optional[cst.BaseExpression]:
+        """The value of the nearest ``name = value`` before the ``if`` in its block, when nothing between them
+        rebinds ``name`` or a name ``value`` reads (so ``name`` still holds that value, computed from the same
+        tensors, at the ``if``)."""
+        for position in range(index - 1, -1, -1):
+            small = _single_line(siblings[position])
+            if _assign_target(small) == name:
+                between = names_bound_in(siblings[position + 1:index])
+                return small.value if not between & (names_read(small.value) | {name}) else None
+        return None
 
     def _bound_before(self, values: FunctionValues, name: str, siblings, index: int) -> bool:
         if values.kind(cst.Name(name)) is not Kind.TENSOR:

@@ -7,8 +7,11 @@ modules that mention any compile-cache setting (including a deliberate ``MS_COMP
 alone; so is ``set_context(**cfg)``, whose mode and cache keys are not visible.
 
 The fix (unsafe: it changes run-time behaviour) inserts ``os.environ.setdefault`` lines after the module's
-imports. MindSpore 2.10 reads the variables at every compile, so anywhere before the first graph call works;
-``setdefault`` lets a user still switch the cache off from the shell (``MS_COMPILER_CACHE_ENABLE=0``).
+imports. It is not offered when, with the cache on, a value from the command line, the environment or a config
+file would become part of a compiled graph (what MSL303 reports): the cache would then serve a stale graph to a
+run that changes it, a wrong result rather than a slow one. MindSpore 2.10 reads the variables at every compile,
+so anywhere before the first graph call works; ``setdefault`` lets a user still switch the cache off from the shell
+(``MS_COMPILER_CACHE_ENABLE=0``).
 """
 from __future__ import annotations
 
@@ -22,7 +25,9 @@ from ms_lint.rules._cache_common import (
     ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
     mentions_cache_settings, mode_of, parse_line, set_context_calls, string_literal,
 )
+from ms_lint.prefilter import CodeWords
 from ms_lint.rules.base import Invalid, Rule
+from ms_lint.rules.msl303_stale_compile_cache_hazard import stale_cache_hazards
 
 CACHE_DIR = "ms_compile_cache"
 
@@ -33,7 +38,7 @@ class MissingCompileCache(Rule):
     summary = "Script compiles graphs on every run: enable MindSpore's compile cache"
     fix_applicability = UNSAFE
     # Pre-filter (ms_lint/prefilter.py): a report needs a set_context(mode=GRAPH) call or a run of @jit code.
-    requires_text = ("set_context", "jit", "ms_function")
+    requires_text = CodeWords("set_context", "jit", "ms_function")  # names it resolves with qualify
 
     VALID = [
         # Already enables the cache.
@@ -175,6 +180,14 @@ class MissingCompileCache(Rule):
             f"them instead (200-step example on 2.10 CPU: 0.77 s -> 0.045 s). Before enabling it, note that "
             f"{KEY_WARNING}: keep it off for runs that change those"
         )
+        hazards = stale_cache_hazards(self.context)
+        if hazards:
+            # Turning the cache on here would create an MSL303 hazard: say so, and leave the decision to the user.
+            more = f" (and {len(hazards) - 1} more)" if len(hazards) > 1 else ""
+            message += (f". Here {hazards[0][1]}{more}, so the cache would silently reuse a stale graph for a run "
+                        f"that changes it: no fix is offered; enable it only for runs that keep those values fixed")
+            self.report(node, message)
+            return
         self.report(node, message, fix=self._fix())
 
     def _fix(self) -> Optional[Fix]:

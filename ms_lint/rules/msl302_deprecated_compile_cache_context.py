@@ -19,9 +19,10 @@ import libcst as cst
 
 from ms_lint.diagnostics import SAFE, Fix
 from ms_lint.rules._cache_common import (
-    CACHE_KEYS, ENABLE_VAR, PATH_VAR, CallInfo, environ_spelling, has_star, keyword, parse_line,
+    CACHE_KEYS, ENABLE_VAR, PATH_VAR, CallInfo, environ_spelling, has_star, keyword, module_calls, parse_line,
     set_context_calls,
 )
+from ms_lint.prefilter import CodeWords
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.values import is_literal, literal_value
 
@@ -35,7 +36,7 @@ class DeprecatedCompileCacheContext(Rule):
     name = "deprecated-compile-cache-context"
     summary = "set_context(enable_compile_cache=..., compile_cache_path=...) is deprecated: use environment variables"
     fix_applicability = SAFE
-    requires_text = ("enable_compile_cache", "compile_cache_path")  # pre-filter: the keys it reports
+    requires_text = CodeWords("enable_compile_cache", "compile_cache_path")  # pre-filter: the keywords it reports
 
     VALID = [
         """\
@@ -126,6 +127,8 @@ class DeprecatedCompileCacheContext(Rule):
         call, line = info.call, info.line
         if line is None or has_star(call):
             return None  # the call is part of a larger statement, or **kwargs may hold more keys
+        if _reads_cache_context(context):
+            return None  # get_context("enable_compile_cache") reads the context, not the environment variable
         spelled = environ_spelling(context)
         if spelled is None:
             return None
@@ -176,6 +179,19 @@ class DeprecatedCompileCacheContext(Rule):
                            and "str" not in self.context.imports.aliases)
             return builtin_str or self.context.imports.qualify(expr.func) in STRING_FUNCTIONS
         return False
+
+
+def _reads_cache_context(context) -> bool:
+    """The module asks ``get_context`` for a cache key (or for a key it computes): after the rewrite the context no
+    longer holds it (measured on 2.10: ``get_context("enable_compile_cache")`` is None with only the variable set)."""
+    for info in module_calls(context):
+        if context.imports.qualify(info.call.func) != "mindspore.get_context":
+            continue
+        args = [a for a in info.call.args if a.keyword is None]
+        key = literal_value(args[0].value) if args and is_literal(args[0].value) else None
+        if key is None or key in CACHE_KEYS:
+            return True
+    return False
 
 
 def _has_comment(node) -> bool:

@@ -1,0 +1,392 @@
+"""Throughput of ``ms-lint check`` (cold, warm, one file edited) against flake8 and ruff, on the same files.
+
+    python benchmarks/throughput.py                      # MindSpore's source (if installed) and the synthetic corpus
+    python benchmarks/throughput.py --corpus synthetic   # no MindSpore needed
+    python benchmarks/throughput.py --corpus PATH        # any folder of Python files
+
+Each corpus is copied (``.py`` files only) into a temporary folder, so the edited-file runs never touch the
+original. The commands run in rounds, one of each per round, so a noisy neighbour slows all of them alike:
+
+* ``ms-lint check --no-cache``         cold: every file read, pre-filtered, the rest parsed and analyzed
+* ``ms-lint check``                    warm: results cache filled, nothing changed
+* ``ms-lint check`` after ``touch``    one file gets a new mtime, same content (the cache compares digests)
+* ``ms-lint check`` after an edit      one file (the largest that defines ``construct``) gets a new comment line
+* ``flake8 -j N``                      flake8's default plugins (pycodestyle, pyflakes, mccabe); ms-lint's own flake8
+                                        plugin is left out, so this is flake8 as users know it
+* ``ruff check --select ALL --no-cache``
+
+Printed and written to ``benchmarks/results/throughput.md``: median wall time, its spread, lines/s, CPU time
+(user+sys of the process and its workers), peak memory of the largest single process (``ru_maxrss`` from
+``wait4``: a worker's peak, or the whole tool when it is one process), and ms-lint's time over flake8's and
+ruff's. No psutil needed.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import corpus as synthetic  # noqa: E402  (benchmarks/corpus.py)
+
+DEFAULT_OUTPUT = os.path.join(HERE, "results", "throughput.md")
+
+# flake8 with the plugins it ships with: the ms-lint distribution registers a flake8 plugin, which would make
+# "flake8" mean "flake8 + ms-lint" here. Filter it out before flake8 loads its plugins.
+FLAKE8_DEFAULT = """\
+import sys
+from flake8.plugins import finder
+_find = finder._find_importlib_plugins
+finder._find_importlib_plugins = lambda: (p for p in _find() if finder.utils.normalize_pypi_name(p.package) != "ms-lint")
+from flake8.main.cli import main
+sys.exit(main())
+"""
+
+
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    max_rss_mb: float
+    code: int
+
+
+@dataclass
+class Series:
+    name: str
+    command: str
+    samples: List[Sample] = field(default_factory=list)
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(s.wall for s in self.samples)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(s.cpu for s in self.samples)
+
+    @property
+    def max_rss_mb(self) -> float:
+        return max(s.max_rss_mb for s in self.samples)
+
+
+def measure(argv: Sequence[str], cwd: str, env: Optional[Dict[str, str]] = None) -> Sample:
+    """Wall time, CPU time and peak RSS of one command and the processes it waits for (``wait4``)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stderr_chunks = []
+    # read stderr while waiting, or a chatty tool blocks on a full pipe
+    while True:
+        chunk = proc.stderr.read(65536) if proc.stderr else b""
+        if not chunk:
+            break
+        stderr_chunks.append(chunk)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    if proc.stderr:
+        proc.stderr.close()
+    rss = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    err = b"".join(stderr_chunks).decode(errors="replace")
+    # 1: findings; 2 from ms-lint also means "some file is unanalyzable" (MSL900), a result, not a failure
+    if code not in (0, 1, 2) or "Traceback" in err or "error:" in err:
+        raise RuntimeError(f"{' '.join(argv[:4])}... exited {code}:\n{err[-2000:]}")
+    return Sample(wall=wall, cpu=usage.ru_utime + usage.ru_stime, max_rss_mb=rss, code=code)
+
+
+# -- corpora ------------------------------------------------------------------------------------------------------
+def copy_python_files(source: str, dest: str) -> None:
+    for folder, dirnames, filenames in os.walk(source):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        rel = os.path.relpath(folder, source)
+        for name in filenames:
+            if name.endswith(".py"):
+                os.makedirs(os.path.join(dest, rel), exist_ok=True)
+                shutil.copy2(os.path.join(folder, name), os.path.join(dest, rel, name))
+
+
+def mindspore_source() -> Optional[str]:
+    """The installed ``mindspore`` package folder, found without importing it."""
+    spec = importlib.util.find_spec("mindspore")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def python_files(root: str) -> List[str]:
+    found = []
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        found += [os.path.join(folder, n) for n in sorted(filenames) if n.endswith(".py")]
+    return found
+
+
+def count_lines(paths: Sequence[str]) -> int:
+    total = 0
+    for path in paths:
+        with open(path, "rb") as handle:
+            total += handle.read().count(b"\n")
+    return total
+
+
+CONSTRUCT = re.compile(rb"^[ \t]+def construct\(", re.MULTILINE)  # a method, not a docstring's ``... def``
+
+
+def edit_target(paths: Sequence[str]) -> str:
+    """The file a developer would edit: the largest one that defines ``construct`` (a model file)."""
+    best, best_size = paths[0], -1
+    for path in paths:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if CONSTRUCT.search(data) and len(data) > best_size:
+            best, best_size = path, len(data)
+    return best
+
+
+# -- the tools ----------------------------------------------------------------------------------------------------
+def tool_commands(target: str, jobs: int, tools: Sequence[str]) -> Dict[str, List[str]]:
+    py = sys.executable
+    commands = {
+        "ms-lint cold": [py, "-m", "ms_lint", "check", "--no-cache", "--exit-zero", "--jobs", str(jobs), target],
+        "ms-lint warm": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
+        "ms-lint 1 file touched": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
+        "ms-lint 1 file edited": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
+    }
+    if "flake8" in tools:
+        commands["flake8"] = [py, "-c", FLAKE8_DEFAULT, "--isolated", "--exit-zero", "-j", str(jobs), target]
+    if "ruff" in tools:
+        ruff = shutil.which("ruff", path=os.path.dirname(py)) or shutil.which("ruff")
+        if ruff:
+            commands["ruff"] = [ruff, "check", "--select", "ALL", "--no-cache", "--isolated", "--exit-zero", target]
+        else:
+            print("ruff not found: skipped", file=sys.stderr)
+    return commands
+
+
+def shown_command(name: str, argv: List[str], jobs: int) -> str:
+    if name.startswith("ms-lint"):
+        extra = "--no-cache " if name == "ms-lint cold" else ""
+        after = {"ms-lint 1 file touched": " (after touch of one file)",
+                 "ms-lint 1 file edited": " (after editing one file)"}.get(name, "")
+        return f"ms-lint check {extra}--jobs {jobs}{after}"
+    if name == "flake8":
+        return f"flake8 -j {jobs} (pycodestyle, pyflakes, mccabe)"
+    return "ruff check --select ALL --no-cache"
+
+
+def versions() -> Dict[str, str]:
+    found = {}
+    for dist in ("ms-lint", "libcst", "flake8", "pycodestyle", "pyflakes", "mccabe", "ruff", "mindspore"):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as handle:
+            kb = int(handle.readline().split()[1])
+            memory = f", {kb / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return (f"{cpu}, {cores} cores available{memory}; {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}")
+
+
+# -- one corpus ------------------------------------------------------------------------------------------------------
+def snapshot_ms_lint(workdir: str) -> Dict[str, str]:
+    """Copy the ms_lint package being measured and return an environment that runs the copy.
+
+    Every command then runs the same code, even if the source tree is edited during the benchmark (which would
+    also change ms-lint's code fingerprint and so empty its results cache in the middle of the warm runs)."""
+    import ms_lint
+
+    dest = os.path.join(workdir, "ms_lint_code")
+    shutil.copytree(os.path.dirname(os.path.abspath(ms_lint.__file__)), os.path.join(dest, "ms_lint"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = dest + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools: Sequence[str],
+               ms_lint_env: Dict[str, str]) -> str:
+    files = python_files(root)
+    lines = count_lines(files)
+    target = edit_target(files)
+    rel_root = os.path.relpath(root, workdir)
+    commands = tool_commands(rel_root, jobs, tools)
+    series = {name: Series(name, shown_command(name, argv, jobs)) for name, argv in commands.items()}
+    print(f"\n== {label}: {len(files)} files, {lines:,} lines; edited file: {os.path.relpath(target, root)}", flush=True)
+
+    envs = {name: (ms_lint_env if name.startswith("ms-lint") else None) for name in commands}
+    same = findings_agree(commands["ms-lint cold"], commands["ms-lint warm"], workdir, ms_lint_env)
+    for name, argv in commands.items():  # warm-up: OS file cache, ruff/flake8 start-up, ms-lint results cache
+        measure(argv, workdir, envs[name])
+    original = open(target, "rb").read()
+    loads = [os.getloadavg()[0]]
+    try:
+        for round_number in range(runs):
+            for name, argv in commands.items():
+                if name == "ms-lint 1 file touched":  # new mtime, same bytes: the cache checks the digest
+                    stat = os.stat(target)
+                    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+                if name == "ms-lint 1 file edited":  # new bytes: this file is analyzed again
+                    with open(target, "ab") as handle:
+                        handle.write(f"# benchmark edit {round_number}\n".encode())
+                sample = measure(argv, workdir, envs[name])
+                series[name].samples.append(sample)
+            loads.append(os.getloadavg()[0])
+            summary = ", ".join(f"{name} {s.samples[-1].wall:.2f}s" for name, s in series.items())
+            print(f"  round {round_number + 1}/{runs}: {summary}", flush=True)
+    finally:
+        with open(target, "wb") as handle:
+            handle.write(original)
+    return render(label, len(files), lines, os.path.relpath(target, root), series, runs, jobs, same, loads)
+
+
+def findings_agree(cold: List[str], warm: List[str], workdir: str, env: Dict[str, str]) -> bool:
+    """Warm results (cache filled by the first run) equal cold ones: the cache is only worth timing if so."""
+    def run(argv):
+        argv = [a for a in argv if a != "--exit-zero"]
+        index = argv.index("check") + 1
+        argv = argv[:index] + ["--format", "json"] + argv[index:]
+        return subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True).stdout
+
+    first = run(cold)
+    run(warm)  # fills the cache
+    return first == run(warm)
+
+
+def render(label: str, files: int, lines: int, edited: str, series: Dict[str, Series], runs: int, jobs: int,
+           same: bool, loads: List[float]) -> str:
+    rows = ["| command | wall (median) | min - max | lines/s | CPU user+sys | peak RSS (largest process) |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for s in series.values():
+        walls = [x.wall for x in s.samples]
+        rows.append(f"| `{s.command}` | {s.wall:.2f} s | {min(walls):.2f} - {max(walls):.2f} s | "
+                    f"{lines / s.wall:,.0f} | {s.cpu:.1f} s | {s.max_rss_mb:.0f} MB |")
+    cold = series["ms-lint cold"].wall
+    notes = []
+    for other in ("flake8", "ruff"):
+        if other in series:
+            ratio = cold / series[other].wall
+            word = "faster" if ratio < 1 else "slower"
+            notes.append(f"ms-lint cold / {other} = **{ratio:.2f}** (ms-lint is {max(ratio, 1 / ratio):.1f}x {word})")
+    warm = series["ms-lint warm"].wall
+    notes.append(f"ms-lint warm / cold = {warm / cold:.3f}; one file touched: "
+                 f"{series['ms-lint 1 file touched'].wall:.2f} s; one file edited: "
+                 f"{series['ms-lint 1 file edited'].wall:.2f} s")
+    notes.append(f"warm findings identical to cold: {'yes' if same else '**NO**'}")
+    notes.append(f"load average (1 min) during the runs: {min(loads):.1f} - {max(loads):.1f}")
+    return "\n".join([
+        f"### {label}: {files:,} files, {lines:,} lines",
+        "",
+        f"{runs} rounds, one of each command per round, medians shown; `--jobs {jobs}` / `-j {jobs}`. "
+        f"Edited file: `{edited}` (one comment line appended per round).",
+        "",
+        *rows,
+        "",
+        *[f"- {note}" for note in notes],
+        "",
+    ])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="ms-lint throughput against flake8 and ruff")
+    parser.add_argument("--corpus", default="auto",
+                        help="auto (MindSpore's source if installed, plus synthetic), mindspore, synthetic, or a path")
+    parser.add_argument("--runs", type=int, default=5, help="rounds (default 5)")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes for ms-lint and flake8 (default: all)")
+    parser.add_argument("--files", type=int, default=600, help="synthetic corpus size in files (default 600)")
+    parser.add_argument("--seed", type=int, default=0, help="synthetic corpus seed (default 0)")
+    parser.add_argument("--tools", default="flake8,ruff", help="comparison tools (default: flake8,ruff)")
+    parser.add_argument("--output", default=DEFAULT_OUTPUT, help="markdown file to write ('-': none)")
+    args = parser.parse_args(argv)
+    jobs = args.jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+
+    corpora: List[Tuple[str, str]] = []  # (label, source or "")
+    if args.corpus in ("auto", "mindspore"):
+        source = mindspore_source()
+        if source is not None:
+            version = versions().get("mindspore", "?")
+            corpora.append((f"MindSpore {version} source (installed `mindspore` package)", source))
+        elif args.corpus == "mindspore":
+            parser.error("mindspore is not installed; use --corpus synthetic")
+    if args.corpus in ("auto", "synthetic"):
+        corpora.append((f"Synthetic corpus (`benchmarks/corpus.py --files {args.files} --seed {args.seed}`)", ""))
+    if args.corpus not in ("auto", "mindspore", "synthetic"):
+        if not os.path.isdir(args.corpus):
+            parser.error(f"{args.corpus}: not a folder")
+        corpora.append((f"`{args.corpus}`", os.path.abspath(args.corpus)))
+
+    header = [
+        "## Throughput",
+        "",
+        f"Measured {datetime.date.today().isoformat()} with "
+        f"`{' '.join(['python benchmarks/throughput.py'] + list(argv if argv is not None else sys.argv[1:]))}`.",
+        "",
+        f"Machine: {machine()}.",
+        "",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()) + ".",
+        "",
+    ]
+    sections = []
+    with tempfile.TemporaryDirectory(prefix="ms_lint_bench_") as workdir:
+        # An empty pyproject.toml pins ms-lint's config root (and cache) to this folder: defaults, nothing inherited.
+        with open(os.path.join(workdir, "pyproject.toml"), "w", encoding="utf-8") as handle:
+            handle.write("# ms-lint throughput benchmark: default settings\n")
+        ms_lint_env = snapshot_ms_lint(workdir)
+        for index, (label, source) in enumerate(corpora):
+            root = os.path.join(workdir, f"corpus{index}")
+            if source:
+                copy_python_files(source, root)
+            else:
+                synthetic.build(root, args.files, args.seed)
+            sections.append(run_corpus(label, root, workdir, args.runs, jobs, tools, ms_lint_env))
+            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(os.path.join(workdir, ".ms_lint_cache"), ignore_errors=True)
+    report = "\n".join(header + sections)
+    print("\n" + report)
+    if args.output != "-":
+        os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(report)
+        print(f"written to {os.path.relpath(args.output)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

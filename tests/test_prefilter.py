@@ -1,0 +1,181 @@
+"""The text pre-filter never hides a finding: a file it skips has no findings with the filter turned off either.
+
+``ms_lint.prefilter`` decides from the text alone whether any enabled rule can fire, so that most files are never
+parsed. These tests hold it to that: the graph-code test agrees with ``GraphScope`` on every fixture and rule
+example, every rule's INVALID examples pass the filter, and turning the filter off changes no finding.
+"""
+import pathlib
+import textwrap
+
+import libcst as cst
+import pytest
+
+import ms_lint.engine as engine
+from ms_lint.config import Config
+from ms_lint.context import ModuleContext
+from ms_lint.prefilter import ANY, GRAPH_CODE, CodeWords, can_hold_graph_code, may_fire, requirement
+from ms_lint.rules import all_rules
+from ms_lint.source import decode_source
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+
+def corpus():
+    """(name, text) for every fixture file and every rule example: real-looking code with graph code and without."""
+    items = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.rglob("*.py"))]
+    for rule in all_rules():
+        for index, code in enumerate(rule.VALID):
+            items.append((f"{rule.code}-valid-{index}", textwrap.dedent(code)))
+        for index, example in enumerate(rule.INVALID):
+            items.append((f"{rule.code}-invalid-{index}", textwrap.dedent(example.code)))
+    return items
+
+
+CORPUS = corpus()
+
+
+def graph_function_names(text):
+    module = cst.parse_module(text)
+    context = ModuleContext(module, text, "example.py", Config())
+    return [info.node.name.value for info in context.scope.graph_functions()]
+
+
+def test_there_is_something_to_check():
+    assert len(CORPUS) >= 20
+    assert sum(1 for _, text in CORPUS if not can_hold_graph_code(text)) >= 3, "no example exercises the skip path"
+
+
+@pytest.mark.parametrize("name, text", CORPUS, ids=[name for name, _ in CORPUS])
+def test_graph_code_test_agrees_with_graph_scope(name, text):
+    try:
+        functions = graph_function_names(text)
+    except cst.ParserSyntaxError:
+        functions = []  # a file that does not parse has no graph functions to miss
+    if functions:
+        assert can_hold_graph_code(text), f"{name}: graph functions {functions} but the pre-filter skips the file"
+
+
+@pytest.mark.parametrize("name, text", CORPUS, ids=[name for name, _ in CORPUS])
+def test_findings_are_the_same_without_the_filter(name, text, monkeypatch):
+    source = decode_source(name, text.encode("utf-8"))
+    config = Config(root=str(ROOT))
+    with_filter = [f.to_json() for f in engine.analyze_source(source, config, name).findings]
+    monkeypatch.setattr(engine, "may_fire", lambda text, rules: True)
+    without = [f.to_json() for f in engine.analyze_source(source, config, name).findings]
+    assert with_filter == without
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_every_invalid_example_passes_the_filter_for_its_rule(rule):
+    for example in rule.INVALID:
+        code = textwrap.dedent(example.code)
+        assert may_fire(code, [rule]), (
+            f"{rule.code} flags this INVALID example, but its requires_text ({requirement(rule)!r}) would skip "
+            f"the file:\n{code}"
+        )
+
+
+# -- the graph-code test on its own ---------------------------------------------------------------------------
+GRAPH = {
+    "decorator": "import mindspore as ms\n@ms.jit\ndef f(x):\n    return x\n",
+    "decorator with arguments": "import mindspore\n@mindspore.jit(jit_level='O1')\ndef f(x):\n    return x\n",
+    "aliased import": "from mindspore import jit as compile_graph\n@compile_graph\ndef f(x):\n    return x\n",
+    "jit call": "import mindspore as ms\ndef f(x):\n    return x\ng = ms.jit(f)\n",
+    "ms_function": "from mindspore import ms_function\n@ms_function\ndef f(x):\n    return x\n",
+    "cell": "from mindspore import nn\nclass Net(nn.Cell):\n    def construct(self, x):\n        return x\n",
+    "def continued": "from mindspore import nn\nclass Net(nn.Cell):\n    def \\\n construct(self, x):\n        return x\n",
+    "jit in an f-string field": "import mindspore as ms\nprint(f'{ms.jit(len)}')\n",
+    "jit after a continued f-string": "import mindspore as ms\nprint(f'a \\\n{ms.jit(len)}')\n",
+    "triple-quoted f-string": "import mindspore as ms\nprint(f'''\n{ms.jit(len)}\n''')\n",
+    "unterminated string": "import mindspore as ms\nx = 'oops\n@ms.jit\ndef f(x):\n    return x\n",
+    "jit after a string with an escaped quote": "import mindspore as ms\ns = 'it\\'s'; g = ms.jit(len)\n",
+    "jit after a raw string ending in a backslash pair": "import mindspore as ms\ns = r'\\\\'; g = ms.jit(len)\n",
+    "other jit (a superset is fine)": "import numba\n@numba.jit\ndef f(x):\n    return x\n",
+}
+
+NOT_GRAPH = {
+    "no words at all": "import mindspore\nx = mindspore.Tensor([1])\n",
+    "docstring example": 'import mindspore\ndef f():\n    """\n    >>> @mindspore.jit\n    ... def g(x):\n    ...     '
+                         'return x\n    >>> class N(nn.Cell):\n    ...     def construct(self, x):\n    """\n',
+    "comment": "import mindspore\n# @mindspore.jit would compile this; def construct(self) too\nx = 1\n",
+    "string with a quote char inside": "import mindspore\nmsg = \"don't use ms.jit here\"\nother = '#'\n",
+    "longer identifiers": "import mindspore\njit_level = 'O0'\nconstructor = None\ndef construct_graph():\n    pass\n",
+    "construct called, not defined": "import mindspore\nnet.construct(x)\n",
+    "bytes and raw strings": "import mindspore\nb = rb'jit' + Rb\"def construct\"\n",
+    "triple quotes holding quotes": "import mindspore\ns = '''it's \"jit\" ''' + \"\"\"def construct\"\"\"\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH))
+def test_graph_code_is_kept(name):
+    assert can_hold_graph_code(GRAPH[name])
+
+
+@pytest.mark.parametrize("name", sorted(NOT_GRAPH))
+def test_text_that_only_mentions_graph_words_is_skipped(name):
+    assert not can_hold_graph_code(NOT_GRAPH[name])
+
+
+def test_kept_examples_really_hold_graph_code():
+    """The ``GRAPH`` cases MindSpore would compile are graph code for GraphScope too (the filter is no looser)."""
+    for name in ("decorator", "decorator with arguments", "aliased import", "jit call", "ms_function", "cell",
+                 "def continued"):
+        assert graph_function_names(GRAPH[name]), name
+
+
+# -- requirements per rule ----------------------------------------------------------------------------------------
+class _HooksOnly:
+    def visit_For(self, node):
+        pass
+
+
+class _ModuleRule:
+    def check_module(self):
+        pass
+
+
+class _Declared(_ModuleRule):
+    requires_text = ("set_context", "MS_COMPILER_CACHE")
+
+
+class _DeclaredGraph(_ModuleRule):
+    requires_text = GRAPH_CODE
+
+
+class _DeclaredCode(_ModuleRule):
+    requires_text = CodeWords("set_context")
+
+
+def test_requirement_defaults_and_declarations():
+    assert requirement(_HooksOnly) is GRAPH_CODE
+    assert requirement(_ModuleRule) is ANY
+    assert requirement(_Declared) == ("set_context", "MS_COMPILER_CACHE")
+    assert requirement(_DeclaredGraph) is GRAPH_CODE
+    assert requirement(_DeclaredCode) == CodeWords("set_context")
+
+
+def test_may_fire_combines_the_enabled_rules():
+    plain = "import mindspore\nx = 1\n"
+    assert not may_fire(plain, [_HooksOnly, _Declared, _DeclaredGraph])
+    assert may_fire(plain, [_HooksOnly, _ModuleRule])
+    assert may_fire(plain + "mindspore.set_context(mode=0)\n", [_HooksOnly, _Declared])
+    assert may_fire(GRAPH["cell"], [_HooksOnly])
+    assert not may_fire(plain, [])
+
+
+def test_a_skipped_file_with_a_syntax_error_still_gets_msl900():
+    source = decode_source("bad.py", b"import mindspore\ndef f(:\n    pass\n")
+    findings = engine.analyze_source(source, Config(), "bad.py").findings
+    assert [f.code for f in findings] == ["MSL900"]
+    assert findings[0].line == 2
+
+
+def test_code_words_count_only_outside_strings_and_comments():
+    rules = [_DeclaredCode]
+    assert may_fire("import mindspore as ms\nms.set_context(mode=0)\n", rules)
+    assert may_fire("from mindspore import set_context as sc\nsc(mode=0)\n", rules)
+    assert may_fire("import mindspore as ms\nprint(f'{ms.set_context(mode=0)}')\n", rules)
+    assert not may_fire('import mindspore\ndef f():\n    """>>> ms.set_context(mode=0)"""\n', rules)
+    assert not may_fire("import mindspore\n# call ms.set_context(mode=0) first\n", rules)
+    assert not may_fire("import mindspore\nset_context_mode = 0\n", rules)

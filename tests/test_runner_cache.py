@@ -1,0 +1,193 @@
+"""The results cache and the parallel runner, tested by what a user sees (no timing assertions).
+
+A warm run returns exactly the cold run's findings without analyzing anything; an edited file is analyzed again;
+``--no-cache`` writes nothing; a changed configuration or ms-lint version never reuses old results; the cache
+folder is marked for backup tools and git; worker processes give the same findings as one process.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ms_lint.runner as runner
+from conftest import CLEAN, FLAGGED
+from ms_lint.cache import CACHE_DIR, ResultsCache
+from ms_lint.config import Config
+
+CACHE_ENABLED = """\
+import mindspore as ms
+
+ms.set_context(mode=ms.GRAPH_MODE, enable_compile_cache=True)
+"""
+
+
+def check_json(run_cli, *args):
+    code, out, err = run_cli("check", "--format", "json", *args)
+    assert "Traceback" not in err, err
+    return code, json.loads(out)
+
+
+@pytest.fixture
+def project(write):
+    write("models/flagged.py", FLAGGED)
+    write("models/clean.py", CLEAN)
+    write("models/cache_ctx.py", CACHE_ENABLED)
+    write("util/not_mindspore.py", "def helper(x):\n    return [i for i in range(x)]\n")
+    return write
+
+
+def cache_files(tmp_path):
+    folder = tmp_path / CACHE_DIR
+    return sorted(p for p in folder.rglob("*.json")) if folder.exists() else []
+
+
+def forbid_analysis(monkeypatch):
+    """From now on any analysis fails the test: what the run reports must come from the cache."""
+    def analyze(path, config):
+        raise AssertionError(f"{path} was analyzed again although it did not change")
+
+    monkeypatch.setattr(runner, "_analyze_one", analyze)
+
+
+def test_warm_run_returns_the_cold_findings_without_analyzing(run_cli, project, tmp_path, monkeypatch):
+    cold_code, cold = check_json(run_cli, ".")
+    assert {f["code"] for f in cold} >= {"MSL101", "MSL302"}, cold
+    assert len(cache_files(tmp_path)) == 1
+    forbid_analysis(monkeypatch)
+    warm_code, warm = check_json(run_cli, ".")
+    assert (warm_code, warm) == (cold_code, cold)
+
+
+def test_touching_without_changing_content_still_uses_the_cache(run_cli, project, tmp_path, monkeypatch):
+    _, cold = check_json(run_cli, ".")
+    target = tmp_path / "models" / "flagged.py"
+    stat = target.stat()
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    forbid_analysis(monkeypatch)
+    _, warm = check_json(run_cli, ".")
+    assert warm == cold
+
+
+def test_an_edited_file_is_analyzed_again(run_cli, project, tmp_path):
+    _, before = check_json(run_cli, ".")
+    assert any(f["path"] == "models/flagged.py" for f in before)
+    project("models/flagged.py", FLAGGED.replace("for i in range(x.shape[0]):", "for i in range(2):"))
+    project("models/clean.py", FLAGGED)  # a previously clean file now has the finding
+    _, after = check_json(run_cli, ".")
+    paths = {f["path"] for f in after if f["code"] == "MSL101"}
+    assert paths == {"models/clean.py"}, after
+
+
+def test_no_cache_writes_nothing(run_cli, project, tmp_path):
+    code, _ = check_json(run_cli, "--no-cache", ".")
+    assert code == 1
+    assert not (tmp_path / CACHE_DIR).exists()
+
+
+def test_no_cache_does_not_read_the_cache(run_cli, project, tmp_path):
+    check_json(run_cli, ".")
+    cache_file = cache_files(tmp_path)[0]
+    data = json.loads(cache_file.read_text())
+    for entry in data.values():
+        entry["findings"] = []  # a cache that (wrongly) says every file is clean
+    cache_file.write_text(json.dumps(data))
+    _, served = check_json(run_cli, ".")
+    assert served == []  # proof that the doctored cache is what a cached run reads
+    _, fresh = check_json(run_cli, "--no-cache", ".")
+    assert {f["code"] for f in fresh} >= {"MSL101", "MSL302"}
+
+
+def test_a_changed_config_is_not_served_old_results(run_cli, project, tmp_path):
+    _, first = check_json(run_cli, ".")
+    assert any(f["code"] == "MSL101" for f in first)
+    project("pyproject.toml", '[tool.ms-lint]\nignore = ["MSL101"]\n')
+    _, ignored = check_json(run_cli, ".")
+    assert not any(f["code"] == "MSL101" for f in ignored)
+    assert any(f["code"] == "MSL302" for f in ignored)
+    project("pyproject.toml", "[tool.ms-lint]\nunroll-threshold = 4\n")
+    _, again = check_json(run_cli, ".")
+    assert any(f["code"] == "MSL101" for f in again)
+
+
+def test_a_command_line_selection_is_a_different_config(run_cli, project):
+    _, everything = check_json(run_cli, ".")
+    _, only_cache_rules = check_json(run_cli, "--select", "MSL3", ".")
+    assert {f["code"] for f in only_cache_rules} == {"MSL302"}
+    _, everything_again = check_json(run_cli, ".")
+    assert everything_again == everything
+
+
+def test_cache_folder_has_cachedir_tag_and_gitignore(run_cli, project, tmp_path):
+    check_json(run_cli, ".")
+    folder = tmp_path / CACHE_DIR
+    tag = (folder / "CACHEDIR.TAG").read_text()
+    assert tag.startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_a_corrupt_cache_file_is_ignored_and_rewritten(run_cli, project, tmp_path):
+    _, cold = check_json(run_cli, ".")
+    cache_file = cache_files(tmp_path)[0]
+    cache_file.write_text("{not json")
+    _, again = check_json(run_cli, ".")
+    assert again == cold
+    json.loads(cache_file.read_text())
+
+
+def test_results_of_older_ms_lint_code_are_removed(project, tmp_path):
+    config = Config(root=str(tmp_path))
+    fingerprint = config.fingerprint()
+    cache = ResultsCache(str(tmp_path), fingerprint)
+    stale = os.path.join(os.path.dirname(cache.file), f"{fingerprint}-0000000000000000.json")
+    other_config = os.path.join(os.path.dirname(cache.file), "ffffffffffffffff-0000000000000000.json")
+    os.makedirs(os.path.dirname(cache.file), exist_ok=True)
+    for path in (stale, other_config):
+        with open(path, "w") as handle:
+            handle.write("{}")
+    runner.check_files([str(tmp_path / "models" / "flagged.py")], config)
+    assert os.path.exists(cache.file)
+    assert not os.path.exists(stale)
+    assert os.path.exists(other_config)  # another configuration's results stay
+
+
+def test_workers_give_the_same_findings_as_one_process(run_cli, write, tmp_path):
+    count = runner.PARALLEL_THRESHOLD + 6
+    for index in range(count):
+        write(f"pkg/m{index:02d}.py", FLAGGED if index % 3 == 0 else CLEAN)
+    write("pkg/bad.py", "import mindspore\ndef f(:\n")
+    _, serial = check_json(run_cli, "--no-cache", "--jobs", "1", "pkg")
+    _, parallel = check_json(run_cli, "--no-cache", "--jobs", "2", "pkg")
+    assert parallel == serial
+    assert sum(1 for f in serial if f["code"] == "MSL101") == len(range(0, count, 3))
+    assert [f["path"] for f in serial if f["code"] == "MSL900"] == ["pkg/bad.py"]
+
+
+def test_parallel_run_fills_the_cache_for_the_next_run(run_cli, write, tmp_path, monkeypatch):
+    for index in range(runner.PARALLEL_THRESHOLD + 2):
+        write(f"pkg/m{index:02d}.py", FLAGGED if index % 2 else CLEAN)
+    _, cold = check_json(run_cli, "--jobs", "2", "pkg")
+    forbid_analysis(monkeypatch)
+    _, warm = check_json(run_cli, "--jobs", "2", "pkg")
+    assert warm == cold
+
+
+def test_a_warm_run_does_not_import_the_parser(project, tmp_path):
+    """The warm path must stay cheap: no libcst (or MindSpore) import when every result is cached."""
+    script = (
+        "import sys\n"
+        "from ms_lint.cli import main\n"
+        "code = main(['check', '--format', 'json', '.'])\n"
+        "loaded = sorted(m for m in ('libcst', 'mindspore') if m in sys.modules)\n"
+        "sys.stderr.write('LOADED=' + ','.join(loaded) + '\\n')\n"
+    )
+    env = dict(os.environ)
+    for run in ("cold", "warm"):
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, env=env,
+                              timeout=120)
+        loaded = [line for line in done.stderr.splitlines() if line.startswith("LOADED=")]
+        assert loaded, done.stderr
+        if run == "cold":
+            assert "libcst" in loaded[0]  # the check itself is real: a cold run does parse
+    assert loaded == ["LOADED="], done.stderr
