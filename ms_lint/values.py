@@ -19,6 +19,7 @@ import libcst as cst
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
+from ms_lint.walk import find
 
 
 class Kind(enum.Enum):
@@ -514,6 +515,8 @@ class FunctionValues(ExpressionKinds):
             name = param.name.value
             self.parameters.add(name)
             self.env[name] = param_kinds.get(name, Kind.UNKNOWN)
+        for name in _membership_tested_parameters(func, self.parameters):
+            self.env[name] = Kind.CONST
         _bind_locals(self, func)
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
@@ -530,6 +533,24 @@ class FunctionValues(ExpressionKinds):
 
     def is_parameter(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.parameters
+
+
+def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -> Set[str]:
+    """Parameters the function tests with ``p in (0, 1)`` / ``p not in ("a", "b")`` against literals.
+
+    A Tensor cannot be a member test's left side against a tuple of Python literals in graph code, so such a
+    parameter is a Python value (``ClipGradients.construct(self, grads, clip_type, clip_value)`` in the model
+    zoo starts with ``if clip_type not in (0, 1): return grads``)."""
+    found: Set[str] = set()
+    for comparison in find(func.body, cst.Comparison):
+        left = comparison.left
+        if not (isinstance(left, cst.Name) and left.value in parameters) or len(comparison.comparisons) != 1:
+            continue
+        target = comparison.comparisons[0]
+        if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.Tuple, cst.List, cst.Set)) \
+                and target.comparator.elements and all(is_literal(e.value) for e in target.comparator.elements):
+            found.add(left.value)
+    return found
 
 
 def _all_params(func: cst.FunctionDef) -> List[cst.Param]:

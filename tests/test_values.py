@@ -187,3 +187,23 @@ def test_module_constants_rebound_elsewhere_are_not_literals():
     """)
     constants = ModuleConstants(cst.parse_module(code))
     assert constants.values == {"STEPS": 100, "WIDTH": 16}
+
+
+def test_parameter_tested_for_membership_in_literals_is_a_python_value():
+    code = textwrap.dedent("""
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class ClipGradients(nn.Cell):
+        def construct(self, grads, clip_type, clip_value):
+            if clip_type not in (0, 1):
+                return grads
+            return clip_type
+    """)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    construct = cls.body.body[0]
+    env = context.values(construct).env
+    assert env["clip_type"] is Kind.CONST
+    assert env["clip_value"] is Kind.TENSOR
