@@ -84,7 +84,8 @@ GRAPH = {
     "jit call": "import mindspore as ms\ndef f(x):\n    return x\ng = ms.jit(f)\n",
     "ms_function": "from mindspore import ms_function\n@ms_function\ndef f(x):\n    return x\n",
     "cell": "from mindspore import nn\nclass Net(nn.Cell):\n    def construct(self, x):\n        return x\n",
-    "def continued": "from mindspore import nn\nclass Net(nn.Cell):\n    def \\\n construct(self, x):\n        return x\n",
+    "def continued": ("from mindspore import nn\nclass Net(nn.Cell):\n    def \\\n construct(self, x):\n"
+                      "        return x\n"),
     "jit in an f-string field": "import mindspore as ms\nprint(f'{ms.jit(len)}')\n",
     "jit after a continued f-string": "import mindspore as ms\nprint(f'a \\\n{ms.jit(len)}')\n",
     "triple-quoted f-string": "import mindspore as ms\nprint(f'''\n{ms.jit(len)}\n''')\n",

@@ -506,7 +506,8 @@ class TensorConditionBranch(Rule):
         if target is None:
             return None, "the branch does more than assign one name"
         if not self._bound_before(values, target, siblings, index):
-            return None, f"`{target}` is not bound before the `if` (no value for the other side of a select)"
+            return None, (f"`{target}` is not bound to a known Tensor before the `if` (a select needs a Tensor for "
+                          "the branch that does not assign it)")
         return self._build(values, node, node.test, body.value, cst.Name(target), target, [node],
                            self._previous_value(target, siblings, index))
 
