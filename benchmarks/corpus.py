@@ -196,7 +196,7 @@ def cell_module(w: Writer) -> str:
     """Cells: mostly loops over CellLists and ``if`` on config (never flagged); some per-row tensor loops."""
     rng = w.rng
     parts = ['"""' + w.camel() + ' network blocks."""', "import mindspore as ms", "from mindspore import nn, ops", ""]
-    for index in range(rng.randint(1, 4)):
+    for _ in range(rng.randint(1, 4)):
         cls = w.camel("Block")
         depth = rng.randint(2, 6)
         body = [

@@ -52,7 +52,8 @@ FLAKE8_DEFAULT = """\
 import sys
 from flake8.plugins import finder
 _find = finder._find_importlib_plugins
-finder._find_importlib_plugins = lambda: (p for p in _find() if finder.utils.normalize_pypi_name(p.package) != "ms-lint")
+finder._find_importlib_plugins = lambda: (
+    p for p in _find() if finder.utils.normalize_pypi_name(p.package) != "ms-lint")
 from flake8.main.cli import main
 sys.exit(main())
 """
@@ -248,7 +249,8 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
     rel_root = os.path.relpath(root, workdir)
     commands = tool_commands(rel_root, jobs, tools)
     series = {name: Series(name, shown_command(name, argv, jobs)) for name, argv in commands.items()}
-    print(f"\n== {label}: {len(files)} files, {lines:,} lines; edited file: {os.path.relpath(target, root)}", flush=True)
+    print(f"\n== {label}: {len(files)} files, {lines:,} lines; edited file: {os.path.relpath(target, root)}",
+          flush=True)
 
     envs = {name: (ms_lint_env if name.startswith("ms-lint") else None) for name in commands}
     same = findings_agree(commands["ms-lint cold"], commands["ms-lint warm"], workdir, ms_lint_env)
