@@ -66,3 +66,23 @@ class Rule:
 
     def check_module(self) -> None:
         """Module-wide analysis; override in rules that are not about graph-function bodies."""
+
+
+class ComprehensionHooks:
+    """Mixin for rules that treat every comprehension kind alike: one ``visit_comprehension`` instead of four
+    hooks. MindSpore unrolls a comprehension in graph code exactly like the ``for`` loop it stands for."""
+
+    def visit_comprehension(self, node: cst.BaseComp) -> None:
+        raise NotImplementedError
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.visit_comprehension(node)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.visit_comprehension(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.visit_comprehension(node)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self.visit_comprehension(node)

@@ -22,7 +22,7 @@ from ms_lint.rewrites.common_loops import (
     read_name_nodes, surely_tensor, while_counter,
 )
 from ms_lint.rewrites.vmap import VmapBuilder, stack_axis, unstack_source
-from ms_lint.rules.base import Invalid, Rule
+from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 
 Comprehension = Union[cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp]
 
@@ -33,7 +33,7 @@ CARRIED_CURE = ("each iteration reads {names} from the previous one, so `vmap` d
                 "5-13x slower per call (MindSpore 2.10 CPU): it trades compile time for run time")
 
 
-class LoopOverTensorAxis(Rule):
+class LoopOverTensorAxis(ComprehensionHooks, Rule):
     code = "MSL101"
     name = "loop-over-tensor-axis"
     summary = "Loop over a tensor axis in graph code: compiled once per slice; use vmap"
@@ -276,19 +276,7 @@ class LoopOverTensorAxis(Rule):
                           f"the body per slice; {cure}")
 
     # -- comprehensions ----------------------------------------------------------------------------------------
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._comprehension(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._comprehension(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._comprehension(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._comprehension(node)
-
-    def _comprehension(self, node: Comprehension) -> None:
+    def visit_comprehension(self, node: Comprehension) -> None:
         if inside_compile_time_helper(self.context, node, self.function):
             return
         clause = node.for_in

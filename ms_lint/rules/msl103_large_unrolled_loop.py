@@ -21,7 +21,7 @@ from ms_lint.rewrites.common_loops import (
     code_of, does_graph_work, inside_compile_time_helper, read_name_nodes, while_counter,
 )
 from ms_lint.rewrites.fori_loop import ForiLoopBuilder
-from ms_lint.rules.base import Invalid, Rule
+from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 from ms_lint.values import Kind
 
 CURE = ("`ops.ForiLoop()(lower, upper, body, init, unroll=False)` or a `while` loop with a Tensor counter compiles "
@@ -29,7 +29,7 @@ CURE = ("`ops.ForiLoop()(lower, upper, body, init, unroll=False)` or a `while` l
         "time or the depth limit is the problem; `ms.set_recursion_limit(n)` only lifts the limit")
 
 
-class LargeUnrolledLoop(Rule):
+class LargeUnrolledLoop(ComprehensionHooks, Rule):
     code = "MSL103"
     name = "large-unrolled-loop"
     summary = "Constant loop with many iterations in graph code: unrolled, slow to compile, may hit the depth limit"
@@ -208,19 +208,7 @@ class LargeUnrolledLoop(Rule):
                           f"limit`); {CURE}")
 
     # -- comprehensions ----------------------------------------------------------------------------------------
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._comprehension(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._comprehension(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._comprehension(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._comprehension(node)
-
-    def _comprehension(self, node) -> None:
+    def visit_comprehension(self, node) -> None:
         if inside_compile_time_helper(self.context, node, self.function):
             return
         clause = node.for_in
