@@ -43,6 +43,8 @@ SHAPE_FUNCTIONS = {
 }
 # ops functions on Python scalars that return Python scalars: constant exactly when their inputs are.
 SCALAR_FUNCTIONS = {"mindspore.ops.scalar_cast"}
+# ops that return their first argument unchanged (ordering only): the result has the argument's kind.
+PASS_THROUGH_FUNCTIONS = {"mindspore.ops.depend"}
 CONST_PRIMITIVES = {
     "mindspore.ops.Shape", "mindspore.ops.Rank", "mindspore.ops.DType", "mindspore.ops.IsSubClass",
     "mindspore.ops.IsInstance", "mindspore.ops.Size",
@@ -55,7 +57,7 @@ CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "
 # ops callables that are not tensor-producing functions.
 NON_TENSOR_OPS = {"mindspore.ops.partial", "mindspore.ops.HyperMap", "mindspore.ops.Map",
                   "mindspore.ops.MultitypeFuncGraph", "mindspore.ops.GradOperation", "mindspore.ops.grad",
-                  "mindspore.ops.value_and_grad", "mindspore.ops.vmap", "mindspore.ops.depend"}
+                  "mindspore.ops.value_and_grad", "mindspore.ops.vmap"}
 TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mindspore.ops.split",
                       "mindspore.ops.chunk", "mindspore.ops.Unstack", "mindspore.ops.Split",
                       "mindspore.ops.tensor_split", "mindspore.ops.meshgrid"}
@@ -391,6 +393,8 @@ class ExpressionKinds:
             return Kind.CONST
         if qualified in SCALAR_FUNCTIONS:
             return Kind.CONST if args and args[0] is Kind.CONST else Kind.UNKNOWN
+        if qualified in PASS_THROUGH_FUNCTIONS:
+            return args[0] if args else Kind.UNKNOWN
         if qualified in TENSOR_SEQ_SOURCES and not last[:1].isupper():
             return Kind.TENSOR_SEQ
         if qualified in CELL_SEQ_FACTORIES:

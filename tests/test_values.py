@@ -207,3 +207,12 @@ def test_parameter_tested_for_membership_in_literals_is_a_python_value():
     env = context.values(construct).env
     assert env["clip_type"] is Kind.CONST
     assert env["clip_value"] is Kind.TENSOR
+
+
+@pytest.mark.parametrize("expression, kind", [
+    ("ops.depend(s, x)", Kind.TENSOR),
+    ("ops.depend(n, x)", Kind.CONST),
+    ("ops.depend(grads, x)", Kind.TENSOR_SEQ),
+])
+def test_depend_returns_its_first_argument(expression, kind):
+    assert kind_of(expression)[0] is kind
