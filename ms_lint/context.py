@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -10,7 +10,8 @@ from ms_lint.config import Config
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
-from ms_lint.values import ClassAttributes, FunctionValues, Kind, ModuleConstants, root_param_kinds
+from ms_lint.walk import find
+from ms_lint.values import ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, root_param_kinds
 
 
 class ModuleContext:
@@ -26,6 +27,7 @@ class ModuleContext:
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
         self._values: Dict[cst.FunctionDef, FunctionValues] = {}
         self._param_stack: set = set()
+        self._local_names: Optional[Set[str]] = None
 
     # -- the value model ----------------------------------------------------------------------------
     def values(self, func: cst.FunctionDef) -> FunctionValues:
@@ -71,8 +73,6 @@ class ModuleContext:
             kinds[name] = unique.pop() if len(unique) == 1 and len(found) == len(self.scope.call_sites[func]) else Kind.UNKNOWN
         for param in params:  # parameters no call site passes take their default
             if param.name.value not in kinds and param.default is not None:
-                from ms_lint.values import is_literal
-
                 kinds[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
         return kinds
 
@@ -95,7 +95,7 @@ class ModuleContext:
         parent (``from mindspore import ops`` for ``mindspore.ops.where``) or the name itself, never
         shadowing a name the module already uses. None when there is no safe spelling.
         """
-        existing = self.imports.local_reference(qualified_name)
+        existing = self.imports.local_reference(qualified_name, avoid=self._function_local_names())
         if existing is not None:
             return existing, ()
         parts = qualified_name.split(".")
@@ -114,6 +114,21 @@ class ModuleContext:
         if not self._name_used(top):
             return qualified_name, (ImportRequest(f"import {top}"),)
         return None
+
+    def _function_local_names(self) -> Set[str]:
+        """Names some function binds as a parameter or by assignment: an import alias of the same name is
+        shadowed there (``def f(x, ops)``), so a rewrite must not rely on it."""
+        if self._local_names is None:
+            names: Set[str] = set()
+            for func in find(self.module, cst.FunctionDef):
+                params = func.params
+                for param in (list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+                              + [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]):
+                    names.add(param.name.value)
+                for target in find(func.body, cst.AssignTarget):
+                    names.update(n.value for n in find(target, cst.Name))
+            self._local_names = names
+        return self._local_names
 
     def _name_used(self, name: str) -> bool:
         return re.search(rf"(?<![\w.]){re.escape(name)}\b", self.text) is not None

@@ -7,7 +7,7 @@ MindSpore's own source (``from ..cell import Cell``) resolves too.
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterable, Optional
+from typing import Collection, Dict, Iterable, Optional
 
 import libcst as cst
 
@@ -141,14 +141,15 @@ class ImportTable:
             return None
         return canonical(f"{target}.{rest}" if rest else target)
 
-    def local_reference(self, qualified_name: str) -> Optional[str]:
+    def local_reference(self, qualified_name: str, avoid: Collection[str] = ()) -> Optional[str]:
         """How this module can spell ``qualified_name`` with imports it already has (``ms.vmap``), if at all.
 
-        Only module-level imports count: a name imported inside a function is not bound elsewhere.
+        Only module-level imports count: a name imported inside a function is not bound elsewhere. Names in
+        ``avoid`` (shadowed somewhere by a local binding) are not used.
         """
         best: Optional[str] = None
         for local, target in self.aliases.items():
-            if local not in self.module_level:
+            if local not in self.module_level or local in avoid:
                 continue
             target = canonical(target)
             if target == qualified_name:
