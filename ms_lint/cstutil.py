@@ -61,3 +61,23 @@ def keyword_arg(call: cst.Call, name: str):
 def code_of(node: cst.CSTNode) -> str:
     """Source text of a node (normalised by libcst's code generator)."""
     return cst.Module(body=[]).code_for_node(node)
+
+
+def short_code(node: cst.CSTNode, limit: int = 40) -> str:
+    """A node's code on one line, cut to ``limit`` characters, for messages."""
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def target_names(target: cst.BaseExpression, include_starred: bool = False) -> List[str]:
+    """Names bound by an assignment or loop target (``a``, ``a, (b, c)``; ``*rest`` with include_starred)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: List[str] = []
+        for element in target.elements:
+            names.extend(target_names(element.value, include_starred))
+        return names
+    if include_starred and isinstance(target, cst.StarredElement):
+        return target_names(target.value, include_starred)
+    return []

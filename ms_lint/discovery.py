@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Tuple
+from typing import Iterator, List
 
 from ms_lint.config import Config
 

@@ -14,8 +14,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
-from ms_lint.names import ImportTable, dotted
+from ms_lint.cstutil import call_name_args, suite_statements
+from ms_lint.names import ImportTable
 from ms_lint.walk import find
 
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}

@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
 from ms_lint.walk import find
@@ -670,7 +670,7 @@ def _loop_target_bindings(model: ExpressionKinds, loop: cst.For, loop_indices: S
         fname = iterable.func.value
         args = call_name_args(iterable)
         if fname == "range":
-            for name in _target_names(target):
+            for name in target_names(target):
                 loop_indices.add(name)
                 yield name, Kind.CONST, None
             return
@@ -695,16 +695,5 @@ def _element_binding(model: ExpressionKinds, target: cst.BaseExpression, sequenc
         Kind.CELL_SEQ: Kind.CELL,
         Kind.CONST: Kind.CONST,
     }.get(sequence_kind, Kind.UNKNOWN)
-    for name in _target_names(target):
+    for name in target_names(target):
         yield name, element_kind, None
-
-
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names: List[str] = []
-        for element in target.elements:
-            names.extend(_target_names(element.value))
-        return names
-    return []

@@ -1,7 +1,7 @@
 """Output formats for ``check``: each module renders a list of findings to a string."""
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from typing import List
 
 from ms_lint.diagnostics import Finding
 

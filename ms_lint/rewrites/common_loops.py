@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, code_of, suite_statements, target_names, walk_statements
 from ms_lint.values import CONST_BUILTINS, FunctionValues, Kind
 from ms_lint.walk import find
 
@@ -81,7 +81,7 @@ class _Reads(cst.CSTVisitor):
         names: Set[str] = set()
         clause = node.for_in
         while clause is not None:
-            names.update(target_names(clause.target))
+            names.update(target_names(clause.target, include_starred=True))
             clause = clause.inner_for_in
         clause = node.for_in
         clause.iter.visit(self)  # the first iterable is evaluated outside the comprehension
@@ -153,19 +153,6 @@ def read_names(node: cst.CSTNode) -> Set[str]:
     return {name.value for name in read_name_nodes(node)}
 
 
-def target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names: List[str] = []
-        for element in target.elements:
-            names.extend(target_names(element.value))
-        return names
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return []
-
-
 def written_names(stmt: cst.CSTNode) -> List[str]:
     """Names a simple statement (or a compound statement's header) binds."""
     names: List[str] = []
@@ -173,9 +160,9 @@ def written_names(stmt: cst.CSTNode) -> List[str]:
         for small in stmt.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    names.extend(target_names(target.target))
+                    names.extend(target_names(target.target, include_starred=True))
             elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                names.extend(target_names(small.target))
+                names.extend(target_names(small.target, include_starred=True))
             elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
                 for alias in small.names:
                     local = alias.asname.name if alias.asname is not None else alias.name
@@ -184,13 +171,13 @@ def written_names(stmt: cst.CSTNode) -> List[str]:
                     elif isinstance(local, cst.Attribute):
                         names.append(_head(local))
     elif isinstance(stmt, cst.For):
-        names.extend(target_names(stmt.target))
+        names.extend(target_names(stmt.target, include_starred=True))
     elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         names.append(stmt.name.value)
     elif isinstance(stmt, cst.With):
         for item in stmt.items:
             if item.asname is not None:
-                names.extend(target_names(item.asname.name))
+                names.extend(target_names(item.asname.name, include_starred=True))
     return names
 
 
@@ -482,7 +469,7 @@ class ShapeResolver:
         elif isinstance(target, (cst.Tuple, cst.List)):
             starred = any(isinstance(el, cst.StarredElement) for el in target.elements)
             for index, element in enumerate(target.elements):
-                for name in target_names(element.value):
+                for name in target_names(element.value, include_starred=True):
                     plain = isinstance(element.value, cst.Name) and not starred
                     found.setdefault(name, []).append((value, index) if plain else (None, None))
 
@@ -517,7 +504,7 @@ class ShapeResolver:
     def shape_tuple(self, expr: cst.BaseExpression) -> Optional[Tuple[str, Optional[cst.BaseExpression]]]:
         """(text, tensor) when ``expr`` is a tensor's whole shape tuple."""
         if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and self.tensorish(expr.value):
-            return _code(expr), expr.value
+            return code_of(expr), expr.value
         if isinstance(expr, cst.Call):
             args = call_name_args(expr)
             if len(args) == 1 and len(expr.args) == 1:
@@ -526,7 +513,7 @@ class ShapeResolver:
                     self.context, self.owner, expr.func
                 ) == "mindspore.ops.Shape":
                     if self.tensorish(args[0].value):
-                        return _code(expr), args[0].value
+                        return code_of(expr), args[0].value
         if isinstance(expr, cst.Name) and expr.value not in self._active:
             bound = self.bindings().get(expr.value)
             if bound and expr.value not in self.values.parameters:
@@ -545,7 +532,7 @@ class ShapeResolver:
             whole = self.shape_tuple(expr.value)
             if whole is not None:
                 known, axis = _int_literal(expr.slice[0].slice.value)
-                return ShapeRef(_code(expr), whole[1] if known else None, axis if known else None)
+                return ShapeRef(code_of(expr), whole[1] if known else None, axis if known else None)
             return None
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("len", "int"):
             args = call_name_args(expr)
@@ -554,9 +541,9 @@ class ShapeResolver:
             inner = args[0].value
             if expr.func.value == "int":
                 found = self.shape_int(inner)
-                return ShapeRef(_code(expr), found.tensor, found.axis) if found else None
+                return ShapeRef(code_of(expr), found.tensor, found.axis) if found else None
             if surely_tensor(self, inner, self.function):
-                return ShapeRef(_code(expr), inner, 0)
+                return ShapeRef(code_of(expr), inner, 0)
             return None
         if isinstance(expr, cst.BinaryOperation):
             left, right = self.shape_int(expr.left), self.shape_int(expr.right)
@@ -565,7 +552,7 @@ class ShapeResolver:
             for side, found in ((expr.left, left), (expr.right, right)):
                 if found is None and not self.values.is_constant(side):
                     return None
-            return ShapeRef(_code(expr))
+            return ShapeRef(code_of(expr))
         if isinstance(expr, cst.Name) and expr.value not in self._active:
             bound = self.bindings().get(expr.value)
             if not bound or expr.value in self.values.parameters:
@@ -595,11 +582,6 @@ class ShapeResolver:
         return ShapeRef(f"{whole[0]}[{index}]", whole[1], index)
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-code_of = _code
 
 
 def plain_assignment(stmt: cst.BaseStatement) -> bool:
@@ -683,7 +665,7 @@ class EffectChecker:
                 value = init_value(context, self.owner, func.attr.value)
                 if isinstance(value, cst.Call):
                     return self._class_reason(context.imports.qualify(value.func) or _local_class(value), value)
-                return f"`{_code(func)}` (a callable ms-lint cannot see)"
+                return f"`{code_of(func)}` (a callable ms-lint cannot see)"
             return self._name_reason(func.attr.value)
         return "a call ms-lint cannot see into"
 

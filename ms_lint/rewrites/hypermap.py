@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import suite_statements, walk_statements
+from ms_lint.cstutil import code_of, suite_statements, walk_statements
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.rewrites.where import init_assignment, init_value
 from ms_lint.values import FunctionValues, Kind
@@ -39,9 +39,6 @@ class MapPlan:
     new_def: Optional[cst.FunctionDef] = None
     anchor: Optional[cst.CSTNode] = None  # top-level statement the new def goes after
 
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def existing_hypermap(ctx, owner: Optional[str]) -> Optional[str]:
@@ -282,7 +279,7 @@ def _helper_function(ctx, values, elements, statements, result, imports, reserve
     by_chain: Dict[str, str] = {}
     for node in _walk_order(statements, result):
         if id(node) in chains:
-            text = _code(node)
+            text = code_of(node)
             if text not in by_chain:
                 base = node.attr.value
                 name = base if base not in taken else unique_name(ctx, base + "_", taken)

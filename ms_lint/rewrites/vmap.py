@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, code_of, suite_statements, walk_statements
 from ms_lint.diagnostics import SAFE, Fix, ImportRequest
 from ms_lint.rewrites.common_loops import (
     EffectChecker, ReplaceNode, ShapeRef, assigned_in, binds_by_walrus, contains_node, declared_nonlocal,
@@ -134,7 +134,7 @@ class VmapBuilder:
                 return None
             if self.values.kind(base) is not Kind.TENSOR:
                 return None
-            key = _code(base)
+            key = code_of(base)
             entry = mapped.setdefault(key, _Mapped(base, position))
             if entry.axis != position:
                 return None
@@ -144,7 +144,7 @@ class VmapBuilder:
             for name in read_name_nodes(node):
                 if name.value == index and id(name) not in used:
                     return None  # the index is used for something other than slicing
-        trip_key = _code(trip.tensor)
+        trip_key = code_of(trip.tensor)
         if trip_key not in mapped or mapped[trip_key].axis != trip.axis:
             return None
         return list(mapped.values())
@@ -387,7 +387,7 @@ class _VmapTaint:
             base = sub.value
             if not (read_names(base) & tainted) and (depth > 0 or self.values.kind(base) is not Kind.CONST):
                 if not _is_shape_tuple(base):
-                    return (f"indexes `{_code(base)}`, which is the same for every slice: MindSpore 2.10's vmap cannot "
+                    return (f"indexes `{code_of(base)}`, which is the same for every slice: MindSpore 2.10's vmap cannot "
                             "compile indexing of an unmapped tensor (index it before the loop)")
         calls = _CallFinder()
         node.visit(calls)
@@ -424,9 +424,9 @@ class _VmapTaint:
                         if cell_class.rsplit(".", 1)[-1] not in VMAP_CELLS:
                             return f"calls `{cell_class}`, which is not known to run under vmap"
                     elif not (cell_class and cell_class.startswith("mindspore.ops.")):
-                        return f"calls `{_code(func)}`, which ms-lint cannot follow"
+                        return f"calls `{code_of(func)}`, which ms-lint cannot follow"
                 else:
-                    return f"calls `{_code(func)}`, which ms-lint cannot follow"
+                    return f"calls `{code_of(func)}`, which ms-lint cannot follow"
         elif isinstance(func, cst.Name) and func.value in context.scope.module_functions:
             target = (context.scope.module_functions[func.value], None, False)
         if target is None:
@@ -603,13 +603,10 @@ def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mappe
         in_axes = str(mapped[0].axis)
     else:
         in_axes = "(" + ", ".join(str(m.axis) for m in mapped) + ")"
-    args = ", ".join(_code(m.expr) for m in mapped)
+    args = ", ".join(code_of(m.expr) for m in mapped)
     template = cst.parse_expression(f"{vmap_name}(__fn__, in_axes={in_axes}, out_axes={out_axis})({args})")
     return template.visit(_ReplaceName("__fn__", function))
 
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 class _SubscriptFinder(cst.CSTVisitor):

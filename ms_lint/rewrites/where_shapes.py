@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, code_of, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, code_of, short_code, suite_statements, walk_statements
 from ms_lint.values import FunctionValues, Kind
 
 Leaves = FrozenSet[str]
@@ -398,11 +398,11 @@ def select_shape_problem(ctx, values: FunctionValues, cond: cst.BaseExpression, 
     if leaves_a != leaves_b and b_value is not None:
         leaves_b = shapes.of(b_value)
     if leaves_a != leaves_b:
-        return "sides", (f"cannot see that `{_short(a)}` and `{_short(b)}` have one shape: ops.where broadcasts "
+        return "sides", (f"cannot see that `{short_code(a, 30)}` and `{short_code(b, 30)}` have one shape: ops.where broadcasts "
                          "them, an `if` keeps the shape of the side it takes")
     leaves_cond = frozenset().union(*(shapes.of(operand) for operand in _truth_operands(cond)))
     if not leaves_cond <= leaves_a:
-        return "condition", (f"cannot see that the condition `{_short(cond)}` is 0-d or shaped like the branches: "
+        return "condition", (f"cannot see that the condition `{short_code(cond, 30)}` is 0-d or shaped like the branches: "
                              "ops.where broadcasts the result to it (a shape-(1,) condition gives 0-d branches "
                              "shape (1,))")
     return None
@@ -415,8 +415,3 @@ def _truth_operands(test: cst.BaseExpression) -> List[cst.BaseExpression]:
     if isinstance(test, cst.BooleanOperation):
         return _truth_operands(test.left) + _truth_operands(test.right)
     return [test]
-
-
-def _short(node: cst.CSTNode, limit: int = 30) -> str:
-    text = " ".join(code_of(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

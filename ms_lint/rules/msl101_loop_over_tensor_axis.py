@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements
+from ms_lint.cstutil import call_name_args, suite_statements, target_names
 from ms_lint.rewrites.common_loops import (
     ShapeResolver, ShapeRef, assigned_in, code_of, does_graph_work, first_reads, inside_compile_time_helper,
     read_name_nodes, surely_tensor, while_counter,
@@ -210,7 +210,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if what is None or not does_graph_work(node.body, self.values) or _calls_by_index(node):
             return
         description, trip = what
-        carried, sums = _carried(node.body, set(_target_names(node.target)))
+        carried, sums = _carried(node.body, set(target_names(node.target)))
         fix = None
         if carried:
             cure = _cure(carried, sums)
@@ -362,7 +362,7 @@ def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], 
             if isinstance(inner, cst.Subscript) and isinstance(inner.value, cst.Name) \
                     and inner.value.value not in written:
                 carried.add(inner.value.value)
-            other_writes.update(_target_names(inner))
+            other_writes.update(target_names(inner))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             if isinstance(node.target, cst.Name):
@@ -387,14 +387,3 @@ def _cure(carried: Set[str], sums: Set[str]) -> str:
         return (f"the loop only sums per-slice terms into {names}: compute the terms with `ms.vmap` ({VMAP_FACT}) "
                 "and add them up with `.sum(axis=0)`")
     return CARRIED_CURE.format(names=", ".join(f"`{n}`" for n in sorted(carried)))
-
-
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out: List[str] = []
-        for element in target.elements:
-            out.extend(_target_names(element.value))
-        return out
-    return []

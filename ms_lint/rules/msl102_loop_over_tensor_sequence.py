@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, code_of, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, short_code, suite_statements, walk_statements
 from ms_lint.diagnostics import SAFE, Fix
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
@@ -44,10 +44,6 @@ WHY = ("graph mode unrolls it into one copy of the body per element, and this se
        "(MindSpore 2.10: 19x slower to compile than ops.HyperMap at 200 tensors; at 500 the loop fails with "
        "`Exceed function call depth limit`)")
 
-
-def _short(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(code_of(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass
@@ -118,13 +114,13 @@ class _Origins:
             return None
         qualified = self.ctx.imports.qualify(func)
         if qualified == "mindspore.ParameterTuple":
-            return Origin(f"`{_short(expr)}`", "tuple")
+            return Origin(f"`{short_code(expr)}`", "tuple")
         if isinstance(func, cst.Attribute):
             if func.attr.value in ("trainable_params", "get_parameters") and _is_self(func.value):
-                return Origin(f"`{_short(expr)}`", "list")
+                return Origin(f"`{short_code(expr)}`", "list")
             if func.attr.value == "clone":
                 inner = self.of(func.value, depth + 1)
-                return Origin(f"`{_short(expr)}`", "tuple") if inner else None
+                return Origin(f"`{short_code(expr)}`", "tuple") if inner else None
         return None
 
     def _mapped(self, expr: cst.BaseExpression) -> bool:
@@ -528,7 +524,7 @@ class _Effects(cst.CSTVisitor):
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
-            self.found = f"the body assigns `{_short(node.target)}`"
+            self.found = f"the body assigns `{short_code(node.target)}`"
 
 
 class LoopOverTensorSequence(Rule):
@@ -1130,7 +1126,7 @@ def _map_blocker(header: Header, code: Sequence[cst.CSTNode]) -> Optional[str]:
         for node in code:
             node.visit(indexed)
         if indexed.found:
-            return (f"the body indexes the element (`{_short(indexed.found)}`): if the elements are tuples, "
+            return (f"the body indexes the element (`{short_code(indexed.found)}`): if the elements are tuples, "
                     "ops.HyperMap maps into them instead of handing each one over")
     return None
 

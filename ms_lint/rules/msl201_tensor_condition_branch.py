@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import code_of, suite_statements
+from ms_lint.cstutil import short_code, suite_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.where import (
     EFFECT,
@@ -36,10 +36,6 @@ from ms_lint.walk import find
 WHY = ("graph mode compiles it as control flow, both branches as subgraphs (MindSpore 2.10: 3.3x slower compile, "
        "17x slower run than a select in a 200-step graph)")
 
-
-def _short(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(code_of(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class TensorConditionBranch(Rule):
@@ -337,7 +333,7 @@ class TensorConditionBranch(Rule):
             else:
                 fix, why = self._ifexp_fix(values, node)
                 keyword = "a if c else b"
-            head = f"`{keyword}` on a Tensor (`{_short(node.test)}`): {WHY}"
+            head = f"`{keyword}` on a Tensor (`{short_code(node.test)}`): {WHY}"
             if fix is not None and fix.applicability == UNSAFE:
                 message = f"{head}; use ops.where(cond, a, b), but check it: {self._unsafe[id(fix)]}"
             elif fix is not None:
@@ -624,7 +620,7 @@ class _EffectScan(cst.CSTVisitor):
             category, _ = classify_call(self.rule.context, self.values, node.value)
             if category in (EFFECT, RANDOM):
                 return  # visit_Call says which state it updates
-            self.found = (f"a branch calls `{_short(node.value.func)}` for its effect (e.g. an optimizer step): a "
+            self.found = (f"a branch calls `{short_code(node.value.func)}` for its effect (e.g. an optimizer step): a "
                           "select would run it whichever way the condition goes")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -641,11 +637,11 @@ class _EffectScan(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         target = node.target
         if self.found is None and isinstance(target, (cst.Attribute, cst.Subscript)):
-            self.found = f"a branch assigns `{_short(target)}`: a select cannot update state"
+            self.found = f"a branch assigns `{short_code(target)}`: a select cannot update state"
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
-            self.found = f"a branch updates `{_short(node.target)}`: a select cannot update state"
+            self.found = f"a branch updates `{short_code(node.target)}`: a select cannot update state"
 
 
 def _truth_operands(test: cst.BaseExpression) -> List[cst.BaseExpression]:
