@@ -13,17 +13,19 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from ms_lint.codes import UNANALYZABLE
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import Finding
 from ms_lint.noqa import is_suppressed, skips_file
-from ms_lint.prefilter import may_fire
+from ms_lint.positions import node_positions
+from ms_lint.prefilter import rules_that_may_fire
 from ms_lint.rules import Rule, all_rules
 from ms_lint.rules.base import RawReport
 from ms_lint.source import SourceFile, UnreadableSource, read_source
+from ms_lint.walk import dispatch
 
 PREFILTER = "mindspore"
 # libcst's visitors recurse once per tree level; generated code (op-info builder chains hundreds of calls long)
@@ -80,8 +82,8 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     text = source.text
     if PREFILTER not in text or skips_file(text):
         return result
-    enabled = _enabled(rules, config, path)
-    if not may_fire(text, enabled) and _compiles(text, path):
+    firing = rules_that_may_fire(text, _enabled(rules, config, path))
+    if not firing and _compiles(text, path):
         return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python parses it: nothing to say
     try:
         module = cst.parse_module(text)
@@ -97,7 +99,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     try:
         context = ModuleContext(module, text, source.path, config)
         result.context = context
-        reports = run_rules(context, enabled)
+        reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
     except RecursionError:
         result.findings.append(unanalyzable(path, "too deeply nested to analyze"))
         return result
@@ -138,12 +140,11 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
                 if isinstance(node_type, type):
                     (enter if attr[0] == "v" else leave).setdefault(node_type, []).append(getattr(rule, attr))
     if enter or leave:
-        walker = _Dispatcher(context, rules, enter, leave)
         for info in context.scope.graph_functions():
             for rule in rules:
                 rule.function = info.node
-            walker.stack = [info.node]
-            info.node.body.visit(walker)
+            context.parents[info.node.body] = info.node
+            dispatch(info.node.body, enter, leave, context.parents)
         for rule in rules:
             rule.function = None
     for rule in rules:
@@ -151,31 +152,9 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
     return [report for rule in rules for report in rule.reports]
 
 
-class _Dispatcher(cst.CSTVisitor):
-    def __init__(self, context: ModuleContext, rules, enter, leave):
-        super().__init__()
-        self.context = context
-        self.enter = enter
-        self.leave = leave
-        self.stack: List[cst.CSTNode] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.context.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        for hook in self.enter.get(type(node), ()):
-            hook(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for hook in self.leave.get(type(original_node), ()):
-            hook(original_node)
-        self.stack.pop()
-
-
 def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[RawReport], text: str,
                       path: str) -> None:
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = node_positions(module)
     result.positions = positions
     lines = text.splitlines()
     for report in reports:

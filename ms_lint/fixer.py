@@ -23,6 +23,7 @@ import libcst as cst
 from ms_lint.config import Config
 from ms_lint.diagnostics import SAFE, Finding, Fix, ImportRequest
 from ms_lint.engine import FileAnalysis, analyze_source
+from ms_lint.positions import node_positions
 from ms_lint.source import SourceFile
 
 MAX_ROUNDS = 8
@@ -277,11 +278,9 @@ def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]
 
 def _span(analysis: FileAnalysis, node: cst.CSTNode):
     if analysis.positions is None or node not in analysis.positions:
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
         if analysis.module is None:
             return None
-        analysis.positions = MetadataWrapper(analysis.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        analysis.positions = node_positions(analysis.module)
     where = analysis.positions.get(node)
     if where is None:
         return None

@@ -6,15 +6,20 @@ What makes a cold run fast (measured on MindSpore's own source, see benchmarks/R
   rest, so files go to workers largest first, a few at a time, and no worker is left with a long tail;
 * the configuration goes to each worker once (pool initializer), not once per file;
 * workers return the file's stamp (mtime, size, digest of the bytes they analyzed), so the parent never reads a
-  file again to fill the cache.
+  file again to fill the cache;
+* the cyclic garbage collector runs less often while analyzing (``_FEWER_COLLECTIONS``): a parse allocates
+  about a million libcst nodes, none in a reference cycle, so the default threshold (a collection every 700
+  allocations) spent over 10% of a cold run collecting nothing; reference counting still frees every tree.
 
 A warm run (everything cached) stats each file, reads one JSON file and never imports libcst.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ms_lint.cache import ResultsCache, Stamp
 from ms_lint.config import Config
@@ -27,6 +32,7 @@ PARALLEL_THRESHOLD = 24
 MAX_CHUNK = 8
 
 Result = Tuple[str, List[Finding], Optional[Stamp]]
+_FEWER_COLLECTIONS = (100_000, 50, 100)  # gc thresholds while analyzing (the default is 700, 10, 10)
 _WORKER_CONFIG: Optional[Config] = None
 
 
@@ -76,6 +82,17 @@ def digest_bytes(raw: bytes) -> str:
 def _init_worker(config: Config) -> None:
     global _WORKER_CONFIG
     _WORKER_CONFIG = config
+    gc.set_threshold(*_FEWER_COLLECTIONS)
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    before = gc.get_threshold()
+    gc.set_threshold(*_FEWER_COLLECTIONS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _analyze_in_worker(path: str) -> Result:
@@ -97,7 +114,8 @@ def analyze_files(paths: List[str], config: Config, jobs: Optional[int] = None) 
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays."""
     workers = min(jobs or default_jobs(), max(1, len(paths)))
     if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
-        return [_analyze_one(path, config) for path in paths]
+        with _fewer_collections():
+            return [_analyze_one(path, config) for path in paths]
     import multiprocessing
 
     ordered = _largest_first(paths)

@@ -16,7 +16,7 @@ import libcst as cst
 
 from ms_lint.cstutil import call_name_args, suite_statements
 from ms_lint.names import ImportTable
-from ms_lint.walk import find
+from ms_lint.walk import find, iter_with_ancestors
 
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.prim_attr_register"}
@@ -50,6 +50,30 @@ class FunctionInfo:
 
 
 @dataclass
+class ModuleCall:
+    """A call anywhere in the module, with where it sits (found in one walk, shared by the scope and the rules)."""
+
+    call: cst.Call
+    top_index: int  # index in module.body of the top-level statement holding the call
+    line: Optional[cst.SimpleStatementLine]  # the statement line when the call is that line's only statement
+    function: Optional[cst.FunctionDef]  # innermost enclosing def (None at module level)
+
+
+_CALL_CONTEXT = (cst.FunctionDef, cst.SimpleStatementLine)
+
+
+def find_module_calls(module: cst.Module) -> List[ModuleCall]:
+    """Every call in ``module``, in the order a visitor meets them."""
+    found: List[ModuleCall] = []
+    for index, stmt in enumerate(module.body):
+        for call, (function, line) in iter_with_ancestors(stmt, cst.Call, _CALL_CONTEXT):
+            sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
+                    and line.body[0].value is call)
+            found.append(ModuleCall(call, index, line if sole else None, function))  # type: ignore[arg-type]
+    return found
+
+
+@dataclass
 class CallSite:
     caller: cst.FunctionDef
     call: cst.Call
@@ -66,6 +90,7 @@ class GraphScope:
         self.owner_of: Dict[cst.FunctionDef, Optional[str]] = {}
         self.functions: Dict[cst.FunctionDef, FunctionInfo] = {}
         self.call_sites: Dict[cst.FunctionDef, List[CallSite]] = {}
+        self.calls: List[ModuleCall] = find_module_calls(module)  # every call, for the roots and the cache rules
         self._collect_definitions()
         self._mark_cells()
         self._find_roots()
@@ -178,11 +203,10 @@ class GraphScope:
                 self._add(target[0], self.owner_of.get(target[0]), "passed to mindspore.jit", True)
 
     def _all_calls(self) -> List[Tuple[cst.Call, Optional[str]]]:
-        calls: List[Tuple[cst.Call, Optional[str]]] = []
-        for stmt in self.module.body:
-            owner = stmt.name.value if isinstance(stmt, cst.ClassDef) else None
-            calls.extend((call, owner) for call in find(stmt, cst.Call))  # ms_lint.walk: a visitor's order, faster
-        return calls
+        """Every call with the class whose body holds it (None outside classes)."""
+        body = self.module.body
+        owners = [stmt.name.value if isinstance(stmt, cst.ClassDef) else None for stmt in body]
+        return [(info.call, owners[info.top_index]) for info in self.calls]
 
     def _resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
         """``f`` -> module function f; ``self.f`` -> method f of the owner class. Returns (def, bound)."""

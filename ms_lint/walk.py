@@ -9,13 +9,17 @@ It yields nodes in the order a visitor's ``visit_*`` hooks see them (pre-order, 
 so code that keeps "the first one found" behaves exactly as it did with a visitor. Fields that can only hold
 whitespace and punctuation (``whitespace_*``, ``lpar``, ``comma``...) are not entered: they hold no expression
 or statement.
+
+Every libcst class has ``ABCMeta`` as its metaclass, so ``isinstance(node, cst.Call)`` runs the ABC machinery
+(about 1 µs, and a walk asks it several times per node). The walks here answer "is this a node / one of the
+wanted types" from dictionaries keyed by the node's exact class, filled with one ``issubclass`` per class.
 """
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import re
-from typing import Dict, Iterator, List, Optional, Tuple, Type, TypeVar, Union
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, Type, TypeVar, Union
 
 import libcst as cst
 
@@ -50,6 +54,43 @@ def _child_fields(node_class: type) -> Tuple[str, ...]:
     return found
 
 
+class _ClassTest(dict):
+    """``test[type(x)]`` is ``issubclass(type(x), kinds)``, computed once per class (a dict lookup after that)."""
+
+    def __init__(self, kinds: Union[type, Tuple[type, ...]]):
+        super().__init__()
+        self.kinds = kinds
+
+    def __missing__(self, klass: type) -> bool:
+        answer = self[klass] = issubclass(klass, self.kinds) if self.kinds != () else False
+        return answer
+
+
+_TESTS: Dict[object, _ClassTest] = {}
+_IS_NODE = _ClassTest(cst.CSTNode)
+
+
+def _test(kinds: Union[type, Tuple[type, ...]]) -> _ClassTest:
+    test = _TESTS.get(kinds)
+    if test is None:
+        test = _TESTS[kinds] = _ClassTest(kinds)
+    return test
+
+
+def _children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The code-holding children of ``node``, in visit order."""
+    is_node = _IS_NODE
+    found: List[cst.CSTNode] = []
+    for name in _FIELDS.get(type(node)) or _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = type(value)
+        if is_node[kind]:
+            found.append(value)
+        elif kind is tuple or kind is list:
+            found.extend(item for item in value if is_node[type(item)])
+    return found
+
+
 def find(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...]],
          prune: Tuple[type, ...] = ()) -> List[N]:
     """Every node under ``root`` (``root`` included) that is an instance of ``types``, in visit order.
@@ -63,47 +104,67 @@ def iter_with_ancestors(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...
                         prune: Tuple[type, ...] = ()) -> Iterator[Tuple[N, Tuple[Optional[cst.CSTNode], ...]]]:
     """Like :func:`iter_nodes`, with each node's innermost ancestor of each ``tracked`` type (None where there is
     none): what a visitor keeps on a stack in ``visit_X``/``leave_X`` (the enclosing ``FunctionDef``...)."""
-    node_base = cst.CSTNode
+    wanted, pruned, is_tracked = _test(types), _test(prune), _test(tracked)
     empty: Tuple[Optional[cst.CSTNode], ...] = (None,) * len(tracked)
     stack: List[Tuple[cst.CSTNode, Tuple[Optional[cst.CSTNode], ...]]] = [(root, empty)]
     pop, push = stack.pop, stack.append
     while stack:
         node, ancestors = pop()
-        if isinstance(node, types):
+        kind = type(node)
+        if wanted[kind]:
             yield node, ancestors  # type: ignore[misc]
-        if prune and isinstance(node, prune):
+        if pruned[kind]:
             continue
         inner = ancestors
-        if isinstance(node, tracked):
-            inner = tuple(node if isinstance(node, kind) else found for kind, found in zip(tracked, ancestors))
-        fields = _FIELDS.get(type(node)) or _child_fields(type(node))
-        for name in reversed(fields):
-            value = getattr(node, name)
-            if isinstance(value, node_base):
-                push((value, inner))
-            elif type(value) is tuple or type(value) is list:
-                for item in reversed(value):
-                    if isinstance(item, node_base):
-                        push((item, inner))
+        if is_tracked[kind]:
+            inner = tuple(node if isinstance(node, want) else found for want, found in zip(tracked, ancestors))
+        for child in reversed(_children(node)):
+            push((child, inner))
 
 
 def iter_nodes(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...]],
                prune: Tuple[type, ...] = ()) -> Iterator[N]:
-    node_base = cst.CSTNode
+    wanted, pruned, is_node = _test(types), _test(prune), _IS_NODE
     stack: List[cst.CSTNode] = [root]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
-        if isinstance(node, types):
+        kind = type(node)
+        if wanted[kind]:
             yield node  # type: ignore[misc]
-        if prune and isinstance(node, prune):
+        if pruned[kind]:
             continue
-        fields = _FIELDS.get(type(node)) or _child_fields(type(node))
+        fields = _FIELDS.get(kind) or _child_fields(kind)
         for name in reversed(fields):  # pushed last-first, so popped in visit order
             value = getattr(node, name)
-            if isinstance(value, node_base):
+            value_kind = type(value)
+            if is_node[value_kind]:
                 push(value)
-            elif type(value) is tuple or type(value) is list:
+            elif value_kind is tuple or value_kind is list:
                 for item in reversed(value):
-                    if isinstance(item, node_base):
+                    if is_node[type(item)]:
                         push(item)
+
+
+def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[type, List[Callable]],
+             parents: Dict[cst.CSTNode, cst.CSTNode]) -> None:
+    """Call ``enter[type(node)]`` hooks in pre-order and ``leave[...]`` hooks in post-order for every node under
+    ``root`` (``root`` included), recording each node's parent in ``parents``: what a ``CSTVisitor`` whose
+    ``on_visit`` always returns True does, without rebuilding the tree. Hooks are looked up by exact class (libcst
+    node classes are final), as ``CSTVisitor`` does with ``visit_<ClassName>``."""
+    no_hooks: Tuple[Callable, ...] = ()
+    stack: List[Tuple[cst.CSTNode, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, leaving = pop()
+        kind = type(node)
+        if leaving:
+            for hook in leave.get(kind, no_hooks):
+                hook(node)
+            continue
+        for hook in enter.get(kind, no_hooks):
+            hook(node)
+        push((node, True))
+        for child in reversed(_children(node)):
+            parents[child] = node
+            push((child, False))

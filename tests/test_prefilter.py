@@ -13,7 +13,10 @@ import pytest
 import ms_lint.engine as engine
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
-from ms_lint.prefilter import ANY, GRAPH_CODE, CodeWords, can_hold_graph_code, may_fire, requirement
+from ms_lint.prefilter import (
+    ANY, GRAPH_CODE, AllOf, AnyOf, CalledWith, CalledWords, CodeWords, Text, can_hold_graph_code, may_fire, requirement,
+    rules_that_may_fire, satisfied,
+)
 from ms_lint.rules import all_rules
 from ms_lint.source import decode_source
 
@@ -61,7 +64,7 @@ def test_findings_are_the_same_without_the_filter(name, text, monkeypatch):
     source = decode_source(name, text.encode("utf-8"))
     config = Config(root=str(ROOT))
     with_filter = [f.to_json() for f in engine.analyze_source(source, config, name).findings]
-    monkeypatch.setattr(engine, "may_fire", lambda text, rules: True)
+    monkeypatch.setattr(engine, "rules_that_may_fire", lambda text, rules: list(rules))
     without = [f.to_json() for f in engine.analyze_source(source, config, name).findings]
     assert with_filter == without
 
@@ -165,6 +168,24 @@ def test_may_fire_combines_the_enabled_rules():
     assert not may_fire(plain, [])
 
 
+def test_only_the_rules_that_can_fire_are_run_on_a_parsed_file():
+    rules = [_HooksOnly, _Declared, _DeclaredCode, _ModuleRule]
+    assert rules_that_may_fire(GRAPH["cell"], rules) == [_HooksOnly, _ModuleRule]
+    with_cache = GRAPH["cell"] + 'os.environ["MS_COMPILER_CACHE_ENABLE"] = "1"\n'
+    assert rules_that_may_fire(with_cache, rules) == [_HooksOnly, _Declared, _ModuleRule]
+    assert rules_that_may_fire("import mindspore\nx = 1\n", [_HooksOnly, _Declared]) == []
+
+
+def test_real_rules_left_out_of_a_graph_file_without_cache_settings():
+    text = GRAPH["cell"]
+    codes = [rule.code for rule in rules_that_may_fire(text, all_rules())]
+    assert codes == ["MSL101", "MSL102", "MSL103", "MSL201"]
+    # ...and leaving them out changes nothing: the skipped rules find nothing when run anyway.
+    module = cst.parse_module(text)
+    skipped = [rule for rule in all_rules() if rule.code not in codes]
+    assert engine.run_rules(ModuleContext(module, text, "cell.py", Config()), skipped) == []
+
+
 def test_a_skipped_file_with_a_syntax_error_still_gets_msl900():
     source = decode_source("bad.py", b"import mindspore\ndef f(:\n    pass\n")
     findings = engine.analyze_source(source, Config(), "bad.py").findings
@@ -180,3 +201,122 @@ def test_code_words_count_only_outside_strings_and_comments():
     assert not may_fire('import mindspore\ndef f():\n    """>>> ms.set_context(mode=0)"""\n', rules)
     assert not may_fire("import mindspore\n# call ms.set_context(mode=0) first\n", rules)
     assert not may_fire("import mindspore\nset_context_mode = 0\n", rules)
+
+
+# -- where a name is written: called, decorating, renamed (CalledWords) --------------------------------------------
+CALLED = {
+    "call": "ms.jit(f)",
+    "call after blanks and a line break": "g = (ms.jit\n     (f))",
+    "decorator": "@ms.jit\ndef f(x):\n    return x",
+    "bare decorator with a comment": "@jit  # compile it\ndef f(x):\n    return x",
+    "decorator with arguments": "@jit(jit_level='O1')\ndef f(x):\n    return x",
+    "spaced decorator": "@ ms . jit\ndef f(x):\n    return x",
+    "continued decorator": "@ms.\\\njit\ndef f(x):\n    return x",
+    "parenthesized decorator": "@(\n    ms.jit\n)\ndef f(x):\n    return x",
+    "import alias": "from mindspore import jit as compile_graph",
+    "last line without a newline": "@ms.jit",
+}
+NOT_CALLED = {
+    "plain import": "from mindspore import jit\nfrom mindspore import (\n    jit,\n    nn,\n)",
+    "a definition": "def jit(fn=None):\n    return fn\nclass jit (object):\n    pass",
+    "an attribute of it": "doc = jit.__doc__",
+    "a keyword argument": "run(jit=False)",
+    "assigned to a name": "compile_graph = ms.jit\nx = 1",
+    "in a list": "names = [jit, ms_function]",
+    "a condition, next to longer names": "jit_level = 'O0'\nif jit:\n    set_jit_config(x)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLED))
+def test_called_words_are_found_where_qualify_can_resolve_them(name):
+    assert Text("import mindspore as ms\n" + CALLED[name]).has_called_words(["jit"])
+
+
+@pytest.mark.parametrize("name", sorted(NOT_CALLED))
+def test_called_words_ignore_names_that_are_never_callees(name):
+    text = "import mindspore as ms\n" + NOT_CALLED[name] + "\n"
+    assert Text(text).has_code_words(["jit"]), "the example must mention the word in code"
+    assert not Text(text).has_called_words(["jit"])
+    assert not can_hold_graph_code(text)
+
+
+def test_called_word_in_an_f_string_field_keeps_the_file():
+    assert Text("import mindspore as ms\nprint(f'{ms.jit}')\n").has_called_words(["jit"])
+    assert Text("import mindspore as ms\nprint(rf'''\n{ms.jit}''')\n").has_called_words(["jit"])
+    assert not Text("import mindspore as ms\nprint(elif_('ms.jit'))\n").has_called_words(["jit"])
+
+
+def test_requirements_combine():
+    both = AllOf(CalledWords("set_context"), CodeWords("mode"))
+    either = AnyOf(CalledWords("jit"), both)
+    assert satisfied(both, Text("ms.set_context(mode=ms.GRAPH_MODE)\n"))
+    assert not satisfied(both, Text("ms.set_context(device_target='CPU')\n"))
+    assert not satisfied(both, Text("def set_context(mode=None):\n    pass\n"))
+    assert satisfied(either, Text("@ms.jit\ndef f(x):\n    return x\n"))
+    assert not satisfied(either, Text("from mindspore import jit, set_context\nmode = 1\n"))
+
+
+def test_library_module_that_defines_jit_is_not_graph_code():
+    """MindSpore's graph/api.py defines ``jit`` and mentions it everywhere; none of it can be a jit root."""
+    text = textwrap.dedent('''\
+        import mindspore
+        from mindspore.common.api import _cell_graph_executor
+
+
+        def jit(function=None, *, capture_mode="ast", jit_level="O0"):
+            """Compile ``function``.
+
+            >>> @jit
+            ... def f(x):
+            ...     return x
+            """
+            wrap = _wrap(function, jit_level)
+            return wrap
+
+
+        jit.__doc__ = jit.__doc__.strip()
+        __all__ = ["jit"]
+        ''')
+    assert not can_hold_graph_code(text)
+    assert graph_function_names(text) == []
+
+
+FSTRING_FIELD = {
+    "simple field": "print(f'{ms.jit(g)}')",
+    "field after literal braces": "print(f'{{x}} {ms.jit(g)}')",
+    "string with a brace in the field": "print(f'{d[\"}\"] + ms.jit(g)}')",
+    "multi-line triple-quoted field": "print(f'''\ntext {\n    ms.jit(g)\n} more''')",
+    "raw f-string": "print(rf'\\d {ms.jit(g)}')",
+    "nested f-string": "print(f'{f\"{ms.jit(g)}\"}')",
+    "format spec with a field": "print(f'{x:{ms.jit(g)}}')",
+}
+FSTRING_LITERAL = {
+    "word in the literal text": "raise ValueError(f\"For '{name}', jit can't compile {x}\")",
+    "doubled braces": "print(f'{{ms.jit(g)}} {x}')",
+    "plain string after an f-string": "print(f'{x}' + 'ms.jit(g)')",
+    "triple-quoted literal text": "print(f'''\n@ms.jit is {x}\n''')",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FSTRING_FIELD))
+def test_words_in_f_string_fields_are_code(name):
+    text = "import mindspore as ms\n" + FSTRING_FIELD[name] + "\n"
+    compile(text, name, "exec")
+    assert can_hold_graph_code(text)
+
+
+@pytest.mark.parametrize("name", sorted(FSTRING_LITERAL))
+def test_words_in_f_string_literal_text_are_not(name):
+    text = "import mindspore as ms\n" + FSTRING_LITERAL[name] + "\n"
+    compile(text, name, "exec")
+    assert not can_hold_graph_code(text)
+
+
+def test_called_with_a_keyword():
+    mode = CalledWith("set_context", "mode")
+    assert satisfied(mode, Text("ms.set_context(device_target='CPU',\n               mode=ms.GRAPH_MODE)\n"))
+    assert satisfied(mode, Text("from mindspore import set_context as configure\nconfigure(mode=0)\n"))
+    assert not satisfied(mode, Text("ms.set_context(jit_syntax_level=ms.STRICT)\nopen(f, mode='rb')\n"))
+    assert not satisfied(mode, Text("ms.set_context(device_id=mode_id)\nif mode == 1:\n    pass\n"))
+    assert not satisfied(mode, Text("def set_context(mode=None):\n    pass\n"))
+    assert not satisfied(mode, Text("ms.set_context(device_target='CPU')  # mode=GRAPH_MODE\n"))

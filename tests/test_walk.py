@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 
 from ms_lint.rules import all_rules
-from ms_lint.walk import find, iter_with_ancestors
+from ms_lint.walk import dispatch, find, iter_with_ancestors
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -126,3 +126,58 @@ def test_tricky_module_reaches_every_corner():
     names = {call.func.value for call in find(module, cst.Call) if isinstance(call.func, cst.Name)}
     assert {"g", "h", "ctx", "aiter", "j", "m", "n", "o", "p", "s", "t", "u", "v", "d", "cmd", "guard",
             "q", "r", "Base", "Meta", "f2", "mat", "inner", "R", "C", "print"} <= names
+
+
+class EventRecorder(cst.CSTVisitor):
+    """What the engine's hooks saw before ``dispatch`` replaced its CSTVisitor: enter and leave events of the
+    wanted types, and the parent of each node."""
+
+    def __init__(self, types):
+        super().__init__()
+        self.types = types
+        self.events = []
+        self.stack = []
+        self.parents = {}
+
+    def on_visit(self, node):
+        if self.stack:
+            self.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        if type(node) in self.types:  # hooks are per exact class, as visit_<ClassName>
+            self.events.append(("enter", id(node)))
+        return True
+
+    def on_leave(self, node):
+        if type(node) in self.types:
+            self.events.append(("leave", id(node)))
+        self.stack.pop()
+
+
+@pytest.mark.parametrize("name, text", SOURCES, ids=[name for name, _ in SOURCES])
+def test_dispatch_matches_a_visitor(name, text):
+    module = cst.parse_module(text)
+    recorder = EventRecorder(TYPES)
+    module.visit(recorder)
+    events = []
+    enter = {kind: [lambda node: events.append(("enter", id(node)))] for kind in TYPES}
+    leave = {kind: [lambda node: events.append(("leave", id(node)))] for kind in TYPES}
+    parents = {}
+    dispatch(module, enter, leave, parents)
+    assert events == recorder.events
+    assert len(events) > 6
+    # Every code node's parent is the one the visitor recorded (token and whitespace nodes are not entered).
+    assert parents
+    assert all(recorder.parents[node] is parent for node, parent in parents.items())
+    assert {id(n) for n in parents} >= {id(n) for n in recorder.parents if isinstance(n, TYPES)}
+
+
+@pytest.mark.parametrize("name, text", SOURCES, ids=[name for name, _ in SOURCES])
+def test_pruning_expressions_keeps_every_statement(name, text):
+    """Statements never sit inside expressions, so a statement search may prune them (``_Calls.bindings_in``)."""
+    module = cst.parse_module(text)
+    statements = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.If, cst.For, cst.Expr, cst.Raise,
+                  cst.Import, cst.ImportFrom)
+    full = find(module, statements)
+    fast = find(module, statements, prune=(cst.BaseExpression,))
+    assert [id(n) for n in fast] == [id(n) for n in full]
+    assert len(full) >= 1

@@ -18,17 +18,15 @@ Facts measured on MindSpore 2.10 (CPU) that the rules rely on:
 from __future__ import annotations
 
 import re
-import weakref
-from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
 from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import ImportRequest
-from ms_lint.scope import JIT_NAMES, is_cell_base
+from ms_lint.scope import JIT_NAMES, ModuleCall, is_cell_base
 from ms_lint.values import is_literal, literal_value
-from ms_lint.walk import find, iter_with_ancestors
+from ms_lint.walk import find
 
 SET_CONTEXT = "mindspore.set_context"
 GRAPH_MODE = "mindspore.GRAPH_MODE"
@@ -36,6 +34,8 @@ PYNATIVE_MODE = "mindspore.PYNATIVE_MODE"
 ENABLE_VAR = "MS_COMPILER_CACHE_ENABLE"
 PATH_VAR = "MS_COMPILER_CACHE_PATH"
 CACHE_KEYS = ("enable_compile_cache", "compile_cache_path")
+# Text a module that turns the cache on must contain: the variable's name (compared as a literal) or the keyword.
+ENABLING_TEXT = (ENABLE_VAR, "enable_compile_cache")
 
 # One sentence every cache rule repeats: what the cache does NOT see (measured on MindSpore 2.10 CPU).
 KEY_WARNING = (
@@ -46,36 +46,13 @@ KEY_WARNING = (
 
 
 # -- walking the module ----------------------------------------------------------------------------------
-@dataclass
-class CallInfo:
-    """A call anywhere in the module, with where it sits."""
-
-    call: cst.Call
-    top_index: int  # index in module.body of the top-level statement holding the call
-    line: Optional[cst.SimpleStatementLine]  # the statement line when the call is that line's only statement
-    function: Optional[cst.FunctionDef]  # innermost enclosing def (None at module level)
-
-
-_CALLS: "weakref.WeakKeyDictionary[ModuleContext, List[CallInfo]]" = weakref.WeakKeyDictionary()
+CallInfo = ModuleCall  # a call anywhere in the module, with where it sits
 
 
 def module_calls(context: ModuleContext) -> List[CallInfo]:
-    """Every call in the module (in source order, with its innermost enclosing def and statement line), walked
-    once per file for the three cache rules. ``ms_lint.walk`` instead of a CSTVisitor: about 7x faster, and this
-    walk was the largest cost of a cold run on MindSpore's own source."""
-    cached = _CALLS.get(context)
-    if cached is None:
-        cached = []
-        for index, stmt in enumerate(context.module.body):
-            for call, (function, line) in iter_with_ancestors(stmt, cst.Call, _CALL_CONTEXT):
-                sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
-                        and line.body[0].value is call)
-                cached.append(CallInfo(call, index, line if sole else None, function))  # type: ignore[arg-type]
-        _CALLS[context] = cached
-    return cached
-
-
-_CALL_CONTEXT = (cst.FunctionDef, cst.SimpleStatementLine)
+    """Every call in the module, in source order, with its innermost enclosing def and statement line (walked once
+    per file, by the scope)."""
+    return context.scope.calls
 
 
 def set_context_calls(context: ModuleContext) -> List[CallInfo]:
@@ -121,7 +98,7 @@ def enables_cache(context: ModuleContext) -> bool:
     ``os.environ["MS_COMPILER_CACHE_ENABLE"] = "1"``, ``os.environ.setdefault(..., "1")``,
     ``os.putenv(..., "1")`` or ``set_context(enable_compile_cache=True)``.
     """
-    if not mentions_cache_settings(context.text):
+    if not any(text in context.text for text in ENABLING_TEXT):
         return False
     for info in module_calls(context):
         qualified = context.imports.qualify(info.call.func)
@@ -133,8 +110,9 @@ def enables_cache(context: ModuleContext) -> bool:
             arg = keyword(info.call, "enable_compile_cache")
             if arg is not None and _literal(arg.value) is True:
                 return True
-    for stmt in _all_simple_statements(context.module):
-        if isinstance(stmt, cst.Assign) and _literal(stmt.value) == "1":
+    # Every assignment statement (none sits inside an expression, so expressions are not entered).
+    for stmt in find(context.module, cst.Assign, prune=(cst.BaseExpression,)):
+        if _literal(stmt.value) == "1":
             for target in stmt.targets:
                 sub = target.target
                 if (isinstance(sub, cst.Subscript) and context.imports.qualify(sub.value) == "os.environ"
@@ -142,20 +120,6 @@ def enables_cache(context: ModuleContext) -> bool:
                         and _literal(sub.slice[0].slice.value) == ENABLE_VAR):
                     return True
     return False
-
-
-def _all_simple_statements(module: cst.Module) -> Iterator[cst.BaseSmallStatement]:
-    class Collect(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.found: List[cst.BaseSmallStatement] = []
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            self.found.append(node)
-
-    collector = Collect()
-    module.visit(collector)
-    return iter(collector.found)
 
 
 def _literal(expr: cst.BaseExpression):
@@ -240,6 +204,15 @@ class _Calls(cst.CSTVisitor):
                 self.bindings.append((target.target.value, node.value))
 
     @classmethod
+    def bindings_in(cls, root: cst.CSTNode) -> List[Tuple[str, cst.BaseExpression]]:
+        """What ``collect(root).bindings`` holds, without entering expressions (an ``Assign`` is a statement, so
+        none sits inside one): most of a module's nodes are expressions."""
+        collector = cls()
+        for node in find(root, cst.Assign, prune=(cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            collector.visit_Assign(node)
+        return collector.bindings
+
+    @classmethod
     def collect(cls, root: cst.CSTNode) -> "_Calls":
         """What ``root.visit(_Calls())`` records, found with ``ms_lint.walk`` (same nodes, same order, faster)."""
         collector = cls()
@@ -291,7 +264,7 @@ class GraphRuns:
         # Every binding in non-graph module code, reachable or not, for the instance kinds.
         for func in scope.module_functions.values():
             if func not in seen and not scope.is_graph_function(func):
-                bindings.extend(_Calls.collect(func.body).bindings)
+                bindings.extend(_Calls.bindings_in(func.body))
         self.kinds: dict = {}
         for name, value in bindings:
             kind = self._instance_kind(value)

@@ -45,9 +45,10 @@ class Rule:
     # parsed (see ms_lint/prefilter.py). Unset: graph code for a rule with only visit_/leave_ hooks; every file
     # that mentions mindspore for a rule that overrides check_module. ``GRAPH_CODE`` (from ms_lint.prefilter):
     # graph code, for a check_module that only reports what the hooks collected. ``CodeWords("set_context")``:
-    # one of these identifiers must be written in the code (outside strings and comments), e.g. a name the rule
-    # resolves with ``qualify``. A tuple of strings: one of them must appear in the raw text (strings and
-    # comments included), e.g. an environment variable's name.
+    # one of these identifiers must be written in the code (outside strings and comments). ``CalledWords(...)``:
+    # written where ``qualify`` can resolve it as a callee or decorator; ``CalledWith("set_context", "mode")``:
+    # called with that keyword argument. ``AnyOf``/``AllOf`` combine them. A tuple of strings: one of them must
+    # appear in the raw text (strings and comments included), e.g. an environment variable's name.
     requires_text: ClassVar[Union[str, Tuple[str, ...], None]] = None
 
     def __init__(self, context: ModuleContext):

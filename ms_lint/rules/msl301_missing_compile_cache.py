@@ -25,7 +25,7 @@ from ms_lint.rules._cache_common import (
     ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
     mentions_cache_settings, mode_of, parse_line, set_context_calls, string_literal,
 )
-from ms_lint.prefilter import CodeWords
+from ms_lint.prefilter import AnyOf, CalledWith, CalledWords
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.rules.msl303_stale_compile_cache_hazard import stale_cache_hazards
 
@@ -37,8 +37,9 @@ class MissingCompileCache(Rule):
     name = "missing-compile-cache"
     summary = "Script compiles graphs on every run: enable MindSpore's compile cache"
     fix_applicability = UNSAFE
-    # Pre-filter (ms_lint/prefilter.py): a report needs a set_context(mode=GRAPH) call or a run of @jit code.
-    requires_text = CodeWords("set_context", "jit", "ms_function")  # names it resolves with qualify
+    # Pre-filter (ms_lint/prefilter.py): a report needs a ``set_context(mode=...)`` call (GRAPH_MODE) or a run of
+    # @jit code (a jit-decorated function or Cell, or a ``jit(f)`` call): names it resolves with qualify as callees.
+    requires_text = AnyOf(CalledWords("jit", "ms_function"), CalledWith("set_context", "mode"))
 
     VALID = [
         # Already enables the cache.

@@ -22,7 +22,7 @@ from ms_lint.rules._cache_common import (
     CACHE_KEYS, ENABLE_VAR, PATH_VAR, CallInfo, environ_spelling, has_star, keyword, module_calls, parse_line,
     set_context_calls,
 )
-from ms_lint.prefilter import CodeWords
+from ms_lint.prefilter import CalledWith
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.values import is_literal, literal_value
 
@@ -36,7 +36,8 @@ class DeprecatedCompileCacheContext(Rule):
     name = "deprecated-compile-cache-context"
     summary = "set_context(enable_compile_cache=..., compile_cache_path=...) is deprecated: use environment variables"
     fix_applicability = SAFE
-    requires_text = CodeWords("enable_compile_cache", "compile_cache_path")  # pre-filter: the keywords it reports
+    # Pre-filter: a ``set_context(...)`` call with one of the keywords it reports.
+    requires_text = CalledWith("set_context", "enable_compile_cache", "compile_cache_path")
 
     VALID = [
         """\

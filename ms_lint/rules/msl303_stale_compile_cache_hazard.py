@@ -26,7 +26,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import code_of, suite_statements, walk_statements
-from ms_lint.rules._cache_common import GraphRuns, enables_cache
+from ms_lint.rules._cache_common import ENABLING_TEXT, GraphRuns, enables_cache
 from ms_lint.rules._cache_flow import SHAPE, VALUE, Env, Flow, Taint, union
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.scope import JIT_NAMES
@@ -50,7 +50,7 @@ class StaleCompileCacheHazard(Rule):
     name = "stale-compile-cache-hazard"
     summary = "Compile cache on, but graph code depends on env vars, CLI arguments or config files"
     fix_applicability = None
-    requires_text = ("MS_COMPILER_CACHE", "enable_compile_cache", "compile_cache_path")  # = enables_cache's test
+    requires_text = ENABLING_TEXT  # = enables_cache's first test: a file that cannot turn the cache on is skipped
 
     VALID = [
         # The cache is not enabled by the script.
