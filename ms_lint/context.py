@@ -95,7 +95,7 @@ class ModuleContext:
         parent (``from mindspore import ops`` for ``mindspore.ops.where``) or the name itself, never
         shadowing a name the module already uses. None when there is no safe spelling.
         """
-        existing = self.imports.local_reference(qualified_name, avoid=self._function_local_names())
+        existing = self.existing_reference(qualified_name)
         if existing is not None:
             return existing, ()
         parts = qualified_name.split(".")
@@ -114,6 +114,11 @@ class ModuleContext:
         if not self._name_used(top):
             return qualified_name, (ImportRequest(f"import {top}"),)
         return None
+
+    def existing_reference(self, qualified_name: str) -> Optional[str]:
+        """How the module's own imports spell ``qualified_name`` (``ms.vmap``), never through an alias that some
+        function shadows; None when they do not."""
+        return self.imports.local_reference(qualified_name, avoid=self._function_local_names())
 
     def _function_local_names(self) -> Set[str]:
         """Names some function binds as a parameter or by assignment: an import alias of the same name is

@@ -45,3 +45,43 @@ def test_an_alias_shadowed_by_a_local_assignment_is_not_reused():
     """
     result = spell(code, "mindspore.vmap")
     assert result is None or not result[0].startswith("ms.")
+
+
+def context_of(code):
+    code = textwrap.dedent(code)
+    return ModuleContext(cst.parse_module(code), code, "t.py", Config())
+
+
+def test_the_cache_fix_does_not_write_a_shadowed_environ_alias():
+    from ms_lint.rules._cache_common import environ_spelling
+
+    plain = context_of("from os import environ\nimport mindspore\n")
+    assert environ_spelling(plain) == ("environ", ())
+    shadowed = context_of("""
+        import os
+        from os import environ
+        import mindspore
+
+        def configure(environ):
+            return environ
+        """)
+    assert environ_spelling(shadowed) == ("os.environ", ())
+    # With no other spelling free of the shadowed name, no fix is offered rather than a wrong one.
+    only_shadowed = context_of("from os import environ\nimport mindspore\n\ndef configure(environ):\n    pass\n")
+    assert environ_spelling(only_shadowed) is None
+
+
+def test_the_vmap_fix_does_not_reuse_a_shadowed_alias():
+    from ms_lint.rewrites.vmap import VmapBuilder
+
+    context = context_of("""
+        from mindspore import vmap
+        import mindspore as ms
+
+        def apply(vmap, x):
+            return vmap(x)
+        """)
+    rewrite = VmapBuilder.__new__(VmapBuilder)  # only its context is needed to name vmap
+    rewrite.context = context
+    spelled, imports = rewrite._vmap_name()
+    assert spelled == "ms.vmap" and imports == ()

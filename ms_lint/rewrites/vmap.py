@@ -344,7 +344,7 @@ class VmapBuilder:
 
     def _vmap_name(self) -> Optional[Tuple[str, Tuple[ImportRequest, ...]]]:
         for qualified in ("mindspore.vmap", "mindspore.ops.vmap"):
-            local = self.context.imports.local_reference(qualified)
+            local = self.context.existing_reference(qualified)
             if local is not None:
                 return local, ()
         return self.context.spell("mindspore.vmap")

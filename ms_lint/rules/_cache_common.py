@@ -153,7 +153,7 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
 # -- spelling rewrites ------------------------------------------------------------------------------------------
 def environ_spelling(context: ModuleContext) -> Optional[Tuple[str, Tuple[ImportRequest, ...]]]:
     """How a fix writes ``os.environ`` here: an existing alias, else ``os.environ`` with ``import os``."""
-    existing = context.imports.local_reference("os.environ")
+    existing = context.existing_reference("os.environ")
     if existing is not None:
         return existing, ()
     spelled = context.spell("os")
