@@ -11,7 +11,9 @@ from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
 from ms_lint.walk import find
-from ms_lint.values import ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, root_param_kinds
+from ms_lint.values import (
+    ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, return_kind, root_param_kinds,
+)
 
 
 class ModuleContext:
@@ -27,6 +29,8 @@ class ModuleContext:
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
         self._values: Dict[cst.FunctionDef, FunctionValues] = {}
         self._param_stack: set = set()
+        self._returns: Dict[Tuple[cst.FunctionDef, tuple], Kind] = {}
+        self._returning: Set[cst.FunctionDef] = set()
         self._local_names: Optional[Set[str]] = None
 
     # -- the value model ----------------------------------------------------------------------------
@@ -34,9 +38,29 @@ class ModuleContext:
         """The value model of a graph function (parameter kinds come from its call sites for helpers)."""
         if func not in self._values:
             self._values[func] = FunctionValues(
-                self.scope, self.imports, self.constants, self.attributes, func, self._param_kinds(func)
+                self.scope, self.imports, self.constants, self.attributes, func, self._param_kinds(func),
+                returns=self.return_kind,
             )
         return self._values[func]
+
+    def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind:
+        """What an in-module function returns when called with arguments of these kinds (cached per kinds;
+        UNKNOWN for a function already being evaluated, so recursion ends)."""
+        key = (func, tuple(sorted((name, kind.value) for name, kind in param_kinds.items())))
+        found = self._returns.get(key)
+        if found is not None:
+            return found
+        if func in self._returning:
+            return Kind.UNKNOWN
+        self._returning.add(func)
+        try:
+            model = FunctionValues(self.scope, self.imports, self.constants, self.attributes, func, param_kinds,
+                                   returns=self.return_kind)
+            found = return_kind(model)
+        finally:
+            self._returning.discard(func)
+        self._returns[key] = found
+        return found
 
     def _param_kinds(self, func: cst.FunctionDef) -> Dict[str, Kind]:
         info = self.scope.functions.get(func)

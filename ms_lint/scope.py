@@ -198,7 +198,7 @@ class GraphScope:
             args = call_name_args(call)
             if not args:
                 continue
-            target = self._resolve_callable(args[0].value, owner)
+            target = self.resolve_callable(args[0].value, owner)
             if target is not None and not self.is_compile_time_helper(target[0]):
                 self._add(target[0], self.owner_of.get(target[0]), "passed to mindspore.jit", True)
 
@@ -208,7 +208,7 @@ class GraphScope:
         owners = [stmt.name.value if isinstance(stmt, cst.ClassDef) else None for stmt in body]
         return [(info.call, owners[info.top_index]) for info in self.calls]
 
-    def _resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
+    def resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
         """``f`` -> module function f; ``self.f`` -> method f of the owner class. Returns (def, bound)."""
         if isinstance(expr, cst.Name) and expr.value in self.module_functions:
             return self.module_functions[expr.value], False
@@ -234,14 +234,14 @@ class GraphScope:
             caller = pending.pop()
             owner = self.functions[caller].owner
             for call in find(caller.body, cst.Call):
-                target = self._resolve_callable(call.func, owner)
+                target = self.resolve_callable(call.func, owner)
                 if target is not None:
                     callee, bound = target
                     self.call_sites.setdefault(callee, []).append(CallSite(caller, call, bound))
                     self._reach(callee, caller, pending)
                 # Functions handed to HyperMap/partial/vmap inside graph code are graph code too.
                 for arg in call.args:
-                    ref = self._resolve_callable(arg.value, owner)
+                    ref = self.resolve_callable(arg.value, owner)
                     if ref is not None:
                         self._reach(ref[0], caller, pending)
 

@@ -12,7 +12,7 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Callable, Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
@@ -507,11 +507,15 @@ class FunctionValues(ExpressionKinds):
     """The value model of one graph function; built once per function and shared by all rules."""
 
     def __init__(self, scope: GraphScope, imports: ImportTable, constants: ModuleConstants,
-                 attributes: ClassAttributes, func: cst.FunctionDef, param_kinds: Dict[str, Kind]):
+                 attributes: ClassAttributes, func: cst.FunctionDef, param_kinds: Dict[str, Kind],
+                 returns: Optional[Callable[[cst.FunctionDef, Dict[str, Kind]], Kind]] = None):
         owner = scope.owner_of.get(func)
         super().__init__(imports, constants, attributes, owner)
         self.scope = scope
         self.func = func
+        self.returns = returns  # what an in-module function returns, given its arguments' kinds
+        # Set by _bind_locals while it reads a binding of a name bound more than once (see there).
+        self.returns_off = False
         self.parameters: Set[str] = set()
         self.loop_indices: Set[str] = set()
         star_params = [p for p in (func.params.star_arg, func.params.star_kwarg) if isinstance(p, cst.Param)]
@@ -527,7 +531,21 @@ class FunctionValues(ExpressionKinds):
         kind = super()._kind_Call(expr)
         if kind is Kind.UNKNOWN and isinstance(expr.func, cst.Name) and self.scope.is_cell_class(expr.func.value):
             return Kind.CELL
+        if kind is Kind.UNKNOWN and self.returns is not None and not self.returns_off:
+            return self._local_call_kind(expr)
         return kind
+
+    def _local_call_kind(self, call: cst.Call) -> Kind:
+        """``self.helper(x)`` / ``helper(x)`` defined in this module: what it returns for these arguments
+        (``overflow = self.process_loss_scale(cond)`` is a Tensor when that method returns one)."""
+        target = self.scope.resolve_callable(call.func, self.owner)
+        if target is None:
+            return Kind.UNKNOWN
+        callee, bound = target
+        if self.scope.is_compile_time_helper(callee):
+            return Kind.UNKNOWN  # @constexpr: runs in Python at compile time, its result is not modelled
+        kinds = argument_kinds(self, callee, bound, call)
+        return Kind.UNKNOWN if kinds is None or self.returns is None else self.returns(callee, kinds)
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is Kind.TENSOR
@@ -537,6 +555,49 @@ class FunctionValues(ExpressionKinds):
 
     def is_parameter(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.parameters
+
+
+def argument_kinds(caller: ExpressionKinds, callee: cst.FunctionDef, bound: bool,
+                   call: cst.Call) -> Optional[Dict[str, Kind]]:
+    """The kind of each of ``callee``'s parameters at this call (None with ``*args``/``**kwargs`` at the call).
+    Parameters the call leaves out take their default: a literal is a constant, anything else unknown."""
+    if any(arg.star for arg in call.args):
+        return None
+    params = list(callee.params.posonly_params) + list(callee.params.params)
+    if bound and params:
+        params = params[1:]
+    kinds: Dict[str, Kind] = {}
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if len(positional) > len(params):
+        return None  # extra arguments go to *args: not modelled
+    for param, arg in zip(params, positional):
+        kinds[param.name.value] = caller.kind(arg.value)
+    names = {param.name.value for param in params + list(callee.params.kwonly_params)}
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in names:
+                return None
+            kinds[arg.keyword.value] = caller.kind(arg.value)
+    for param in params + list(callee.params.kwonly_params):
+        if param.name.value not in kinds:
+            kinds[param.name.value] = (Kind.CONST if param.default is not None and is_literal(param.default)
+                                       else Kind.UNKNOWN)
+    return kinds
+
+
+def return_kind(model: "FunctionValues") -> Kind:
+    """The kind every ``return`` of the model's function gives; UNKNOWN when they disagree, when there is none,
+    when the function is a generator, or when they give constants. Strict on purpose: a helper that returns a
+    Tensor on one path and something unknown on another is not called a Tensor."""
+    body = model.func.body
+    found = find(body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    if not found or any(not isinstance(node, cst.Return) for node in found):
+        return Kind.UNKNOWN
+    kinds = {model.kind(node.value) if node.value is not None else Kind.CONST for node in found}
+    kind = kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+    # A call is never a compile-time constant, whatever it returns: its body still runs in the graph (rules read
+    # CONST as "no work at run time", e.g. MSL102's "does the loop body do tensor work").
+    return Kind.UNKNOWN if kind is Kind.CONST else kind
 
 
 def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -> Set[str]:
@@ -605,13 +666,20 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
     int_bindings: Dict[str, List[Optional[int]]] = {}
     fixed = dict(model.env)
     loop_indices: Set[str] = getattr(model, "loop_indices", set())
+    statements = list(walk_statements(suite_statements(func.body), into_defs=False))
+    rebound = _names_bound_more_than_once(statements)
     for _ in range(2):
         bindings = {}
         int_bindings = {}
-        for stmt in walk_statements(suite_statements(func.body), into_defs=False):
+        for stmt in statements:
+            # What an in-module call returns counts only for names bound once: joined with a name's other
+            # bindings it would make the name a Tensor everywhere (``for item in features`` over the list a
+            # backbone returned, before ``features = self.pool(features)`` rebinds it).
+            model.returns_off = bool(rebound & _names_bound_by(stmt))
             for target, kind, value in _statement_bindings(model, stmt, loop_indices):
                 bindings.setdefault(target, []).append(kind)
                 int_bindings.setdefault(target, []).append(value)
+        model.returns_off = False
         for name, kinds in bindings.items():
             if name in fixed:
                 kinds = kinds + [fixed[name]]
@@ -620,6 +688,36 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
             name: values[0] for name, values in int_bindings.items()
             if len(values) == 1 and values[0] is not None and name not in fixed
         }
+
+
+def _names_bound_by(stmt: cst.BaseStatement) -> Set[str]:
+    names: Set[str] = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    names.update(_bound_names(target.target))
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                names.update(_bound_names(small.target))
+    elif isinstance(stmt, cst.For):
+        names.update(_bound_names(stmt.target))
+    elif isinstance(stmt, cst.With):
+        for item in stmt.items:
+            if item.asname is not None:
+                names.update(_bound_names(item.asname.name))
+    return names
+
+
+def _names_bound_more_than_once(statements: List[cst.BaseStatement]) -> Set[str]:
+    seen: Set[str] = set()
+    again: Set[str] = set()
+    for stmt in statements:
+        for name in _names_bound_by(stmt):
+            (again if name in seen else seen).add(name)
+        if isinstance(stmt, cst.SimpleStatementLine):  # ``x += 1`` rebinds x
+            again.update(n for small in stmt.body if isinstance(small, cst.AugAssign)
+                         for n in _bound_names(small.target))
+    return again
 
 
 def _statement_bindings(model: ExpressionKinds, stmt: cst.BaseStatement, loop_indices: Set[str]):
@@ -679,6 +777,11 @@ def _loop_target_bindings(model: ExpressionKinds, loop: cst.For, loop_indices: S
             if isinstance(index, cst.Name):
                 loop_indices.add(index.value)
                 yield index.value, Kind.CONST, None
+            zipped = _zip_arguments(args[0].value)
+            if zipped is not None and isinstance(element, cst.Tuple) and len(element.elements) == len(zipped):
+                for part, arg in zip(element.elements, zipped):  # for i, (g, p) in enumerate(zip(grads, params))
+                    yield from _element_binding(model, part.value, model.kind(arg.value))
+                return
             yield from _element_binding(model, element, model.kind(args[0].value))
             return
         if fname == "zip" and isinstance(target, cst.Tuple) and len(target.elements) == len(args):
@@ -686,6 +789,15 @@ def _loop_target_bindings(model: ExpressionKinds, loop: cst.For, loop_indices: S
                 yield from _element_binding(model, element.value, model.kind(arg.value))
             return
     yield from _element_binding(model, target, model.kind(iterable))
+
+
+def _zip_arguments(expr: cst.BaseExpression) -> Optional[List[cst.Arg]]:
+    """The sequences of a plain ``zip(a, b)`` call (no star arguments), else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "zip":
+        args = call_name_args(expr)
+        if args and len(args) == len(expr.args):
+            return args
+    return None
 
 
 def _element_binding(model: ExpressionKinds, target: cst.BaseExpression, sequence_kind: Kind):

@@ -205,7 +205,8 @@ def test_if_return_then_return_and_conditional_expression():
     ("if x > y:\n    r = 1.0\nelse:\n    r = 0.0\nreturn r", "Python value"),
     ("if x > y:\n    r = x.sum()\nelse:\n    r = x\nreturn r", "differ in shape"),
     ("if x > y:\n    r = x + helper(x)\nelse:\n    r = y\nreturn r", "cannot see that it is cheap"),
-    ("if x > y:\n    r = helper(x)\nelse:\n    r = y\nreturn r", "both branches are Tensors"),
+    ("if x > y:\n    r = lookup(x)\nelse:\n    r = y\nreturn r", "both branches are Tensors"),  # not in-module
+    ("if x > y:\n    r = helper(x)\nelse:\n    r = y\nreturn r", "cannot see that it is cheap"),  # Tensor
     ("if x > y:\n    r = x\nreturn r", "not bound to a known Tensor before"),
     ("if x > y:\n    return x\nx = x + 1\nreturn y", "not followed"),
     ("if x > y:\n    r = x\nelif x < y:\n    r = y\nelse:\n    r = x\nreturn r", "chain"),

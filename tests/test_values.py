@@ -216,3 +216,118 @@ def test_parameter_tested_for_membership_in_literals_is_a_python_value():
 ])
 def test_depend_returns_its_first_argument(expression, kind):
     assert kind_of(expression)[0] is kind
+
+
+def local_env(code, function_index=-1):
+    code = textwrap.dedent(code)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
+    construct = next(m for m in classes[-1].body.body if isinstance(m, cst.FunctionDef) and m.name.value == "construct")
+    return context.values(construct).env
+
+
+LOSS_SCALE_CELL = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+def _finite(x):
+    return ops.isfinite(x).all()
+
+
+class TrainStep(nn.Cell):
+    def __init__(self, network, optimizer, sens=1.0):
+        super().__init__()
+        self.network = network
+        self.optimizer = optimizer
+        self.debug = False
+
+    def process_loss_scale(self, overflow):
+        return ops.logical_not(overflow)
+
+    def overflow_of(self, grads):
+        return {overflow_body}
+
+    def python_flag(self, step):
+        return step > 10
+
+    def maybe(self, x):
+        if self.debug:
+            return x
+        return None
+
+    def construct(self, x, grads):
+        loss = self.network(x)
+        cond = self.overflow_of(grads)
+        overflow = self.process_loss_scale(cond)
+        flag = self.python_flag(3)
+        unsure = self.maybe(x)
+        finite = _finite(loss)
+        for i, (g, p) in enumerate(zip(grads, self.optimizer.parameters)):
+            last_grad = g
+            index = i
+        return overflow
+"""
+
+
+def test_method_results_take_the_kind_their_returns_give():
+    env = local_env(LOSS_SCALE_CELL.replace("{overflow_body}", "ops.isfinite(grads[0]).all()"))
+    assert env["cond"] is Kind.TENSOR
+    assert env["overflow"] is Kind.TENSOR  # returns logical_not of a Tensor argument
+    assert env["flag"] is Kind.UNKNOWN  # returns a Python bool, but a call is never a compile-time constant
+    assert env["unsure"] is Kind.UNKNOWN  # a Tensor on one path, None on the other: not called a Tensor
+    assert env["finite"] is Kind.TENSOR  # a module function
+
+
+def test_a_returned_parameter_follows_the_argument():
+    env = local_env(LOSS_SCALE_CELL.replace("{overflow_body}", "self.unknown_helper(grads)"))
+    assert env["cond"] is Kind.UNKNOWN  # a method this module does not define
+    code = LOSS_SCALE_CELL.replace("{overflow_body}", "grads").replace(
+        "return ops.logical_not(overflow)", "return overflow")
+    assert local_env(code)["overflow"] is Kind.TENSOR_SEQ  # a returned parameter is the argument's kind
+
+
+def test_recursive_helpers_end_as_unknown():
+    code = LOSS_SCALE_CELL.replace("{overflow_body}", "self.overflow_of(grads)")
+    assert local_env(code)["cond"] is Kind.UNKNOWN
+
+
+def test_enumerate_of_zip_binds_each_element():
+    env = local_env(LOSS_SCALE_CELL.replace("{overflow_body}", "grads"))
+    assert env["index"] is Kind.CONST
+    assert env["last_grad"] is Kind.TENSOR
+
+
+REBOUND = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Head(nn.Cell):
+    def __init__(self, backbone):
+        super().__init__()
+        self.backbone = backbone
+        self.conv = ops.Conv2D(4, 3)
+
+    def pool(self, features):
+        return self.conv(features, features)
+
+    def construct(self, images):
+        features = self.backbone(images)
+        for item in features:
+            if item[0] == "res4":
+                features = item[1]
+        features = self.pool(features)
+        pooled = self.pool(images)
+        return features
+"""
+
+
+def test_a_call_result_does_not_make_a_rebound_name_a_tensor():
+    """``features`` first holds what an unknown backbone returns (a list of (name, tensor) pairs here): the
+    Tensor that ``self.pool`` returns later must not make ``item[0] == "res4"`` a Tensor condition."""
+    env = local_env(REBOUND)
+    assert env["pooled"] is Kind.TENSOR
+    assert env["features"] is Kind.UNKNOWN
+    assert env["item"] is Kind.UNKNOWN

@@ -277,7 +277,7 @@ class ShapeLeaves:
         """``self.helper(...)`` / ``helper(...)`` defined in this module, every ``return`` of which is 0-d."""
         if self.depth >= 2:
             return False
-        target = self.ctx.scope._resolve_callable(call.func, self.values.owner)
+        target = self.ctx.scope.resolve_callable(call.func, self.values.owner)
         if target is None or not self.ctx.scope.is_graph_function(target[0]):
             return False
         func = target[0]
