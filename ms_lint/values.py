@@ -162,12 +162,8 @@ def _rebound_elsewhere(module: cst.Module) -> Set[str]:
                             bound = bound.value
                         if isinstance(bound, cst.Name):
                             names.add(bound.value)
-        elif isinstance(stmt, cst.For):
-            names.update(_bound_names(stmt.target))
-        elif isinstance(stmt, cst.With):
-            for item in stmt.items:
-                if item.asname is not None:
-                    names.update(_bound_names(item.asname.name))
+        elif isinstance(stmt, (cst.For, cst.With)):
+            names.update(_names_bound_by(stmt))
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             names.add(stmt.name.value)
     for stmt in walk_statements(module.body, into_defs=True):

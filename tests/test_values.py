@@ -1,4 +1,5 @@
 """The value model: Tensor values vs compile-time constants, as every rule sees them."""
+import pathlib
 import textwrap
 
 import libcst as cst
@@ -299,35 +300,13 @@ def test_enumerate_of_zip_binds_each_element():
     assert env["last_grad"] is Kind.TENSOR
 
 
-REBOUND = """
-import mindspore as ms
-from mindspore import nn, ops
-
-
-class Head(nn.Cell):
-    def __init__(self, backbone):
-        super().__init__()
-        self.backbone = backbone
-        self.conv = ops.Conv2D(4, 3)
-
-    def pool(self, features):
-        return self.conv(features, features)
-
-    def construct(self, images):
-        features = self.backbone(images)
-        for item in features:
-            if item[0] == "res4":
-                features = item[1]
-        features = self.pool(features)
-        pooled = self.pool(images)
-        return features
-"""
+FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def test_a_call_result_does_not_make_a_rebound_name_a_tensor():
-    """``features`` first holds what an unknown backbone returns (a list of (name, tensor) pairs here): the
-    Tensor that ``self.pool`` returns later must not make ``item[0] == "res4"`` a Tensor condition."""
-    env = local_env(REBOUND)
-    assert env["pooled"] is Kind.TENSOR
+    """``FeaturePicker`` in the fixture: ``features`` first holds what an unknown backbone returns (a list of
+    (name, tensor) pairs), so the Tensor that ``self.pool`` returns later must not make ``item[0] == self.key`` a
+    Tensor condition."""
+    env = local_env((FIXTURES / "branches" / "overflow_from_helpers.py").read_text(encoding="utf-8"))
     assert env["features"] is Kind.UNKNOWN
     assert env["item"] is Kind.UNKNOWN
