@@ -277,15 +277,14 @@ def _fstring_with_word(raw: str, words: Sequence[str]) -> bool:
     for match in _FSTRING_OPEN.finditer(raw):
         if not _valid_prefix(raw, match.start()):
             continue
-        prefix = raw[max(match.start() - 1, 0):match.end()].lower()  # "f", "rf" or "fr" (and a char before)
-        for start, end in _field_spans(raw, match.end(), is_raw="r" in prefix):
+        for start, end in _field_spans(raw, match.end()):
             field = raw[start:end]
             if any(_has_word(field, word) for word in words):
                 return True
     return False
 
 
-def _field_spans(raw: str, quote_at: int, is_raw: bool) -> Iterator[Tuple[int, int]]:
+def _field_spans(raw: str, quote_at: int) -> Iterator[Tuple[int, int]]:
     """(start, end) of each replacement field of the f-string whose quote is at ``quote_at``, up to its closing
     quote. ``{{`` is a literal brace; inside a field, nested strings are skipped whole, so braces in them do not
     end it. A field that never closes runs to the end of the text: a doubt keeps the file."""
@@ -295,8 +294,10 @@ def _field_spans(raw: str, quote_at: int, is_raw: bool) -> Iterator[Tuple[int, i
     size = len(raw)
     while index < size:
         char = raw[index]
-        if char == "\\" and not is_raw:
-            index += 2
+        if char == "\\":
+            # A backslash keeps the next quote or line break from ending the string (raw or not), but a brace
+            # after it still opens or closes a field (``f"\\{x}"``).
+            index += 1 if raw.startswith(("{", "}"), index + 1) else 2
         elif raw.startswith(closing, index) or (not triple and char in "\r\n"):
             return
         elif raw.startswith("{{", index):

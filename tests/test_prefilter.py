@@ -289,6 +289,12 @@ FSTRING_FIELD = {
     "raw f-string": "print(rf'\\d {ms.jit(g)}')",
     "nested f-string": "print(f'{f\"{ms.jit(g)}\"}')",
     "format spec with a field": "print(f'{x:{ms.jit(g)}}')",
+    "field after an escaped backslash": "print(f'\\\\{ms.jit(g)}')",
+    "raw field after a backslash": "print(rf'\\{ms.jit(g)}')",
+    "field after an invalid escape": "print(f'\\{ms.jit(g)}')",
+    "field after an escaped quote": "print(f'it\\'s {ms.jit(g)}')",
+    "raw field after an escaped quote": "print(rf'it\\'s {ms.jit(g)}')",
+    "field on a continued line": "print(f'a \\\n{ms.jit(g)}')",
 }
 FSTRING_LITERAL = {
     "word in the literal text": "raise ValueError(f\"For '{name}', jit can't compile {x}\")",
