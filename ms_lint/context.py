@@ -7,6 +7,7 @@ from typing import Dict, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.config import Config
+from ms_lint.cstutil import bind_arguments, param_names, positional_params
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
@@ -37,11 +38,12 @@ class ModuleContext:
     def values(self, func: cst.FunctionDef) -> FunctionValues:
         """The value model of a graph function (parameter kinds come from its call sites for helpers)."""
         if func not in self._values:
-            self._values[func] = FunctionValues(
-                self.scope, self.imports, self.constants, self.attributes, func, self._param_kinds(func),
-                returns=self.return_kind,
-            )
+            self._values[func] = self._model(func, self._param_kinds(func))
         return self._values[func]
+
+    def _model(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> FunctionValues:
+        return FunctionValues(self.scope, self.imports, self.constants, self.attributes, func, param_kinds,
+                              returns=self.return_kind)
 
     def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind:
         """What an in-module function returns when called with arguments of these kinds (cached per kinds;
@@ -54,9 +56,7 @@ class ModuleContext:
             return Kind.UNKNOWN
         self._returning.add(func)
         try:
-            model = FunctionValues(self.scope, self.imports, self.constants, self.attributes, func, param_kinds,
-                                   returns=self.return_kind)
-            found = return_kind(model)
+            found = return_kind(self._model(func, param_kinds))
         finally:
             self._returning.discard(func)
         self._returns[key] = found
@@ -77,20 +77,15 @@ class ModuleContext:
             self._param_stack.discard(func)
 
     def _param_kinds_from_calls(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
-        params = list(func.params.posonly_params) + list(func.params.params)
-        if bound and params:
-            params = params[1:]
+        params = positional_params(func, bound)
         seen: Dict[str, list] = {}
         for site in self.scope.call_sites.get(func, []):
             caller = self.values(site.caller)
-            positional = [a for a in site.call.args if a.keyword is None and not a.star]
-            if any(a.star for a in site.call.args):
+            binding = bind_arguments(func, bound, site.call)
+            if binding is None:
                 return {}
-            for param, arg in zip(params, positional):
-                seen.setdefault(param.name.value, []).append(caller.kind(arg.value))
-            for arg in site.call.args:
-                if arg.keyword is not None:
-                    seen.setdefault(arg.keyword.value, []).append(caller.kind(arg.value))
+            for name, value in binding[0]:
+                seen.setdefault(name, []).append(caller.kind(value))
         kinds: Dict[str, Kind] = {}
         for name, found in seen.items():
             unique = set(found)
@@ -150,10 +145,7 @@ class ModuleContext:
         if self._local_names is None:
             names: Set[str] = set()
             for func in find(self.module, cst.FunctionDef):
-                params = func.params
-                for param in (list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-                              + [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]):
-                    names.add(param.name.value)
+                names.update(param_names(func))
                 for target in find(func.body, cst.AssignTarget):
                     names.update(n.value for n in find(target, cst.Name))
             self._local_names = names

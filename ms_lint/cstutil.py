@@ -1,7 +1,7 @@
 """Small libcst helpers shared by the engine and the rules."""
 from __future__ import annotations
 
-from typing import Iterator, List, Sequence
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -41,6 +41,44 @@ def walk_statements(body: Sequence[cst.BaseStatement], into_defs: bool = True) -
             continue
         for block in child_blocks(stmt):
             yield from walk_statements(suite_statements(block), into_defs)
+
+
+def positional_params(func: cst.FunctionDef, bound: bool = False) -> List[cst.Param]:
+    """Parameters a call can fill by position; ``bound`` (``self.f(...)``) leaves out the first, ``self``."""
+    params = list(func.params.posonly_params) + list(func.params.params)
+    return params[1:] if bound and params else params
+
+
+def all_params(func: cst.FunctionDef, with_stars: bool = True) -> List[cst.Param]:
+    """Every parameter: positional, keyword-only and (``with_stars``) ``*args`` / ``**kwargs``."""
+    params = func.params
+    found = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    if with_stars:
+        found += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return found
+
+
+def param_names(func: cst.FunctionDef) -> Set[str]:
+    return {param.name.value for param in all_params(func)}
+
+
+def bind_arguments(func: cst.FunctionDef, bound: bool, call: cst.Call
+                   ) -> Optional[Tuple[List[Tuple[str, cst.BaseExpression]], bool]]:
+    """Which argument each parameter of ``func`` receives at ``call``: (name, argument) pairs, positional ones
+    first, and whether some argument matched no named parameter (it goes to ``*args`` / ``**kwargs``). None when
+    the call unpacks ``*seq`` or ``**mapping``: then nothing is known."""
+    if any(arg.star for arg in call.args):
+        return None
+    params = positional_params(func, bound)
+    positional = [arg for arg in call.args if arg.keyword is None]
+    pairs = [(param.name.value, arg.value) for param, arg in zip(params, positional)]
+    named = {param.name.value for param in params + list(func.params.kwonly_params)}
+    unmatched = len(positional) > len(params)
+    for arg in call.args:
+        if arg.keyword is not None:
+            pairs.append((arg.keyword.value, arg.value))
+            unmatched = unmatched or arg.keyword.value not in named
+    return pairs, unmatched
 
 
 def small_statements(stmt: cst.BaseStatement) -> Sequence[cst.BaseSmallStatement]:

@@ -16,7 +16,9 @@ from typing import Callable, Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
+from ms_lint.cstutil import (
+    all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
+)
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
 from ms_lint.walk import find
@@ -152,9 +154,9 @@ def _rebound_elsewhere(module: cst.Module) -> Set[str]:
                     for target in small.targets:
                         simple = not nested and len(small.targets) == 1 and isinstance(target.target, cst.Name)
                         if not simple:
-                            names.update(_bound_names(target.target))
+                            names.update(target_names(target.target, include_starred=True))
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                    names.update(_bound_names(small.target))
+                    names.update(target_names(small.target, include_starred=True))
                 elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
                     for alias in small.names:
                         bound = alias.asname.name if alias.asname is not None else alias.name
@@ -172,16 +174,6 @@ def _rebound_elsewhere(module: cst.Module) -> Set[str]:
                 if isinstance(small, cst.Global):
                     names.update(item.name.value for item in small.names)
     return names
-
-
-def _bound_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _bound_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return []
 
 
 class ClassAttributes:
@@ -462,7 +454,7 @@ class _InitEnv(ExpressionKinds):
         super().__init__(imports, attributes.constants, None, None)
         self.scope = attributes.scope
         self.method = method
-        for param in _all_params(method):
+        for param in all_params(method, with_stars=False):
             if param.default is not None:
                 self.env[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
             else:
@@ -514,8 +506,7 @@ class FunctionValues(ExpressionKinds):
         self.returns_off = False
         self.parameters: Set[str] = set()
         self.loop_indices: Set[str] = set()
-        star_params = [p for p in (func.params.star_arg, func.params.star_kwarg) if isinstance(p, cst.Param)]
-        for param in _all_params(func) + star_params:
+        for param in all_params(func):
             name = param.name.value
             self.parameters.add(name)
             self.env[name] = param_kinds.get(name, Kind.UNKNOWN)
@@ -541,7 +532,7 @@ class FunctionValues(ExpressionKinds):
         if self.scope.is_compile_time_helper(callee):
             return Kind.UNKNOWN  # @constexpr: runs in Python at compile time, its result is not modelled
         kinds = argument_kinds(self, callee, bound, call)
-        return Kind.UNKNOWN if kinds is None or self.returns is None else self.returns(callee, kinds)
+        return Kind.UNKNOWN if kinds is None else self.returns(callee, kinds)  # type: ignore[misc]
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is Kind.TENSOR
@@ -555,26 +546,14 @@ class FunctionValues(ExpressionKinds):
 
 def argument_kinds(caller: ExpressionKinds, callee: cst.FunctionDef, bound: bool,
                    call: cst.Call) -> Optional[Dict[str, Kind]]:
-    """The kind of each of ``callee``'s parameters at this call (None with ``*args``/``**kwargs`` at the call).
-    Parameters the call leaves out take their default: a literal is a constant, anything else unknown."""
-    if any(arg.star for arg in call.args):
+    """The kind of each of ``callee``'s parameters at this call; None when the call unpacks ``*seq``/``**map``
+    or passes arguments that go to ``*args``/``**kwargs`` (not modelled). Parameters the call leaves out take
+    their default: a literal is a constant, anything else unknown."""
+    binding = bind_arguments(callee, bound, call)
+    if binding is None or binding[1]:
         return None
-    params = list(callee.params.posonly_params) + list(callee.params.params)
-    if bound and params:
-        params = params[1:]
-    kinds: Dict[str, Kind] = {}
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if len(positional) > len(params):
-        return None  # extra arguments go to *args: not modelled
-    for param, arg in zip(params, positional):
-        kinds[param.name.value] = caller.kind(arg.value)
-    names = {param.name.value for param in params + list(callee.params.kwonly_params)}
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value not in names:
-                return None
-            kinds[arg.keyword.value] = caller.kind(arg.value)
-    for param in params + list(callee.params.kwonly_params):
+    kinds = {name: caller.kind(value) for name, value in binding[0]}
+    for param in positional_params(callee, bound) + list(callee.params.kwonly_params):
         if param.name.value not in kinds:
             kinds[param.name.value] = (Kind.CONST if param.default is not None and is_literal(param.default)
                                        else Kind.UNKNOWN)
@@ -583,8 +562,8 @@ def argument_kinds(caller: ExpressionKinds, callee: cst.FunctionDef, bound: bool
 
 def return_kind(model: "FunctionValues") -> Kind:
     """The kind every ``return`` of the model's function gives; UNKNOWN when they disagree, when there is none,
-    when the function is a generator, or when they give constants. Strict on purpose: a helper that returns a
-    Tensor on one path and something unknown on another is not called a Tensor."""
+    when the function is a generator or a coroutine, or when they give constants. Strict on purpose: a helper
+    that returns a Tensor on one path and something unknown on another is not called a Tensor."""
     body = model.func.body
     found = find(body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
     if not found or any(not isinstance(node, cst.Return) for node in found):
@@ -614,12 +593,6 @@ def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -
     return found
 
 
-def _all_params(func: cst.FunctionDef) -> List[cst.Param]:
-    params = func.params
-    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    return out
-
-
 def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
     if param.annotation is None:
         return Kind.UNKNOWN
@@ -636,7 +609,7 @@ def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
 def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -> Dict[str, Kind]:
     """Parameters of a graph entry point: Tensors unless they have a literal default or a Python-type annotation."""
     kinds: Dict[str, Kind] = {}
-    params = _all_params(func)
+    params = all_params(func, with_stars=False)
     if bound and params:
         params = params[1:]
     for param in params:
@@ -692,15 +665,15 @@ def _names_bound_by(stmt: cst.BaseStatement) -> Set[str]:
         for small in stmt.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    names.update(_bound_names(target.target))
+                    names.update(target_names(target.target, include_starred=True))
             elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                names.update(_bound_names(small.target))
+                names.update(target_names(small.target, include_starred=True))
     elif isinstance(stmt, cst.For):
-        names.update(_bound_names(stmt.target))
+        names.update(target_names(stmt.target, include_starred=True))
     elif isinstance(stmt, cst.With):
         for item in stmt.items:
             if item.asname is not None:
-                names.update(_bound_names(item.asname.name))
+                names.update(target_names(item.asname.name, include_starred=True))
     return names
 
 
@@ -712,7 +685,7 @@ def _names_bound_more_than_once(statements: List[cst.BaseStatement]) -> Set[str]
             (again if name in seen else seen).add(name)
         if isinstance(stmt, cst.SimpleStatementLine):  # ``x += 1`` rebinds x
             again.update(n for small in stmt.body if isinstance(small, cst.AugAssign)
-                         for n in _bound_names(small.target))
+                         for n in target_names(small.target, include_starred=True))
     return again
 
 

@@ -25,11 +25,12 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import code_of, suite_statements, walk_statements
+from ms_lint.cstutil import code_of, param_names, suite_statements, target_names, walk_statements
 from ms_lint.rules._cache_common import ENABLING_TEXT, GraphRuns, enables_cache
 from ms_lint.rules._cache_flow import SHAPE, VALUE, Env, Flow, Taint, union
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.scope import JIT_NAMES
+from ms_lint.walk import find
 
 MEASURED = ("reproduced on MindSpore 2.10: a loop count read from an environment variable made the cached graph "
             "return 1.0 instead of 5.0")
@@ -193,7 +194,7 @@ class StaleCompileCacheHazard(Rule):
 
     @staticmethod
     def _function_env(func: cst.FunctionDef, globals_env: Env) -> Env:
-        params = _param_names(func)
+        params = param_names(func)
         return {name: taint for name, taint in globals_env.items() if name not in params}
 
     # -- sinks at calls ---------------------------------------------------------------------------------------
@@ -505,27 +506,8 @@ def _list(items: List[Tuple[str, Taint]]) -> str:
     return ", ".join(texts) + (" ..." if len(seen) > 3 else "")
 
 
-def _param_names(func: cst.FunctionDef) -> Set[str]:
-    params = func.params
-    names = {p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    return names
-
-
 def _names_in(node: cst.CSTNode) -> Set[str]:
-    class Names(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.names: Set[str] = set()
-
-        def visit_Name(self, name: cst.Name) -> None:
-            self.names.add(name.value)
-
-    collector = Names()
-    node.visit(collector)
-    return collector.names
+    return {name.value for name in find(node, cst.Name)}
 
 
 def _origin_params(taint: Taint, env: Env) -> Set[str]:
@@ -535,32 +517,32 @@ def _origin_params(taint: Taint, env: Env) -> Set[str]:
 
 def _local_names(func: cst.FunctionDef) -> Set[str]:
     """Parameters and every name the function binds (assignments, loop targets, with-as, imports)."""
-    names = _param_names(func)
+    names = param_names(func)
 
     class Bound(cst.CSTVisitor):
         def visit_Name(self, node: cst.Name) -> None:
             pass
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target, include_starred=True))
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target, include_starred=True))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target, include_starred=True))
 
         def visit_For(self, node: cst.For) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target, include_starred=True))
 
         def visit_CompFor(self, node: cst.CompFor) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target, include_starred=True))
 
         def visit_AsName(self, node: cst.AsName) -> None:
-            names.update(_target_names(node.name))
+            names.update(target_names(node.name, include_starred=True))
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target, include_starred=True))
 
         def visit_Global(self, node: cst.Global) -> None:
             for item in node.names:
@@ -570,32 +552,9 @@ def _local_names(func: cst.FunctionDef) -> Set[str]:
     return names
 
 
-def _target_names(target: cst.CSTNode) -> Set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out: Set[str] = set()
-        for element in target.elements:
-            out |= _target_names(element.value)
-        return out
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
-
-
 def _self_attributes(func: cst.FunctionDef) -> Set[str]:
-    class Attrs(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.found: Set[str] = set()
-
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
-                self.found.add(node.attr.value)
-
-    collector = Attrs()
-    func.body.visit(collector)
-    return collector.found
+    return {node.attr.value for node in find(func.body, cst.Attribute)
+            if isinstance(node.value, cst.Name) and node.value.value == "self"}
 
 
 def _class_chain(context, class_name: str) -> Set[str]:
