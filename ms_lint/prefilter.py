@@ -151,15 +151,12 @@ class Text:
         if code is None:
             return True
         for start in _word_starts(code, name):
-            end = start + len(name)
-            if not _is_called(code, start, end):
+            use = _callee_use(code, start, start + len(name))
+            if use is None:
                 continue
-            opening = end
-            while opening < len(code) and code[opening] in _BLANKS:
-                opening += 1
-            if opening == len(code) or code[opening] != "(":
+            if use == _NOT_A_CALL:
                 return True  # an alias or a decorator: it may be called anywhere under another name
-            arguments = code[opening + 1:_field_end(code, opening + 1)]
+            arguments = code[use + 1:_field_end(code, use + 1)]
             if any(_is_keyword_argument(arguments, keyword) for keyword in keywords):
                 return True
         return _fstring_with_word(self.raw, [name])
@@ -196,12 +193,16 @@ def _has_word(text: str, word: str) -> bool:
 
 
 def _has_called_word(code: str, word: str) -> bool:
-    return any(_is_called(code, start, start + len(word)) for start in _word_starts(code, word))
+    return any(_callee_use(code, start, start + len(word)) is not None for start in _word_starts(code, word))
 
 
-def _is_called(code: str, start: int, end: int) -> bool:
-    """The word at ``code[start:end]`` (comments and strings blanked) is called, ends a decorator, is renamed by
-    an import, or is followed by ``)`` (see the module docstring)."""
+_NOT_A_CALL = -1
+
+
+def _callee_use(code: str, start: int, end: int) -> Optional[int]:
+    """Where the word at ``code[start:end]`` (comments and strings blanked) can be a callee (see the module
+    docstring): the index of its call's ``(``; ``_NOT_A_CALL`` when it ends a decorator, is renamed by an import
+    or is followed by ``)``; None anywhere else."""
     after = end
     crossed_line = False
     while after < len(code) and code[after] in _BLANKS:
@@ -209,10 +210,12 @@ def _is_called(code: str, start: int, end: int) -> bool:
         after += 1
     following = code[after] if after < len(code) else ""
     if following == "(":
-        return not _after_keyword(code, start, ("def", "class"))
+        return None if _after_keyword(code, start, ("def", "class")) else after
     if following == ")" or (code.startswith("as", after) and _word_at(code, after, after + 2)):
-        return True
-    return (crossed_line or not following) and _starts_decorator(code, start)
+        return _NOT_A_CALL
+    if (crossed_line or not following) and _starts_decorator(code, start):
+        return _NOT_A_CALL
+    return None
 
 
 def _is_keyword_argument(arguments: str, keyword: str) -> bool:

@@ -62,7 +62,7 @@ class _ClassTest(dict):
         self.kinds = kinds
 
     def __missing__(self, klass: type) -> bool:
-        answer = self[klass] = issubclass(klass, self.kinds) if self.kinds != () else False
+        answer = self[klass] = issubclass(klass, self.kinds)  # False for kinds == ()
         return answer
 
 
@@ -124,26 +124,16 @@ def iter_with_ancestors(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...
 
 def iter_nodes(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...]],
                prune: Tuple[type, ...] = ()) -> Iterator[N]:
-    wanted, pruned, is_node = _test(types), _test(prune), _IS_NODE
+    wanted, pruned = _test(types), _test(prune)
     stack: List[cst.CSTNode] = [root]
-    pop, push = stack.pop, stack.append
+    pop, extend = stack.pop, stack.extend
     while stack:
         node = pop()
         kind = type(node)
         if wanted[kind]:
             yield node  # type: ignore[misc]
-        if pruned[kind]:
-            continue
-        fields = _FIELDS.get(kind) or _child_fields(kind)
-        for name in reversed(fields):  # pushed last-first, so popped in visit order
-            value = getattr(node, name)
-            value_kind = type(value)
-            if is_node[value_kind]:
-                push(value)
-            elif value_kind is tuple or value_kind is list:
-                for item in reversed(value):
-                    if is_node[type(item)]:
-                        push(item)
+        if not pruned[kind]:
+            extend(reversed(_children(node)))  # pushed last-first, so popped in visit order
 
 
 def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[type, List[Callable]],
