@@ -41,10 +41,12 @@ class ResultsCache:
             return None
         return st.st_mtime_ns, st.st_size
 
-    def lookup(self, path: str) -> Optional[List[Finding]]:
+    def lookup(self, path: str, depends: str = "") -> Optional[List[Finding]]:
+        """Cached findings of ``path``, if its content and ``depends`` (what its findings owe to other files of
+        the project: ``ProjectIndex.fingerprint_for``) are those they were computed from."""
         key = os.path.abspath(path)
         entry = self.entries.get(key)
-        if entry is None:
+        if entry is None or entry.get("depends", "") != depends:
             return None
         stat = self._stat(path)
         if stat is None:
@@ -57,7 +59,7 @@ class ResultsCache:
             self.dirty = True
         return [Finding.from_json(item) for item in entry["findings"]]
 
-    def store(self, path: str, findings: List[Finding], stamp: Optional[Stamp] = None) -> None:
+    def store(self, path: str, findings: List[Finding], stamp: Optional[Stamp] = None, depends: str = "") -> None:
         """Remember ``findings`` for ``path``. ``stamp`` describes the bytes they were computed from (the runner's
         workers send it, so the file is not read again here); without it the file is stat'ed and hashed now."""
         if stamp is None:
@@ -67,7 +69,7 @@ class ResultsCache:
                 return
             stamp = (stat[0], stat[1], digest)
         self.entries[os.path.abspath(path)] = {
-            "mtime_ns": stamp[0], "size": stamp[1], "digest": stamp[2],
+            "mtime_ns": stamp[0], "size": stamp[1], "digest": stamp[2], "depends": depends,
             "findings": [f.to_json() for f in findings],
         }
         self.dirty = True
@@ -96,6 +98,42 @@ class ResultsCache:
                     os.remove(os.path.join(folder, name))
                 except OSError:
                     pass
+
+
+class SummaryStore:
+    """The project index's module summaries (``ms_lint.analysis.index.SummaryCache`` entries), pickled next to the
+    results: reading them is much cheaper than parsing every module of the project again."""
+
+    def __init__(self, root: str):
+        self.file = os.path.join(root, CACHE_DIR, __version__, f"summaries-{_code_fingerprint()}.pickle")
+
+    def load(self) -> Optional[Dict[str, Any]]:
+        import pickle
+
+        try:
+            with open(self.file, "rb") as handle:
+                entries = pickle.load(handle)
+        except Exception:  # missing, truncated or from another Python: rebuild
+            return None
+        return entries if isinstance(entries, dict) else None
+
+    def save(self, entries: Dict[str, Any]) -> None:
+        import pickle
+
+        folder = os.path.dirname(self.file)
+        try:
+            os.makedirs(folder, exist_ok=True)
+            _write_marker(os.path.join(os.path.dirname(folder), "CACHEDIR.TAG"), TAG)
+            _write_marker(os.path.join(os.path.dirname(folder), ".gitignore"), "# Automatically created by ms-lint.\n*\n")
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.file)
+            for name in os.listdir(folder):
+                if name.startswith("summaries-") and name.endswith(".pickle") and name != os.path.basename(self.file):
+                    os.remove(os.path.join(folder, name))
+        except OSError:
+            pass  # a cache that cannot be written is not an error
 
 
 def _code_fingerprint() -> str:

@@ -36,6 +36,7 @@ class Config:
     extend_exclude: List[str] = field(default_factory=list)
     unroll_threshold: int = 16
     graph_mode: str = "auto"
+    cell_bases: List[str] = field(default_factory=list)  # qualified names of classes to treat as nn.Cell bases
     verify: Dict[str, Any] = field(default_factory=dict)
     root: str = field(default_factory=os.getcwd)  # folder of the pyproject.toml (or cwd): paths are relative to it
     source: Optional[str] = None  # the pyproject.toml it came from
@@ -170,12 +171,17 @@ def _apply_table(config: Config, table: Dict[str, Any], where: str) -> Config:
             if value not in GRAPH_MODES:
                 raise ConfigError(f"{name}: expected one of {', '.join(GRAPH_MODES)}, got {value!r}")
             config.graph_mode = value
+        elif key == "cell-bases":
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise ConfigError(f"{name}: expected a list of qualified class names (\"pkg.module.Base\")")
+            config.cell_bases = [v.strip() for v in value]
         elif key == "verify":
             if not isinstance(value, dict):
                 raise ConfigError(f"{name}: expected a table")
             config.verify = value
         else:
-            known = "select, ignore, per-file-ignores, exclude, extend-exclude, unroll-threshold, graph-mode, verify"
+            known = ("select, ignore, per-file-ignores, exclude, extend-exclude, unroll-threshold, graph-mode, "
+                     "cell-bases, verify")
             raise ConfigError(f"{where}: unknown key {key!r} in [tool.ms-lint] (known keys: {known})")
     return config
 

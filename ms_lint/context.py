@@ -18,15 +18,16 @@ from ms_lint.values import (
 
 
 class ModuleContext:
-    def __init__(self, module: cst.Module, text: str, path: str, config: Config):
+    def __init__(self, module: cst.Module, text: str, path: str, config: Config, project=None):
         self.module = module
         self.text = text
         self.path = path
         self.config = config
+        self.project = project  # ms_lint.analysis.project.ProjectView, or None for a file analysed alone
         self.imports = ImportTable(module, path)
-        self.scope = GraphScope(module, self.imports, config.graph_mode)
+        self.scope = GraphScope(module, self.imports, config.graph_mode, project)
         self.constants = ModuleConstants(module)
-        self.attributes = ClassAttributes(self.scope, self.imports, self.constants)
+        self.attributes = ClassAttributes(self.scope, self.imports, self.constants, project)
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
         self._values: Dict[cst.FunctionDef, FunctionValues] = {}
         self._param_stack: set = set()

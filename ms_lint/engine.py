@@ -15,6 +15,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from ms_lint.analysis.index import ProjectIndex, index_for
+from ms_lint.analysis.project import ProjectView
 from ms_lint.codes import UNANALYZABLE
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
@@ -66,23 +68,30 @@ def _syntax_error(path: str, text: str, exc: "cst.ParserSyntaxError") -> Finding
     return unanalyzable(path, f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1)
 
 
-def analyze_path(path: str, config: Config, display_path: Optional[str] = None) -> FileAnalysis:
+def analyze_path(path: str, config: Config, display_path: Optional[str] = None,
+                 index: Optional[ProjectIndex] = None) -> FileAnalysis:
     shown = display_path or path
     try:
         source = read_source(path)
     except UnreadableSource as exc:
         return FileAnalysis(shown, [unanalyzable(shown, exc.reason, exc.line or 1)])
-    return analyze_source(source, config, shown)
+    return analyze_source(source, config, shown, index=index)
 
 
 def analyze_source(source: SourceFile, config: Config, display_path: Optional[str] = None,
-                   rules: Optional[Sequence[Type[Rule]]] = None) -> FileAnalysis:
+                   rules: Optional[Sequence[Type[Rule]]] = None,
+                   index: Optional[ProjectIndex] = None) -> FileAnalysis:
+    """Findings of one file. ``index`` is the project the file belongs to (``ms_lint.analysis.index``); without
+    one, the file's own package is indexed (once per process and package)."""
     path = display_path or source.path
     result = FileAnalysis(path, source=source)
     text = source.text
     if PREFILTER not in text or skips_file(text):
         return result
-    firing = rules_that_may_fire(text, _enabled(rules, config, path))
+    if index is None:
+        index = index_for(source, config)
+    project = ProjectView(index, source.path, config)
+    firing = rules_that_may_fire(text, _enabled(rules, config, path), bool(project.graph_functions()))
     if not firing and _compiles(text, path):
         return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python parses it: nothing to say
     try:
@@ -97,7 +106,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
     try:
-        context = ModuleContext(module, text, source.path, config)
+        context = ModuleContext(module, text, source.path, config, project)
         result.context = context
         reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
     except RecursionError:

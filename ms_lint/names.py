@@ -13,44 +13,7 @@ import libcst as cst
 
 from ms_lint.cstutil import small_statements, walk_statements
 
-# Internal module paths MindSpore re-exports; resolved names are rewritten to the public spelling.
-CANONICAL_PREFIXES = (
-    ("mindspore.common.api.", "mindspore."),
-    ("mindspore.nn.cell.", "mindspore.nn."),
-    ("mindspore.common.tensor.", "mindspore."),
-    ("mindspore.common.parameter.", "mindspore."),
-    ("mindspore.common.dtype.", "mindspore."),
-    ("mindspore.common.", "mindspore."),
-    ("mindspore.context.", "mindspore."),
-    ("mindspore.ops.primitive.", "mindspore.ops."),
-    ("mindspore.ops.functional.", "mindspore.ops."),
-    ("mindspore.ops.function.", "mindspore.ops."),
-    ("mindspore.ops.operations.", "mindspore.ops."),
-    ("mindspore.ops.composite.", "mindspore.ops."),
-    ("mindspore.ops.auto_generate.", "mindspore.ops."),
-    ("mindspore.nn.layer.", "mindspore.nn."),
-    ("mindspore.nn.loss.", "mindspore.nn."),
-    ("mindspore.nn.optim.", "mindspore.nn."),
-    ("mindspore.nn.wrap.", "mindspore.nn."),
-)
-
-
-def canonical(name: str) -> str:
-    """``mindspore.common.api.jit`` -> ``mindspore.jit``; sub-module paths collapse to the public package."""
-    changed = True
-    while changed:
-        changed = False
-        for prefix, public in CANONICAL_PREFIXES:
-            if name.startswith(prefix):
-                rest = name[len(prefix):]
-                # Drop one level of private/implementation sub-module (``ops.function.math_func.sum``).
-                parts = rest.split(".")
-                if len(parts) > 1 and parts[0].islower():
-                    rest = ".".join(parts[1:])
-                name = public + rest
-                changed = True
-                break
-    return name
+from ms_lint.analysis.qualnames import CANONICAL_PREFIXES, canonical  # noqa: F401 (re-exported)
 
 
 def dotted(expr: cst.BaseExpression) -> Optional[str]:

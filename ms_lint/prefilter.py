@@ -419,13 +419,17 @@ def satisfied(needed: Requirement, source: Text) -> bool:
     return any(token in source.raw for token in needed)  # type: ignore[union-attr]
 
 
-def rules_that_may_fire(text: str, rule_classes: Sequence[type]) -> List[type]:
+def rules_that_may_fire(text: str, rule_classes: Sequence[type], graph_from_project: bool = False) -> List[type]:
     """The rules of ``rule_classes`` that could report something in a file with this text, in their order.
 
     The engine skips parsing when none can, and runs only these on a parsed file: the soundness argument above
     is per rule, so a rule left out here cannot have fired (a file with graph code but no compile-cache keyword
-    never runs MSL303's module-wide scan). The ``mindspore`` test is the caller's."""
+    never runs MSL303's module-wide scan). The ``mindspore`` test is the caller's. ``graph_from_project``: the
+    project index found graph code in this file that its text alone does not show (a base-class method a
+    subclass's ``construct`` in another module calls)."""
     source = Text(text)
+    if graph_from_project:
+        source.graph = True
     return [rule_class for rule_class in rule_classes if satisfied(requirement(rule_class), source)]
 
 

@@ -34,6 +34,7 @@ MAX_CHUNK = 8
 Result = Tuple[str, List[Finding], Optional[Stamp]]
 _FEWER_COLLECTIONS = (100_000, 50, 100)  # gc thresholds while analyzing (the default is 700, 10, 10)
 _WORKER_CONFIG: Optional[Config] = None
+_WORKER_INDEX = None  # the ProjectIndex, sent to each worker once
 
 
 def display_path(path: str) -> str:
@@ -53,7 +54,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _analyze_one(path: str, config: Config) -> Result:
+def _analyze_one(path: str, config: Config, index=None) -> Result:
     from ms_lint.engine import analyze_path, unanalyzable  # parser imports only in processes that analyze
 
     shown = display_path(path)
@@ -62,7 +63,7 @@ def _analyze_one(path: str, config: Config) -> Result:
     except OSError:
         before = None
     try:
-        result = analyze_path(path, config, shown)
+        result = analyze_path(path, config, shown, index=index)
         findings = result.findings
     except Exception as exc:  # an ms-lint bug must not end the run: report it on the file
         return path, [unanalyzable(shown, f"internal error ({type(exc).__name__}: {exc})")], None
@@ -79,9 +80,10 @@ def digest_bytes(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def _init_worker(config: Config) -> None:
-    global _WORKER_CONFIG
+def _init_worker(config: Config, index) -> None:
+    global _WORKER_CONFIG, _WORKER_INDEX
     _WORKER_CONFIG = config
+    _WORKER_INDEX = index
     gc.set_threshold(*_FEWER_COLLECTIONS)
 
 
@@ -97,7 +99,7 @@ def _fewer_collections() -> Iterator[None]:
 
 def _analyze_in_worker(path: str) -> Result:
     assert _WORKER_CONFIG is not None
-    return _analyze_one(path, _WORKER_CONFIG)
+    return _analyze_one(path, _WORKER_CONFIG, _WORKER_INDEX)
 
 
 def _largest_first(paths: List[str]) -> List[str]:
@@ -110,27 +112,41 @@ def _largest_first(paths: List[str]) -> List[str]:
     return sorted(paths, key=size, reverse=True)
 
 
-def analyze_files(paths: List[str], config: Config, jobs: Optional[int] = None) -> Iterable[Result]:
+def analyze_files(paths: List[str], config: Config, jobs: Optional[int] = None, index=None) -> Iterable[Result]:
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays."""
     workers = min(jobs or default_jobs(), max(1, len(paths)))
     if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
         with _fewer_collections():
-            return [_analyze_one(path, config) for path in paths]
+            return [_analyze_one(path, config, index) for path in paths]
     import multiprocessing
 
     ordered = _largest_first(paths)
     chunk = max(1, min(MAX_CHUNK, len(ordered) // (workers * 16)))
-    with multiprocessing.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
+    with multiprocessing.Pool(workers, initializer=_init_worker, initargs=(config, index)) as pool:
         return list(pool.imap_unordered(_analyze_in_worker, ordered, chunksize=chunk))
+
+
+def build_index(files: List[str], config: Config, use_cache: bool = True):
+    """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached."""
+    from ms_lint.analysis.index import ProjectIndex, SummaryCache
+    from ms_lint.cache import SummaryStore
+
+    store = SummaryStore(config.root) if use_cache else None
+    summaries = SummaryCache(store.load() if store else None)
+    index = ProjectIndex.for_files(files, summaries, cell_bases=config.cell_bases)
+    if store is not None and summaries.dirty:
+        store.save(summaries.entries)
+    return index
 
 
 def check_files(files: List[str], config: Config, jobs: Optional[int] = None,
                 use_cache: bool = True) -> List[Finding]:
     cache = ResultsCache(config.root, config.fingerprint()) if use_cache else None
+    index = build_index(files, config, use_cache)
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:
-        cached = cache.lookup(path) if cache else None
+        cached = cache.lookup(path, index.fingerprint_for(path)) if cache else None
         if cached is None:
             pending.append(path)
         elif cached:
@@ -138,10 +154,10 @@ def check_files(files: List[str], config: Config, jobs: Optional[int] = None,
             for finding in cached:
                 finding.path = shown
             findings.extend(cached)
-    for path, file_findings, stamp in analyze_files(pending, config, jobs):
+    for path, file_findings, stamp in analyze_files(pending, config, jobs, index):
         findings.extend(file_findings)
         if cache is not None and stamp is not None:
-            cache.store(path, file_findings, stamp)
+            cache.store(path, file_findings, stamp, index.fingerprint_for(path))
     if cache is not None:
         cache.save()
     findings.sort(key=Finding.sort_key)

@@ -14,21 +14,13 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from ms_lint.analysis.qualnames import CELL_NAME, is_cell_base  # noqa: F401 (re-exported)
 from ms_lint.cstutil import call_name_args, suite_statements
 from ms_lint.names import ImportTable
 from ms_lint.walk import find, iter_with_ancestors
 
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.prim_attr_register"}
-CELL_NAME = "mindspore.nn.Cell"
-
-
-def is_cell_base(qualified: Optional[str]) -> bool:
-    """``mindspore.nn.Cell`` and the public nn classes built on it (``nn.Optimizer``, ``nn.LossBase``...)."""
-    if not qualified or not qualified.startswith("mindspore.nn."):
-        return False
-    last = qualified.rsplit(".", 1)[-1]
-    return last[:1].isupper()
 
 
 @dataclass
@@ -81,8 +73,9 @@ class CallSite:
 
 
 class GraphScope:
-    def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto"):
+    def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None):
         self.module = module
+        self.project = project  # ms_lint.analysis.project.ProjectView of this module, or None (file alone)
         self.imports = imports
         self.graph_mode = graph_mode
         self.classes: Dict[str, ClassInfo] = {}
@@ -94,15 +87,25 @@ class GraphScope:
         self._collect_definitions()
         self._mark_cells()
         self._find_roots()
+        self._add_project_graph_functions()
         self._close_over_calls()
 
     # -- definitions ---------------------------------------------------------------------------
     def _collect_definitions(self) -> None:
-        for stmt in self.module.body:
+        """Module functions, and every class with its methods: nested classes and classes defined inside
+        functions too, keyed by qualified name as the project index writes it (``Outer.Inner``,
+        ``build.<locals>.Head``)."""
+        self._collect_in(self.module.body, "", in_function=False)
+
+    def _collect_in(self, body, prefix: str, in_function: bool) -> None:
+        for stmt in body:
             if isinstance(stmt, cst.FunctionDef):
-                self.module_functions[stmt.name.value] = stmt
-                self.owner_of[stmt] = None
+                if not prefix:
+                    self.module_functions[stmt.name.value] = stmt
+                    self.owner_of[stmt] = None
+                self._collect_in(suite_statements(stmt.body), f"{prefix}{stmt.name.value}.<locals>.", True)
             elif isinstance(stmt, cst.ClassDef):
+                qualname = f"{prefix}{stmt.name.value}"
                 info = ClassInfo(node=stmt, base_names=[])
                 for base in stmt.bases:
                     if isinstance(base.value, cst.Name):
@@ -110,12 +113,19 @@ class GraphScope:
                 for inner in suite_statements(stmt.body):
                     if isinstance(inner, cst.FunctionDef):
                         info.methods[inner.name.value] = inner
-                        self.owner_of[inner] = stmt.name.value
-                self.classes[stmt.name.value] = info
+                        self.owner_of[inner] = qualname
+                self.classes.setdefault(qualname, info)
+                self._collect_in(suite_statements(stmt.body), f"{qualname}.", in_function)
+                for inner in info.methods.values():
+                    self._collect_in(suite_statements(inner.body), f"{qualname}.{inner.name.value}.<locals>.", True)
+            elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While)) and not prefix:
+                continue  # definitions under module-level blocks: as before, not collected
 
     def _mark_cells(self) -> None:
-        for info in self.classes.values():
+        for qualname, info in self.classes.items():
             info.is_cell = any(is_cell_base(self.imports.qualify(base.value)) for base in info.node.bases)
+            if not info.is_cell and self.project is not None:
+                info.is_cell = self.project.is_cell_class(qualname)
         changed = True
         while changed:  # in-module inheritance: class B(A) where A is a Cell
             changed = False
@@ -126,7 +136,10 @@ class GraphScope:
                     info.is_cell = changed = True
 
     def is_cell_class(self, name: str) -> bool:
-        return name in self.classes and self.classes[name].is_cell
+        """A class of this module, or (with a project) one imported from another module, that is a Cell."""
+        if name in self.classes:
+            return self.classes[name].is_cell
+        return self.project is not None and self.project.is_imported_cell(name)
 
     def find_method(self, class_name: Optional[str], method: str) -> Optional[cst.FunctionDef]:
         """A method by name on a class or its in-module bases."""
@@ -201,6 +214,23 @@ class GraphScope:
             target = self.resolve_callable(args[0].value, owner)
             if target is not None and not self.is_compile_time_helper(target[0]):
                 self._add(target[0], self.owner_of.get(target[0]), "passed to mindspore.jit", True)
+
+    def _add_project_graph_functions(self) -> None:
+        """Functions of this module that code in other modules makes graph code (a base-class method that a
+        subclass's ``construct`` calls, a helper imported by another module's ``@jit`` function). Their
+        parameters take the kinds of their call sites here, or unknown: the callers are elsewhere."""
+        if self.project is None:
+            return
+        external = self.project.graph_functions()
+        if not external:
+            return
+        for func, owner in self.owner_of.items():
+            why = external.get(f"{owner}.{func.name.value}" if owner else func.name.value)
+            if why is not None and func not in self.functions and not self.is_compile_time_helper(func):
+                if self.graph_mode == "jit-only" and why.startswith("construct"):
+                    continue
+                root = why.startswith(("construct", "decorated", "passed"))
+                self._add(func, owner, why, root)
 
     def _all_calls(self) -> List[Tuple[cst.Call, Optional[str]]]:
         """Every call with the class whose body holds it (None outside classes)."""

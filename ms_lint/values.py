@@ -179,28 +179,38 @@ def _rebound_elsewhere(module: cst.Module) -> Set[str]:
 class ClassAttributes:
     """What ``self.<attr>`` holds, from assignments in ``__init__`` (and other methods) of a class and its bases."""
 
-    def __init__(self, scope: GraphScope, imports: ImportTable, constants: ModuleConstants):
+    def __init__(self, scope: GraphScope, imports: ImportTable, constants: ModuleConstants, project=None):
         self.scope = scope
         self.imports = imports
         self.constants = constants
+        self.project = project  # bases in other modules are asked through their own module's analysis
         self._kinds: Dict[str, Dict[str, Kind]] = {}
         self._ints: Dict[str, Dict[str, int]] = {}
+        self._origins: Dict[str, Dict[str, str]] = {}  # class -> attr -> where a constructor-default int came from
 
     def _collect(self, class_name: str) -> None:
         kinds: Dict[str, List[Kind]] = {}
         ints: Dict[str, List[Optional[int]]] = {}
+        origins: Dict[str, str] = {}
         chain = self._class_chain(class_name)
         for cls in chain:
             info = self.scope.classes[cls]
             for method in info.methods.values():
-                env = _InitEnv(self, method, self.imports)
+                is_init = method.name.value == "__init__"
+                env = _InitEnv(self, method, self.imports, cls if is_init else None)
                 for attr, value in env.self_assignments():
                     kinds.setdefault(attr, []).append(env.kind(value))
-                    ints.setdefault(attr, []).append(env.fold(value) if method.name.value == "__init__" else None)
+                    folded = env.fold(value) if is_init else None
+                    ints.setdefault(attr, []).append(folded)
+                    origin = env.origin_of(value) if folded is not None else None
+                    if origin:
+                        formula = "" if isinstance(value, cst.Name) else f" = `{cst.Module([]).code_for_node(value)}`"
+                        origins[attr] = f"`{attr}`{formula} = {folded} with {origin}"
         self._kinds[class_name] = {attr: join(found) for attr, found in kinds.items()}
         self._ints[class_name] = {
             attr: found[0] for attr, found in ints.items() if len(found) == 1 and found[0] is not None
         }
+        self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
 
     def _class_chain(self, class_name: str) -> List[str]:
         chain, pending = [], [class_name]
@@ -223,7 +233,22 @@ class ClassAttributes:
         inherited = self._inherited(class_name, attr)
         if inherited is not None:
             return inherited
+        for context, base in self.external_bases(class_name):
+            kind = context.attributes.kind(base, attr)
+            if kind is not Kind.UNKNOWN:
+                return kind
         return Kind.UNKNOWN  # includes bound methods: what they return is not modelled
+
+    def external_bases(self, class_name: str):
+        """Bases of the class chain that live in other project modules: (their module's context, class name)."""
+        if self.project is None:
+            return []
+        found = []
+        for cls in self._class_chain(class_name):
+            for pair in self.project.external_bases(cls):
+                if pair not in found:
+                    found.append(pair)
+        return found
 
     def _inherited(self, class_name: str, attr: str) -> Optional[Kind]:
         """Attributes MindSpore's own base classes set in their ``__init__`` (``nn.Optimizer.global_step``)."""
@@ -239,7 +264,29 @@ class ClassAttributes:
             return None
         if class_name not in self._ints:
             self._collect(class_name)
-        return self._ints[class_name].get(attr)
+        if attr in self._ints[class_name] or attr in self._kinds[class_name]:
+            return self._ints[class_name].get(attr)
+        for context, base in self.external_bases(class_name):
+            value = context.attributes.int_value(base, attr)
+            if value is not None:
+                return value
+        return None
+
+    def int_origin(self, class_name: Optional[str], attr: str) -> Optional[str]:
+        """Where ``self.attr``'s int comes from when a constructor default or construction made it (else None)."""
+        if class_name is None or class_name not in self.scope.classes:
+            return None
+        if class_name not in self._origins:
+            self._collect(class_name)
+        if attr in self._origins[class_name]:
+            return self._origins[class_name][attr]
+        if attr in self._kinds[class_name]:
+            return None
+        for context, base in self.external_bases(class_name):
+            origin = context.attributes.int_origin(base, attr)
+            if origin is not None:
+                return origin
+        return None
 
 
 class ExpressionKinds:
@@ -450,16 +497,44 @@ class ExpressionKinds:
 class _InitEnv(ExpressionKinds):
     """Environment of a method being read for ``self.attr = ...`` assignments (``__init__`` mostly)."""
 
-    def __init__(self, attributes: ClassAttributes, method: cst.FunctionDef, imports: ImportTable):
+    def __init__(self, attributes: ClassAttributes, method: cst.FunctionDef, imports: ImportTable,
+                 constructed_class: Optional[str] = None):
         super().__init__(imports, attributes.constants, None, None)
         self.scope = attributes.scope
         self.method = method
+        self.param_origins: Dict[str, str] = {}
         for param in all_params(method, with_stars=False):
             if param.default is not None:
                 self.env[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
             else:
                 self.env[param.name.value] = _annotation_kind(param, imports)
         _bind_locals(self, method)
+        if constructed_class is not None:
+            self._constructor_ints(attributes, constructed_class)
+
+    def _constructor_ints(self, attributes: ClassAttributes, class_name: str) -> None:
+        """``__init__`` parameters with a literal int default are that int when the project builds the class with
+        defaults (or with literals only: the largest); a parameter the method rebinds is left alone."""
+        rebound = {name for stmt in walk_statements(suite_statements(self.method.body), into_defs=False)
+                   for name in _names_bound_by(stmt)}
+        for param in all_params(self.method, with_stars=False)[1:]:
+            name = param.name.value
+            if name in rebound or param.default is None or not isinstance(param.default, cst.Integer):
+                continue
+            if attributes.project is not None:
+                value, origin = attributes.project.constructor_int(class_name, name)
+            else:
+                value, origin = self.fold(param.default), f"the default `{name}={param.default.value}`"
+            if value is not None:
+                self.int_env[name] = value
+                self.param_origins[name] = origin
+
+    def origin_of(self, value: cst.BaseExpression) -> Optional[str]:
+        """The constructor parameter an int folded from ``value`` depends on, said as where it comes from."""
+        for node in find(value, cst.Name) if not isinstance(value, cst.Name) else [value]:
+            if node.value in self.param_origins:
+                return self.param_origins[node.value]
+        return None
 
     def self_assignments(self):
         for stmt in walk_statements(suite_statements(self.method.body), into_defs=False):
@@ -486,7 +561,7 @@ class _InitEnv(ExpressionKinds):
         func = expr.func
         if kind is Kind.UNKNOWN and isinstance(func, cst.Attribute) and func.attr.value in PARAM_SEQ_METHODS:
             return Kind.TENSOR_SEQ
-        if kind is Kind.UNKNOWN and isinstance(func, cst.Name) and self.scope.is_cell_class(func.value):
+        if kind is Kind.UNKNOWN and _constructs_cell(self.scope, func):
             return Kind.CELL
         return kind
 
@@ -516,7 +591,7 @@ class FunctionValues(ExpressionKinds):
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
         kind = super()._kind_Call(expr)
-        if kind is Kind.UNKNOWN and isinstance(expr.func, cst.Name) and self.scope.is_cell_class(expr.func.value):
+        if kind is Kind.UNKNOWN and _constructs_cell(self.scope, expr.func):
             return Kind.CELL
         if kind is Kind.UNKNOWN and self.returns is not None and not self.returns_off:
             return self._local_call_kind(expr)
@@ -526,13 +601,29 @@ class FunctionValues(ExpressionKinds):
         """``self.helper(x)`` / ``helper(x)`` defined in this module: what it returns for these arguments
         (``overflow = self.process_loss_scale(cond)`` is a Tensor when that method returns one)."""
         target = self.scope.resolve_callable(call.func, self.owner)
+        returns = self.returns
+        scope = self.scope
         if target is None:
-            return Kind.UNKNOWN
+            external = _external_callable(self.attributes, call.func, self.owner)
+            if external is None:
+                return Kind.UNKNOWN
+            context, callee, bound = external
+            target, returns, scope = (callee, bound), context.return_kind, context.scope
         callee, bound = target
-        if self.scope.is_compile_time_helper(callee):
+        if scope.is_compile_time_helper(callee):
             return Kind.UNKNOWN  # @constexpr: runs in Python at compile time, its result is not modelled
         kinds = argument_kinds(self, callee, bound, call)
-        return Kind.UNKNOWN if kinds is None else self.returns(callee, kinds)  # type: ignore[misc]
+        return Kind.UNKNOWN if kinds is None else returns(callee, kinds)  # type: ignore[misc]
+
+    def int_origin(self, expr: cst.BaseExpression) -> Optional[str]:
+        """Where a folded int in ``expr`` comes from when a constructor default made it (``self.num_steps``)."""
+        for node in find(expr, cst.Attribute) if not isinstance(expr, cst.Attribute) else [expr]:
+            if isinstance(node.value, cst.Name) and node.value.value == "self" and self.attributes is not None:
+                origin = self.attributes.int_origin(self.owner, node.attr.value)
+                if origin is not None:
+                    return origin
+        return None
+
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is Kind.TENSOR
@@ -542,6 +633,32 @@ class FunctionValues(ExpressionKinds):
 
     def is_parameter(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.parameters
+
+
+def _constructs_cell(scope: GraphScope, func: cst.BaseExpression) -> bool:
+    """``Head(...)`` / ``heads.Head(...)``: a Cell class of this module or one imported from the project."""
+    name = dotted(func)
+    return name is not None and scope.is_cell_class(name)
+
+
+def _external_callable(attributes: Optional[ClassAttributes], func: cst.BaseExpression, owner: Optional[str]):
+    """(context, def, bound) for ``self.method`` inherited from a base in another module, or ``helper``
+    imported from another project module; None otherwise."""
+    project = attributes.project if attributes is not None else None
+    if project is None:
+        return None
+    if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+            and owner is not None):
+        for context, base in attributes.external_bases(owner):
+            method = context.scope.find_method(base, func.attr.value)
+            if method is not None:
+                return context, method, True
+        return None
+    if isinstance(func, cst.Name):
+        found = project.imported_function(func.value)
+        if found is not None:
+            return found[0], found[1], False
+    return None
 
 
 def argument_kinds(caller: ExpressionKinds, callee: cst.FunctionDef, bound: bool,

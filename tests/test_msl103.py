@@ -99,7 +99,7 @@ def test_long_comprehension_is_flagged():
 
 
 @pytest.mark.parametrize("code", [
-    # a parameter default may be overridden by the caller: not a known constant
+    # a constructor default that a construction overrides with a value the code does not show
     """
     class Decoder(nn.Cell):
         def __init__(self, max_len=100):
@@ -110,6 +110,9 @@ def test_long_comprehension_is_flagged():
             for _ in range(self.max_len):
                 x = ops.tanh(x)
             return x
+
+    def build(cfg):
+        return Decoder(max_len=cfg.max_len)
     """,
     # loops over cells picked by the index (24 transformer layers): unrolling is inherent
     """
@@ -386,3 +389,40 @@ def test_module_constant_rebound_by_a_flag_or_a_global_has_no_trip_count():
         OTHER = args.steps
     """
     assert findings(code) == []
+
+
+CONSTRUCTOR_DEFAULT = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Decoder(nn.Cell):
+    def __init__(self, max_len=25):
+        super().__init__()
+        self.num_steps = max_len + 1
+
+    def construct(self, x):
+        for _ in range(self.num_steps):
+            x = ops.tanh(x)
+        return x
+"""
+
+
+def test_a_constructor_default_is_the_trip_count_and_the_message_says_so():
+    found = findings(CONSTRUCTOR_DEFAULT)
+    assert [f.code for f in found] == ["MSL103"]
+    assert "runs 26 iterations (`num_steps` = `max_len + 1` = 26 with the default `max_len=25`" in found[0].message
+
+
+def test_literal_constructions_refine_the_default():
+    built = CONSTRUCTOR_DEFAULT + "\n\ndef build():\n    return Decoder(40), Decoder(max_len=8)\n"
+    found = findings(built)
+    assert [f.code for f in found] == ["MSL103"]
+    assert "runs 41 iterations" in found[0].message and "as the project builds Decoder" in found[0].message
+    small = CONSTRUCTOR_DEFAULT + "\n\ndef build():\n    return Decoder(max_len=4)\n"
+    assert findings(small) == []
+
+
+def test_a_rebound_constructor_parameter_is_not_its_default():
+    rebound = CONSTRUCTOR_DEFAULT.replace("self.num_steps = max_len + 1", "max_len = max_len * k\n        self.num_steps = max_len + 1").replace("max_len=25", "max_len=25, k=1")
+    assert findings(rebound) == []

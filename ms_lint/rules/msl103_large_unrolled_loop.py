@@ -147,7 +147,9 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
         if not does_graph_work(node.body, self.values) or self._indexes_objects(node.body, node.target):
             return
         fix = ForiLoopBuilder(self.context, self.function, self.values).for_loop(node)
-        self.report(node, f"`{code_of(node.iter)}` runs {trip} iterations: MindSpore unrolls the loop, compiling "
+        origin = self.values.int_origin(node.iter)
+        where = f" ({origin})" if origin else ""
+        self.report(node, f"`{code_of(node.iter)}` runs {trip} iterations{where}: MindSpore unrolls the loop, compiling "
                           f"one copy of the body per iteration (compile time grows with the count; at several "
                           f"hundred iterations MindSpore 2.10 fails with `Exceed function call depth limit`); "
                           f"{CURE}", fix=fix)

@@ -1,0 +1,237 @@
+"""Score ms-lint against the labelled real-code corpus in benchmarks/realcode/.
+
+    python benchmarks/realcode.py                 # download, check, print and write benchmarks/results/realcode.md
+    python benchmarks/realcode.py --check         # also fail (exit 1) when recall or precision fell below the
+                                                  # figures last recorded in benchmarks/results/realcode.md
+    python benchmarks/realcode.py --no-write      # print only
+
+The wheels are fetched with ``pip download --no-deps`` into ``benchmarks/.realcode/`` (ignored by git) and
+unzipped; rows labelled ``mindspore@2.10.0`` are scored on the installed MindSpore. Files named by a row are
+labelled whole (see benchmarks/realcode/README.md): a finding at a line of such a file without a row is a false
+positive. Findings in files nobody labelled are counted, not scored.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LABELS = os.path.join(HERE, "realcode")
+WORK = os.path.join(HERE, ".realcode")
+RESULTS = os.path.join(HERE, "results", "realcode.md")
+SCORED = ("MSL101", "MSL102", "MSL103", "MSL201", "MSL301")
+FIXABLE = ("MSL101", "MSL102", "MSL201")
+RATCHET = re.compile(r"<!-- ratchet: recall=([0-9.]+) precision=([0-9.]+) -->")
+
+
+@dataclass
+class Row:
+    package: str
+    path: str
+    line: int
+    expected: str
+    reason: str
+    changed: str
+
+
+def read_rows() -> List[Row]:
+    rows: List[Row] = []
+    for name in sorted(os.listdir(LABELS)):
+        if not name.endswith(".tsv"):
+            continue
+        with open(os.path.join(LABELS, name), encoding="utf-8") as handle:
+            lines = [line for line in handle if line.strip() and not line.startswith("#")]
+        for record in csv.DictReader(lines, delimiter="\t"):
+            expected = record["expected"].strip()
+            if expected not in SCORED + ("none",):
+                raise SystemExit(f"{name}: bad expected code {expected!r} in {record}")
+            rows.append(Row(record["package"].strip(), record["path"].strip(), int(record["line"]), expected,
+                            record["reason"].strip(), (record.get("changed") or "").strip()))
+    return rows
+
+
+def package_root(package: str) -> str:
+    """Folder whose files the rows' paths are relative to (downloaded and unzipped on first use)."""
+    name, version = package.split("@")
+    if name == "mindspore":
+        import mindspore  # the installed one: the verify extra pins 2.10.0
+
+        if mindspore.__version__ != version:
+            raise SystemExit(f"rows label mindspore {version}, installed is {mindspore.__version__}")
+        return os.path.dirname(os.path.dirname(mindspore.__file__))
+    target = os.path.join(WORK, f"{name}-{version}")
+    if os.path.isdir(target):
+        return target
+    wheels = os.path.join(WORK, "wheels")
+    os.makedirs(wheels, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", wheels,
+                    f"{name}=={version}"], check=True)
+    normalized = name.replace("-", "_").lower()
+    wheel = next(os.path.join(wheels, w) for w in sorted(os.listdir(wheels))
+                 if w.lower().startswith(f"{normalized}-{version}-") and w.endswith(".whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target + ".tmp")
+    os.replace(target + ".tmp", target)
+    return target
+
+
+def run_ms_lint(root: str, paths: List[str]) -> List[dict]:
+    command = [sys.executable, "-m", "ms_lint", "check", "--no-cache", "--exit-zero", "--format", "json", *paths]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    if done.returncode not in (0, 2):
+        raise SystemExit(f"ms-lint failed in {root}: {done.stderr[-2000:]}")
+    return [f for f in json.loads(done.stdout) if f["code"] in SCORED]
+
+
+def top_folders(root: str, rows: List[Row]) -> List[str]:
+    """What to check in a package: the top-level folders the labelled files live in (the whole package, so
+    the project index sees every module)."""
+    return sorted({row.path.split("/")[0] for row in rows})
+
+
+@dataclass
+class Score:
+    tp: Counter
+    fn: Counter
+    fp: Counter
+    misses: List[Tuple[Row, str]]
+    false_positives: List[Tuple[str, dict, str]]
+    unscored: Counter
+    fixes: Dict[str, Counter]
+    no_fix: List[Tuple[str, dict]]
+
+
+def score(rows: List[Row]) -> Score:
+    by_package: Dict[str, List[Row]] = defaultdict(list)
+    for row in rows:
+        by_package[row.package].append(row)
+    result = Score(Counter(), Counter(), Counter(), [], [], Counter(), defaultdict(Counter), [])
+    for package, package_rows in sorted(by_package.items()):
+        root = package_root(package)
+        findings = run_ms_lint(root, top_folders(root, package_rows))
+        labelled_files = {row.path for row in package_rows}
+        at: Dict[Tuple[str, int], List[dict]] = defaultdict(list)
+        per_file: Dict[str, List[dict]] = defaultdict(list)
+        for finding in findings:
+            path = finding["path"].replace(os.sep, "/")
+            at[(path, finding["line"])].append(finding)
+            per_file[path].append(finding)
+        rows_at: Dict[Tuple[str, int], Row] = {(row.path, row.line): row for row in package_rows}
+        matched: Set[int] = set()
+        for row in package_rows:
+            if row.expected == "none":
+                continue
+            if row.expected == "MSL301":
+                hits = [f for f in per_file[row.path] if f["code"] == "MSL301"]
+            else:
+                hits = [f for f in at[(row.path, row.line)] if f["code"] == row.expected]
+            if hits:
+                result.tp[row.expected] += 1
+                matched.update(id(f) for f in hits[:1])
+            else:
+                result.fn[row.expected] += 1
+                others = [f["code"] for f in per_file[row.path] if f["line"] == row.line]
+                result.misses.append((row, f"reported as {', '.join(others)}" if others else "not reported"))
+        for finding in findings:
+            path = finding["path"].replace(os.sep, "/")
+            if path not in labelled_files:
+                result.unscored[finding["code"]] += 1
+                continue
+            if finding["code"] in FIXABLE:
+                safety = finding["fix"]["applicability"] if finding.get("fix") else "none"
+                result.fixes[finding["code"]][safety] += 1
+                if safety == "none":
+                    result.no_fix.append((package, finding))
+            if id(finding) in matched:
+                continue
+            row = rows_at.get((path, finding["line"]))
+            why = f"labelled none: {row.reason}" if row is not None and row.expected == "none" else (
+                f"labelled {row.expected}" if row is not None else "no row at this line of a labelled file")
+            result.fp[finding["code"]] += 1
+            result.false_positives.append((package, finding, why))
+    return result
+
+
+def ratio(num: int, den: int) -> Optional[float]:
+    return num / den if den else None
+
+
+def shown(value: Optional[float]) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
+    lines = ["# Real-code corpus: recall and precision", "",
+             "Written by `python benchmarks/realcode.py` (labels: `benchmarks/realcode/`, policy in its README). "
+             "Files named by a row are labelled whole: a finding at a line without a row is a false positive.", "",
+             f"{len(rows)} labelled sites in {len({(r.package, r.path) for r in rows})} files of "
+             f"{len({r.package for r in rows})} packages: "
+             f"{sum(r.expected != 'none' for r in rows)} to flag, {sum(r.expected == 'none' for r in rows)} look-alikes.",
+             "", "| rule | sites to flag | found | missed | false positives | recall | precision |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for code in SCORED:
+        positives = result.tp[code] + result.fn[code]
+        lines.append(f"| {code} | {positives} | {result.tp[code]} | {result.fn[code]} | {result.fp[code]} | "
+                     f"{shown(ratio(result.tp[code], positives))} | "
+                     f"{shown(ratio(result.tp[code], result.tp[code] + result.fp[code]))} |")
+    tp, fn, fp = sum(result.tp.values()), sum(result.fn.values()), sum(result.fp.values())
+    recall, precision = ratio(tp, tp + fn) or 0.0, ratio(tp, tp + fp) or 0.0
+    lines.append(f"| **all** | {tp + fn} | {tp} | {fn} | {fp} | **{recall:.2f}** | **{precision:.2f}** |")
+    lines += ["", f"<!-- ratchet: recall={recall:.2f} precision={precision:.2f} -->", "",
+              "## Fixes offered on the labelled files (MSL101/102/201 findings)", "",
+              "| rule | safe | unsafe | none |", "|---|---:|---:|---:|"]
+    for code in FIXABLE:
+        counts = result.fixes.get(code, Counter())
+        lines.append(f"| {code} | {counts['safe']} | {counts['unsafe']} | {counts['none']} |")
+    lines += ["", "## Misses", ""]
+    lines += [f"- {row.package} `{row.path}:{row.line}` {row.expected} ({why}): {row.reason}"
+              for row, why in result.misses] or ["none"]
+    lines += ["", "## False positives", ""]
+    lines += [f"- {package} `{f['path']}:{f['line']}` {f['code']} ({why}): {f['message'][:140]}"
+              for package, f, why in result.false_positives] or ["none"]
+    lines += ["", "## Findings in files nobody labelled (not scored)", "",
+              ", ".join(f"{code}: {n}" for code, n in sorted(result.unscored.items())) or "none", ""]
+    return "\n".join(lines), recall, precision
+
+
+def recorded() -> Optional[Tuple[float, float]]:
+    try:
+        with open(RESULTS, encoding="utf-8") as handle:
+            match = RATCHET.search(handle.read())
+    except OSError:
+        return None
+    return (float(match.group(1)), float(match.group(2))) if match else None
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail when below the recorded recall/precision")
+    parser.add_argument("--no-write", action="store_true", help="do not rewrite benchmarks/results/realcode.md")
+    args = parser.parse_args(argv)
+    rows = read_rows()
+    before = recorded()
+    text, recall, precision = report(rows, score(rows))
+    print(text)
+    if args.check and before is not None:
+        if recall + 1e-9 < before[0] or precision + 1e-9 < before[1]:
+            print(f"realcode: recall {recall:.2f} / precision {precision:.2f} fell below the recorded "
+                  f"{before[0]:.2f} / {before[1]:.2f}", file=sys.stderr)
+            return 1
+        print(f"realcode: recall {recall:.2f} >= {before[0]:.2f}, precision {precision:.2f} >= {before[1]:.2f}")
+    if not args.no_write and not args.check:
+        with open(RESULTS, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,615 @@
+"""The project index: every module of the checked packages, summarized once per run, and the facts that cross files.
+
+Built with the stdlib ``ast`` (about ten times cheaper than libcst) and no code executed. It answers:
+
+* which module a dotted name refers to (``from ..heads import BaseHead``, re-exports through ``__init__.py``),
+  for the project's own modules and for installed packages whose source can be read (found with
+  ``importlib.machinery.PathFinder``, which locates files without importing anything);
+* whether a class is an ``nn.Cell``, through bases in any module;
+* which functions of the whole project are graph code: ``construct`` of Cells, ``@jit`` functions, functions
+  handed to ``jit`` or to a project function that hands its argument to ``jit``, and everything they call, across
+  modules (``self.helper`` found on a base class in another file, ``helper`` imported from a sibling);
+* the literal arguments with which the project constructs each class (constructor defaults as trip counts).
+
+The per-file libcst analysis (``ms_lint.context.ModuleContext``) asks it through :class:`ProjectView`.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import warnings
+from importlib.machinery import PathFinder
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from ms_lint.analysis.qualnames import canonical, is_cell_base
+from ms_lint.analysis.summary import NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize
+
+CELL_ROOT = "mindspore.nn.Cell"
+JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function"}
+COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.primitive.constexpr",
+                           "mindspore.ops.primitive._primexpr"}
+SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", "build", "dist", "node_modules",
+             ".ms_lint_cache", "site-packages"}
+# Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
+# and reading its 2,000 modules to learn that ``nn.Dense`` is a Cell would cost more than the whole check.
+NOT_READ = ("mindspore",)
+
+ClassRef = Tuple[str, str]  # (module name, class qualname)
+FunctionRef = Tuple[str, str]  # (module name, function qualname)
+
+
+def is_test_module(path: str) -> bool:
+    name = os.path.basename(path)
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or "tests" in parts[:-1] or "test" in parts[:-1])
+
+
+def package_of(path: str) -> Tuple[Optional[str], str]:
+    """(dotted package holding ``path``, the folder above its top package: where imports start)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parts: List[str] = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return (".".join(reversed(parts)) or None), folder
+
+
+def module_name_of(path: str) -> Tuple[str, Optional[str], str]:
+    """(module name, its package, source root) for a file."""
+    package, root = package_of(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "__init__":
+        return package or stem, package, root
+    return (f"{package}.{stem}" if package else stem), package, root
+
+
+def digest_of(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSummary]:
+    """The summary of one file, or None when it cannot be read or parsed (the file's own check reports that)."""
+    try:
+        if raw is None:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    name, package, _ = module_name_of(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    is_package = os.path.basename(path) == "__init__.py"
+    return summarize(tree, name, os.path.abspath(path), digest_of(raw), is_package, package, "mindspore" in text)
+
+
+class SummaryCache:
+    """Summaries by absolute path, reused while (mtime, size) or the content digest are unchanged."""
+
+    def __init__(self, entries: Optional[Dict[str, Tuple[int, int, ModuleSummary]]] = None):
+        self.entries = entries or {}
+        self.dirty = False
+
+    def get(self, path: str) -> Optional[ModuleSummary]:
+        key = os.path.abspath(path)
+        try:
+            st = os.stat(key)
+        except OSError:
+            return None
+        entry = self.entries.get(key)
+        if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
+            return entry[2]
+        try:
+            with open(key, "rb") as handle:
+                raw = handle.read()
+        except OSError:
+            return None
+        if entry is not None and entry[2].digest == digest_of(raw):
+            self.entries[key] = (st.st_mtime_ns, st.st_size, entry[2])
+            self.dirty = True
+            return entry[2]
+        summary = summarize_file(key, raw)
+        if summary is not None:
+            self.entries[key] = (st.st_mtime_ns, st.st_size, summary)
+            self.dirty = True
+        return summary
+
+
+class ProjectIndex:
+    """Summaries of the project's modules (read eagerly) and of installed modules (read when first named)."""
+
+    def __init__(self, cache: Optional[SummaryCache] = None, cell_bases: Iterable[str] = (),
+                 unresolved_construct_is_cell: bool = True):
+        self.cache = cache or SummaryCache()
+        self.modules: Dict[str, ModuleSummary] = {}
+        self.by_path: Dict[str, ModuleSummary] = {}
+        self.roots: List[str] = []  # source roots, searched before installed packages
+        self.project_modules: Set[str] = set()
+        self.cell_bases = set(cell_bases)
+        self.unresolved_construct_is_cell = unresolved_construct_is_cell
+        self._missing: Set[str] = set()
+        self._top_specs: Dict[str, object] = {}
+        self._cell: Dict[ClassRef, bool] = {}
+        self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
+        self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
+        self._chains: Dict[ClassRef, List[ClassRef]] = {}
+        self._graph: Optional[Dict[FunctionRef, str]] = None
+
+    # -- building --------------------------------------------------------------------------------
+    @classmethod
+    def for_files(cls, files: Iterable[str], cache: Optional[SummaryCache] = None, **options) -> "ProjectIndex":
+        """Index every Python file of the packages that hold ``files`` (and the files themselves)."""
+        index = cls(cache, **options)
+        tops: Set[str] = set()
+        for path in files:
+            package, root = package_of(path)
+            if root not in index.roots:
+                index.roots.append(root)
+            folder = os.path.dirname(os.path.abspath(path))
+            if package is None and folder not in index.roots:
+                index.roots.append(folder)
+            if package:
+                tops.add(os.path.join(root, package.split(".")[0]))
+            index.add_file(path)
+        for top in sorted(tops):
+            for folder, dirs, names in os.walk(top):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for name in names:
+                    if name.endswith(".py"):
+                        index.add_file(os.path.join(folder, name))
+        return index
+
+    def add_file(self, path: str, project: bool = True) -> Optional[ModuleSummary]:
+        key = os.path.abspath(path)
+        if key in self.by_path:
+            return self.by_path[key]
+        summary = self.cache.get(key)
+        if summary is None:
+            return None
+        self.by_path[key] = summary
+        self.modules.setdefault(summary.name, summary)
+        if project:
+            self.project_modules.add(summary.name)
+        self._forget()
+        return summary
+
+    def update_file(self, path: str, raw: bytes) -> None:
+        """Summarize ``path`` from these bytes (the text being checked), replacing what the disk said."""
+        key = os.path.abspath(path)
+        known = self.by_path.get(key)
+        if known is not None and known.digest == digest_of(raw):
+            return
+        summary = summarize_file(key, raw)
+        if summary is None:
+            return
+        self.by_path[key] = summary
+        self.modules[summary.name] = summary
+        self.project_modules.add(summary.name)
+        self._forget()
+
+    def _forget(self) -> None:
+        self._graph = None
+        for memo in (self._cell, self._resolved, self._class_refs, self._chains):
+            memo.clear()
+
+    def module(self, name: str) -> Optional[ModuleSummary]:
+        """A module by dotted name: the project's, else an installed one read on first use (None if neither)."""
+        found = self.modules.get(name)
+        if found is not None or name in self._missing:
+            return found
+        if name.split(".")[0] in NOT_READ:
+            self._missing.add(name)
+            return None
+        path = self._find_file(name)
+        if path is not None:
+            summary = self.cache.get(path)
+            if summary is not None:
+                summary.name = name  # installed packages have no __init__ walk of their own above site-packages
+                self.modules[name] = summary
+                self.by_path[os.path.abspath(path)] = summary
+                return summary
+        self._missing.add(name)
+        return None
+
+    def _find_file(self, name: str) -> Optional[str]:
+        parts = name.split(".")
+        for root in self.roots:
+            base = os.path.join(root, *parts)
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return candidate
+        try:
+            if parts[0] not in self._top_specs:
+                self._top_specs[parts[0]] = PathFinder.find_spec(parts[0])
+            spec = self._top_specs[parts[0]]
+            for depth in range(1, len(parts)):
+                if spec is None or not spec.submodule_search_locations:
+                    return None
+                spec = PathFinder.find_spec(".".join(parts[: depth + 1]), list(spec.submodule_search_locations))
+        except (ImportError, ValueError, OSError):
+            return None
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return None
+        return spec.origin
+
+    # -- names -----------------------------------------------------------------------------------
+    def qualify(self, module: str, dotted: str) -> Optional[str]:
+        """The qualified name ``dotted`` has in ``module`` (through its imports; a local definition stays local)."""
+        summary = self.module(module)
+        if summary is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head in summary.classes or head in summary.functions:
+            return f"{module}.{dotted}"
+        target = summary.imports.get(head)
+        if target is None:
+            for star in summary.star_imports:
+                found = self.resolve(star, dotted, depth=1)
+                if found is not None:
+                    return found[0] + "." + found[1] if found[1] else found[0]
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def resolve(self, qualified_or_module: str, attr: str = "", depth: int = 0) -> Optional[Tuple[str, str]]:
+        """(module name, name inside it) that a qualified name denotes, following re-exports; None when no module
+        that holds it can be read. The name part is '' for a module, a class qualname or a function name."""
+        if depth > 8:
+            return None
+        full = f"{qualified_or_module}.{attr}" if attr else qualified_or_module
+        if full in self._resolved:
+            return self._resolved[full]
+        self._resolved[full] = None  # cycles of re-exports end here
+        found = self._resolve(full, depth)
+        self._resolved[full] = found
+        return found
+
+    def _resolve(self, full: str, depth: int) -> Optional[Tuple[str, str]]:
+        parts = full.split(".")
+        deepest = 0
+        while deepest < len(parts) and self.module(".".join(parts[: deepest + 1])) is not None:
+            deepest += 1
+        for cut in range(deepest, 0, -1):
+            module_name = ".".join(parts[:cut])
+            summary = self.module(module_name)
+            assert summary is not None
+            rest = parts[cut:]
+            if not rest:
+                return module_name, ""
+            inner = ".".join(rest)
+            if inner in summary.classes or rest[0] in summary.functions:
+                return module_name, inner if inner in summary.classes else rest[0]
+            target = summary.imports.get(rest[0])
+            if target is not None and target != full:
+                return self.resolve(".".join([target] + rest[1:]), depth=depth + 1)
+            for star in summary.star_imports:
+                found = self.resolve(star, inner, depth=depth + 1)
+                if found is not None:
+                    return found
+            return None
+        return None
+
+    def class_ref(self, module: str, dotted: str) -> Optional[ClassRef]:
+        """The class ``dotted`` (as written in ``module``) refers to, when it can be read."""
+        key = (module, dotted)
+        if key not in self._class_refs:
+            self._class_refs[key] = self._class_ref(module, dotted)
+        return self._class_refs[key]
+
+    def _class_ref(self, module: str, dotted: str) -> Optional[ClassRef]:
+        summary = self.module(module)
+        if summary is not None and dotted in summary.classes:
+            return module, dotted
+        qualified = self.qualify(module, dotted)
+        if qualified is None:
+            return None
+        found = self.resolve(qualified)
+        if found is None or not found[1]:
+            return None
+        owner = self.module(found[0])
+        return (found[0], found[1]) if owner is not None and found[1] in owner.classes else None
+
+    def class_summary(self, ref: ClassRef) -> Optional[ClassSummary]:
+        summary = self.module(ref[0])
+        return summary.classes.get(ref[1]) if summary is not None else None
+
+    # -- cells -------------------------------------------------------------------------------------
+    def is_cell(self, ref: ClassRef) -> bool:
+        """The class's bases reach ``nn.Cell`` (or a declared ``cell-bases`` class) through modules we can read.
+        A base that can be read nowhere makes a class with a ``construct`` method a Cell
+        (``unresolved_construct_is_cell``): ``construct`` is MindSpore's name."""
+        if ref in self._cell:
+            return self._cell[ref]
+        self._cell[ref] = False  # cycles end here
+        info = self.class_summary(ref)
+        result = False
+        if info is not None:
+            for base in info.bases:
+                verdict = self._base_is_cell(ref[0], base, info)
+                if verdict:
+                    result = True
+                    break
+        self._cell[ref] = result
+        return result
+
+    def _base_is_cell(self, module: str, base: str, info: ClassSummary) -> bool:
+        qualified = self.qualify(module, base) if base != "<expr>" else None
+        if qualified is not None:
+            if is_cell_base(canonical(qualified)) or qualified in self.cell_bases or canonical(qualified) in self.cell_bases:
+                return True
+            if qualified.split(".")[0] in NOT_READ:
+                return False
+        ref = self.class_ref(module, base) if base != "<expr>" else None
+        if ref is not None:
+            return self.is_cell(ref)
+        if base in ("object", "<expr>") or (qualified is None and base in _BUILTIN_BASES):
+            return False
+        return self.unresolved_construct_is_cell and info.has_construct
+
+    def method_owner_chain(self, ref: ClassRef) -> List[ClassRef]:
+        """The class and its readable bases, in method-resolution order (depth first, duplicates dropped)."""
+        if ref in self._chains:
+            return self._chains[ref]
+        chain: List[ClassRef] = []
+        self._chains[ref] = chain
+        pending = [ref]
+        while pending:
+            current = pending.pop(0)
+            if current in chain:
+                continue
+            info = self.class_summary(current)
+            if info is None:
+                continue
+            chain.append(current)
+            bases = [self.class_ref(current[0], base) for base in info.bases if base != "<expr>"]
+            pending[0:0] = [b for b in bases if b is not None]
+        return chain
+
+    def find_method(self, ref: ClassRef, method: str) -> Optional[Tuple[ClassRef, FunctionSummary]]:
+        for owner in self.method_owner_chain(ref):
+            info = self.class_summary(owner)
+            if info is not None and method in info.methods:
+                return owner, info.methods[method]
+        return None
+
+    # -- graph code across modules -------------------------------------------------------------------
+    def graph_functions(self) -> Dict[FunctionRef, str]:
+        """Every project function or method that is graph code -> why (one line)."""
+        if self._graph is None:
+            self._graph = _GraphClosure(self).run()
+        return self._graph
+
+    def graph_functions_in(self, path: str) -> Dict[str, str]:
+        """Qualnames of the graph functions defined in ``path`` -> why."""
+        summary = self.by_path.get(os.path.abspath(path))
+        if summary is None:
+            return {}
+        return {qual: why for (module, qual), why in self.graph_functions().items() if module == summary.name}
+
+    def constructions(self, ref: ClassRef) -> List[Tuple[List[object], Dict[str, object]]]:
+        """The argument lists (literal values, NOT_LITERAL otherwise) with which project code builds the class."""
+        found = []
+        for name in sorted(self.project_modules):
+            summary = self.modules[name]
+            for callee, args, kwargs in summary.constructions:
+                if callee.rsplit(".", 1)[-1] != ref[1].rsplit(".", 1)[-1]:
+                    continue
+                if self.class_ref(name, callee) == ref:
+                    found.append((args, kwargs))
+        return found
+
+    def fingerprint_for(self, path: str) -> str:
+        """What the file's findings depend on besides its own text: the digests of the project modules it can
+        reach through imports and bases, and the graph functions other modules make of it."""
+        summary = self.by_path.get(os.path.abspath(path))
+        if summary is None:
+            return ""
+        stamp = hashlib.blake2b(digest_size=12)
+        for name in sorted(self._reachable_modules(summary.name)):
+            other = self.modules.get(name)
+            if other is not None:
+                stamp.update(f"{name}:{other.digest};".encode())
+        for qual, why in sorted(self.graph_functions_in(path).items()):
+            stamp.update(f"{qual}={why};".encode())
+        return stamp.hexdigest()
+
+    def _reachable_modules(self, name: str) -> Set[str]:
+        seen: Set[str] = set()
+        pending = [name]
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            summary = self.modules.get(current)
+            if summary is None:
+                continue
+            for target in list(summary.imports.values()) + summary.star_imports:
+                found = self.resolve(target)
+                if found is not None and found[0] in self.modules and found[0] not in seen:
+                    pending.append(found[0])
+        return seen
+
+
+_BUILTIN_BASES = {"object", "Exception", "ValueError", "TypeError", "RuntimeError", "dict", "list", "tuple",
+                  "str", "int", "float", "enum.Enum", "Enum", "IntEnum", "ABC", "abc.ABC", "NamedTuple",
+                  "typing.NamedTuple", "Generic", "Protocol"}
+
+
+class _GraphClosure:
+    """Roots of graph code in every project module, closed over calls across modules."""
+
+    def __init__(self, index: ProjectIndex):
+        self.index = index
+        self.found: Dict[FunctionRef, str] = {}
+        self.pending: List[Tuple[str, FunctionSummary]] = []
+
+    def run(self) -> Dict[FunctionRef, str]:
+        index = self.index
+        wrappers = self._jit_wrappers()
+        for name in sorted(index.project_modules):
+            summary = index.modules[name]
+            if not summary.mentions_mindspore:
+                continue
+            pynative_only = bool(summary.set_context_modes) and all(
+                mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
+                for _, mode in summary.set_context_modes)
+            for qual, info in summary.classes.items():
+                if not pynative_only and info.has_construct and index.is_cell((name, qual)):
+                    self._add(name, info.methods["construct"], f"construct of nn.Cell subclass {info.name}")
+            for function in self._all_functions(summary):
+                decorators = [index.qualify(name, d) for d in function.decorators]
+                if any(d in JIT_NAMES or d in wrappers for d in decorators if d):
+                    self._add(name, function, "decorated with mindspore.jit")
+            for owner, targets in self._jit_handoffs(summary):
+                for target in targets:
+                    callee = self._callee(name, owner, target)
+                    if callee is not None:
+                        self._add(callee[0], callee[1], "passed to mindspore.jit")
+            for function in self._all_functions(summary):
+                for call in function.calls:
+                    if index.qualify(name, call) in wrappers:
+                        for target in function.passed:
+                            callee = self._callee(name, function, target)
+                            if callee is not None:
+                                self._add(callee[0], callee[1], "passed to a jit wrapper")
+        while self.pending:
+            module, function = self.pending.pop()
+            for dotted in function.calls + function.passed:
+                callee = self._callee(module, function, dotted)
+                if callee is not None:
+                    self._add(callee[0], callee[1], f"called from graph function {function.name} ({module})")
+        return self.found
+
+    @staticmethod
+    def _all_functions(summary: ModuleSummary) -> Iterable[FunctionSummary]:
+        yield from summary.functions.values()
+        for info in summary.classes.values():
+            yield from info.methods.values()
+
+    def _jit_wrappers(self) -> Set[str]:
+        """Project functions that hand one of their own parameters to ``jit`` (``def compiled(fn): return
+        ms.jit(fn)``): calling them on a function makes it graph code."""
+        wrappers: Set[str] = set()
+        for name in self.index.project_modules:
+            summary = self.index.modules[name]
+            for function in summary.functions.values():
+                if any(t in function.params for t in function.jit_targets):
+                    jit_calls = [c for c in function.calls if self.index.qualify(name, c) in JIT_NAMES]
+                    if jit_calls:
+                        wrappers.add(f"{name}.{function.name}")
+        return wrappers
+
+    def _jit_handoffs(self, summary: ModuleSummary):
+        if summary.module_jit_targets:
+            yield None, summary.module_jit_targets
+        for function in self._all_functions(summary):
+            if function.jit_targets:
+                yield function, function.jit_targets
+
+    def _callee(self, module: str, caller: Optional[FunctionSummary], dotted: str
+                ) -> Optional[Tuple[str, FunctionSummary]]:
+        index = self.index
+        summary = index.modules.get(module)
+        if summary is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head == "self" and rest and "." not in rest and caller is not None and caller.owner is not None:
+            found = index.find_method((module, caller.owner), rest)
+            if found is None:
+                return None
+            return found[0][0], found[1]
+        if not rest and head in summary.functions:
+            return module, summary.functions[head]
+        qualified = index.qualify(module, dotted)
+        if qualified is None:
+            return None
+        target = index.resolve(qualified)
+        if target is None or not target[1]:
+            return None
+        owner = index.modules.get(target[0])
+        if owner is None or target[0] not in index.project_modules:
+            return None
+        function = owner.functions.get(target[1])
+        return (target[0], function) if function is not None else None
+
+    def _add(self, module: str, function: FunctionSummary, why: str) -> None:
+        key = (module, function.qualname)
+        if key in self.found or self._compile_time(module, function):
+            return
+        self.found[key] = why
+        self.pending.append((module, function))
+
+    def _compile_time(self, module: str, function: FunctionSummary) -> bool:
+        return any(self.index.qualify(module, d) in COMPILE_TIME_DECORATORS for d in function.decorators)
+
+
+def literal_int(value: object) -> Optional[int]:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def constructor_value(index: ProjectIndex, ref: ClassRef, param: str) -> Tuple[Optional[int], str]:
+    """The largest int the project builds class ``ref`` with for ``__init__`` parameter ``param``, and where it
+    comes from: the literal default when no construction passes it, the literals constructions pass; None when
+    some construction passes something else (or unpacks arguments)."""
+    found = index.find_method(ref, "__init__")
+    if found is None:
+        return None, ""
+    init = found[1]
+    default = literal_int(init.defaults.get(param, NOT_LITERAL))
+    if param not in init.params:
+        return None, ""
+    position = init.params.index(param) - 1  # ``self`` is not passed
+    values: List[int] = []
+    omitted = False
+    for args, kwargs in index.constructions(ref):
+        if "**" in kwargs:
+            return None, ""
+        if param in kwargs:
+            value = literal_int(kwargs[param])
+        elif 0 <= position < len(args):
+            value = literal_int(args[position])
+        else:
+            omitted = True
+            continue
+        if value is None:
+            return None, ""
+        values.append(value)
+    if omitted or not values:
+        if default is None:
+            return None, ""
+        values.append(default)
+    path = index.modules[found[0][0]].path
+    where = f"{os.path.relpath(path, package_of(path)[1]).replace(os.sep, '/')}:{init.line}"
+    if len(values) == 1 and default is not None and values[0] == default:
+        return default, f"the default `{param}={default}` ({where})"
+    return max(values), f"`{param}` as the project builds {ref[1]} ({where})"
+
+
+# Indexes built for files analysed one at a time (the flake8 plugin, tests, the fixer): one per package and
+# configuration, per process.
+_INDEXES: Dict[Tuple[str, Tuple[str, ...]], ProjectIndex] = {}
+
+
+def index_for(source, config) -> ProjectIndex:
+    """The index of the project ``source`` (a ``SourceFile``) belongs to, with this file's summary taken from
+    the text being checked (an editor's buffer may differ from the disk)."""
+    package, root = package_of(source.path)
+    anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
+    key = (anchor, tuple(config.cell_bases))
+    index = _INDEXES.get(key)
+    if index is None:
+        if len(_INDEXES) > 32:
+            _INDEXES.clear()
+        index = ProjectIndex.for_files([source.path], cell_bases=config.cell_bases)
+        _INDEXES[key] = index
+    index.update_file(source.path, source.raw)
+    return index

@@ -1,0 +1,120 @@
+"""What the analysis of one module may ask about the rest of the project (:class:`ProjectView`).
+
+The index (``ms_lint.analysis.index``) knows modules, classes and graph scope from ``ast`` summaries; questions about
+values in another module (what ``self.scale`` holds when a base class in another file sets it, what an imported
+helper returns) are answered by that module's own libcst analysis, built on first use and kept for the run, so
+there is one value model whichever file a value comes from.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from ms_lint.analysis.index import ProjectIndex, constructor_value
+
+# Module contexts built for cross-module questions, per process: (index id, module name) -> context or None.
+_CONTEXTS: Dict[Tuple[int, str], object] = {}
+_MAX_CONTEXTS = 256
+
+
+class ProjectView:
+    def __init__(self, index: ProjectIndex, path: str, config):
+        self.index = index
+        self.path = os.path.abspath(path)
+        self.config = config
+        summary = index.by_path.get(self.path)
+        self.module = summary.name if summary is not None else None
+        self.consulted: set = set()  # modules whose text this file's findings used (for the results cache)
+        self._graph: Optional[Dict[str, str]] = None
+
+    # -- classes and graph scope ----------------------------------------------------------------------
+    def is_cell_class(self, qualname: str) -> bool:
+        return self.module is not None and self.index.is_cell((self.module, qualname))
+
+    def is_imported_cell(self, dotted: str) -> bool:
+        if self.module is None:
+            return False
+        ref = self.index.class_ref(self.module, dotted)
+        return ref is not None and ref[0] != self.module and self.index.is_cell(ref)
+
+    def graph_functions(self) -> Dict[str, str]:
+        if self._graph is None:
+            self._graph = self.index.graph_functions_in(self.path) if self.module is not None else {}
+        return self._graph
+
+    # -- values in other modules ------------------------------------------------------------------------
+    def context_for(self, module: str):
+        """The libcst analysis of another module of the project (None when it cannot be read or parsed)."""
+        key = (id(self.index), module)
+        if key in _CONTEXTS:
+            found = _CONTEXTS[key]
+            if found is not None:
+                self.consulted.add(module)
+            return found
+        from ms_lint.context import ModuleContext
+        from ms_lint.source import UnreadableSource, read_source
+
+        summary = self.index.module(module)
+        context = None
+        if summary is not None:
+            try:
+                source = read_source(summary.path)
+                tree = cst.parse_module(source.text)
+                context = ModuleContext(tree, source.text, summary.path, self.config,
+                                        project=ProjectView(self.index, summary.path, self.config))
+            except (UnreadableSource, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
+                context = None
+        if len(_CONTEXTS) >= _MAX_CONTEXTS:
+            _CONTEXTS.clear()
+        _CONTEXTS[key] = context
+        if context is not None:
+            self.consulted.add(module)
+        return context
+
+    def external_bases(self, class_qualname: str) -> List[Tuple[object, str]]:
+        """(context, class qualname) of the bases of a class of this module that live in other modules,
+        nearest first (the whole readable chain above them included)."""
+        if self.module is None:
+            return []
+        chain = self.index.method_owner_chain((self.module, class_qualname))
+        found = []
+        for module, qualname in chain[1:]:
+            if module == self.module:
+                continue
+            context = self.context_for(module)
+            if context is not None and qualname in context.scope.classes:
+                found.append((context, qualname))
+        return found
+
+    def find_method(self, class_qualname: str, method: str) -> Optional[Tuple[object, cst.FunctionDef]]:
+        """A method a class of this module inherits from a base in another module: (its module's context, def)."""
+        for context, qualname in self.external_bases(class_qualname):
+            node = context.scope.classes[qualname].methods.get(method)
+            if node is not None:
+                return context, node
+        return None
+
+    def imported_function(self, name: str) -> Optional[Tuple[object, cst.FunctionDef]]:
+        """A module function of another project module that ``name`` (as written here) refers to."""
+        if self.module is None:
+            return None
+        qualified = self.index.qualify(self.module, name)
+        if qualified is None:
+            return None
+        target = self.index.resolve(qualified)
+        if target is None or target[0] == self.module or target[0] not in self.index.project_modules:
+            return None
+        context = self.context_for(target[0])
+        if context is None:
+            return None
+        node = context.scope.module_functions.get(target[1])
+        return (context, node) if node is not None else None
+
+    def constructor_int(self, class_qualname: str, param: str) -> Tuple[Optional[int], str]:
+        """The int ``__init__`` parameter ``param`` of a class of this module takes when the project builds it
+        (its literal default, or the literals its constructions pass), with where that comes from."""
+        if self.module is None:
+            return None, ""
+        return constructor_value(self.index, (self.module, class_qualname), param)

@@ -1,0 +1,57 @@
+"""Qualified MindSpore names as strings: the public spelling of re-exported names, and which name a Cell base has.
+
+No parser here: the project index (``ms_lint.analysis.index``) runs on the warm path, which never imports libcst.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+CELL_NAME = "mindspore.nn.Cell"
+
+
+# Internal module paths MindSpore re-exports; resolved names are rewritten to the public spelling.
+CANONICAL_PREFIXES = (
+    ("mindspore.common.api.", "mindspore."),
+    ("mindspore.nn.cell.", "mindspore.nn."),
+    ("mindspore.common.tensor.", "mindspore."),
+    ("mindspore.common.parameter.", "mindspore."),
+    ("mindspore.common.dtype.", "mindspore."),
+    ("mindspore.common.", "mindspore."),
+    ("mindspore.context.", "mindspore."),
+    ("mindspore.ops.primitive.", "mindspore.ops."),
+    ("mindspore.ops.functional.", "mindspore.ops."),
+    ("mindspore.ops.function.", "mindspore.ops."),
+    ("mindspore.ops.operations.", "mindspore.ops."),
+    ("mindspore.ops.composite.", "mindspore.ops."),
+    ("mindspore.ops.auto_generate.", "mindspore.ops."),
+    ("mindspore.nn.layer.", "mindspore.nn."),
+    ("mindspore.nn.loss.", "mindspore.nn."),
+    ("mindspore.nn.optim.", "mindspore.nn."),
+    ("mindspore.nn.wrap.", "mindspore.nn."),
+)
+
+
+def canonical(name: str) -> str:
+    """``mindspore.common.api.jit`` -> ``mindspore.jit``; sub-module paths collapse to the public package."""
+    changed = True
+    while changed:
+        changed = False
+        for prefix, public in CANONICAL_PREFIXES:
+            if name.startswith(prefix):
+                rest = name[len(prefix):]
+                # Drop one level of private/implementation sub-module (``ops.function.math_func.sum``).
+                parts = rest.split(".")
+                if len(parts) > 1 and parts[0].islower():
+                    rest = ".".join(parts[1:])
+                name = public + rest
+                changed = True
+                break
+    return name
+
+
+def is_cell_base(qualified: Optional[str]) -> bool:
+    """``mindspore.nn.Cell`` and the public nn classes built on it (``nn.Optimizer``, ``nn.LossBase``...)."""
+    if not qualified or not qualified.startswith("mindspore.nn."):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return last[:1].isupper()

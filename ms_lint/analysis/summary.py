@@ -1,0 +1,271 @@
+"""What one module says about itself, read with the stdlib ``ast`` and no code executed.
+
+A :class:`ModuleSummary` is the unit of the project index (``ms_lint.analysis.index``): its imports (relative ones
+resolved), its classes (nested ones and those defined inside functions too) with their bases as written, their
+methods, the parameters and literal defaults of every function, the calls each function makes, module constants,
+``argparse`` defaults and the ``set_context(mode=...)`` calls. Summaries are plain data (picklable) so the index
+can cache them by content and hand them to worker processes.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+NOT_LITERAL = "<expr>"  # the default of a parameter that is not a Python literal
+
+
+@dataclass
+class FunctionSummary:
+    name: str
+    qualname: str  # ``Class.method``, ``func``, ``Outer.Inner.method``
+    owner: Optional[str]  # qualname of the class whose body defines it
+    line: int
+    params: List[str]  # positional parameters in order (``self`` included), then keyword-only ones
+    defaults: Dict[str, object]  # parameter -> literal default (NOT_LITERAL when the default is an expression)
+    decorators: List[str]  # dotted names as written (``ms.jit``, ``jit``)
+    calls: List[str]  # dotted callees as written: ``self.helper``, ``helper``, ``layers.build``
+    passed: List[str]  # dotted names passed as arguments (``ms.jit(self.step)``, ``HyperMap()(f, ...)``)
+    jit_targets: List[str]  # dotted names this function hands to a ``jit`` call (``ms.jit(fn)``)
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    qualname: str
+    line: int
+    bases: List[str]  # dotted names as written (``nn.Cell``, ``BaseDecoder``); others ``<expr>``
+    methods: Dict[str, FunctionSummary] = field(default_factory=dict)
+    local: bool = False  # defined inside a function body
+
+    @property
+    def has_construct(self) -> bool:
+        return "construct" in self.methods
+
+
+@dataclass
+class ModuleSummary:
+    name: str  # dotted module name (``pkg.models.head``); a script outside packages: its file stem
+    path: str
+    digest: str
+    is_package: bool  # an ``__init__.py``
+    imports: Dict[str, str] = field(default_factory=dict)  # local name -> qualified target (relative resolved)
+    star_imports: List[str] = field(default_factory=list)  # ``from x import *`` targets
+    classes: Dict[str, ClassSummary] = field(default_factory=dict)  # by qualname
+    functions: Dict[str, FunctionSummary] = field(default_factory=dict)  # module-level functions by name
+    constants: Dict[str, object] = field(default_factory=dict)  # module names bound once to a literal
+    argparse_defaults: Dict[str, object] = field(default_factory=dict)  # dest -> literal default
+    set_context_modes: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (function qualname, mode)
+    module_jit_targets: List[str] = field(default_factory=list)  # names handed to jit at module level
+    # Calls of capitalized names (class constructions): (callee as written, positional literals, keyword literals).
+    constructions: List[Tuple[str, List[object], Dict[str, object]]] = field(default_factory=list)
+    mentions_mindspore: bool = False
+
+
+def dotted_name(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def literal(node: Optional[ast.AST]) -> object:
+    """The Python value of a literal expression, else NOT_LITERAL."""
+    if node is None:
+        return NOT_LITERAL
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NOT_LITERAL
+
+
+def resolve_relative(package: Optional[str], level: int, module: Optional[str]) -> Optional[str]:
+    """``from ..x import y`` in package ``a.b.c`` -> ``a.b.x``."""
+    if level == 0:
+        return module
+    if not package:
+        return None
+    parts = package.split(".")
+    if level - 1 > len(parts) - 1:
+        return None
+    parts = parts[: len(parts) - (level - 1)]
+    return ".".join(parts + ([module] if module else []))
+
+
+class _Summarizer(ast.NodeVisitor):
+    def __init__(self, summary: ModuleSummary, package: Optional[str]):
+        self.summary = summary
+        self.package = package
+        self.class_stack: List[ClassSummary] = []
+        self.function_stack: List[FunctionSummary] = []
+        self.bound_counts: Dict[str, int] = {}
+
+    # -- imports ---------------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.summary.imports.setdefault(alias.asname, alias.name)
+            else:
+                head = alias.name.split(".")[0]
+                self.summary.imports.setdefault(head, head)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = resolve_relative(self.package, node.level or 0, node.module)
+        if base is None:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.summary.star_imports.append(base)
+                continue
+            self.summary.imports.setdefault(alias.asname or alias.name, f"{base}.{alias.name}")
+
+    # -- definitions -------------------------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        prefix = self._qual_prefix()
+        qualname = f"{prefix}{node.name}"
+        info = ClassSummary(
+            name=node.name, qualname=qualname, line=node.lineno,
+            bases=[dotted_name(base) or "<expr>" for base in node.bases],
+            local=bool(self.function_stack),
+        )
+        self.summary.classes.setdefault(qualname, info)
+        self.class_stack.append(info)
+        saved, self.function_stack = self.function_stack, []
+        for stmt in node.body:
+            self.visit(stmt)
+        self.function_stack = saved
+        self.class_stack.pop()
+
+    def _qual_prefix(self) -> str:
+        if self.function_stack:
+            return self.function_stack[-1].qualname + ".<locals>."
+        if self.class_stack:
+            return self.class_stack[-1].qualname + "."
+        return ""
+
+    def visit_FunctionDef(self, node) -> None:
+        owner = self.class_stack[-1] if self.class_stack and not self.function_stack else None
+        qualname = f"{self._qual_prefix()}{node.name}"
+        args = node.args
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults: Dict[str, object] = {}
+        for param, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+            defaults[param.arg] = literal(default)
+        for param, default in zip(args.kwonlyargs, args.kw_defaults):
+            if default is not None:
+                defaults[param.arg] = literal(default)
+        info = FunctionSummary(
+            name=node.name, qualname=qualname, owner=owner.qualname if owner else None, line=node.lineno,
+            params=[p.arg for p in positional] + [p.arg for p in args.kwonlyargs], defaults=defaults,
+            decorators=[dotted_name(d.func if isinstance(d, ast.Call) else d) or "<expr>" for d in node.decorator_list],
+            calls=[], passed=[], jit_targets=[],
+        )
+        if owner is not None:
+            owner.methods.setdefault(node.name, info)
+        elif not self.function_stack and not self.class_stack:
+            self.summary.functions.setdefault(node.name, info)
+        self.function_stack.append(info)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.function_stack.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    # -- module constants --------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if not self.function_stack and not self.class_stack:
+            for target in node.targets:
+                for name in _bound_names(target):
+                    self.bound_counts[name] = self.bound_counts.get(name, 0) + 1
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                value = literal(node.value)
+                if value is not NOT_LITERAL:
+                    self.summary.constants[node.targets[0].id] = value
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if not self.function_stack and not self.class_stack:
+            for name in _bound_names(node.target):
+                self.bound_counts[name] = self.bound_counts.get(name, 0) + 2
+        self.generic_visit(node)
+
+    # -- calls -------------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        callee = dotted_name(node.func)
+        current = self.function_stack[-1] if self.function_stack else None
+        if callee is not None:
+            if current is not None:
+                current.calls.append(callee)
+            last = callee.rsplit(".", 1)[-1]
+            if last in ("jit", "ms_function") and node.args:
+                target = dotted_name(node.args[0])
+                if target:
+                    (current.jit_targets if current is not None else self.summary.module_jit_targets).append(target)
+            if last[:1].isupper():
+                self.summary.constructions.append((
+                    callee, [NOT_LITERAL if isinstance(a, ast.Starred) else literal(a) for a in node.args],
+                    {k.arg: literal(k.value) for k in node.keywords if k.arg is not None},
+                ))
+                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                    self.summary.constructions[-1][2]["**"] = NOT_LITERAL  # unpacked: any parameter may be passed
+            if last == "add_argument":
+                self._argparse(node)
+            elif last == "set_context":
+                self._set_context(node, current)
+        if current is not None:
+            for arg in node.args:
+                name = dotted_name(arg)
+                if name is not None:
+                    current.passed.append(name)
+        self.generic_visit(node)
+
+    def _argparse(self, node: ast.Call) -> None:
+        dest = None
+        for keyword in node.keywords:
+            if keyword.arg == "dest" and isinstance(keyword.value, ast.Constant):
+                dest = keyword.value.value
+        if dest is None:
+            flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            long = [f for f in flags if f.startswith("--")]
+            chosen = long[0] if long else (flags[0] if flags else None)
+            if chosen is not None:
+                dest = chosen.lstrip("-").replace("-", "_")
+        if not isinstance(dest, str):
+            return
+        for keyword in node.keywords:
+            if keyword.arg == "default":
+                value = literal(keyword.value)
+                if value is NOT_LITERAL:
+                    value = dotted_name(keyword.value) or NOT_LITERAL
+                    value = f"<name:{value}>" if value is not NOT_LITERAL else value
+                self.summary.argparse_defaults.setdefault(dest, value)
+
+    def _set_context(self, node: ast.Call, current: Optional[FunctionSummary]) -> None:
+        for keyword in node.keywords:
+            if keyword.arg == "mode":
+                value = literal(keyword.value)
+                shown = repr(value) if value is not NOT_LITERAL else (dotted_name(keyword.value) or NOT_LITERAL)
+                self.summary.set_context_modes.append((current.qualname if current else None, shown))
+
+
+def _bound_names(target: ast.AST) -> List[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _bound_names(element)]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return []
+
+
+def summarize(tree: ast.Module, name: str, path: str, digest: str, is_package: bool, package: Optional[str],
+              mentions_mindspore: bool) -> ModuleSummary:
+    summary = ModuleSummary(name=name, path=path, digest=digest, is_package=is_package,
+                            mentions_mindspore=mentions_mindspore)
+    visitor = _Summarizer(summary, package)
+    visitor.visit(tree)
+    for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
+        del summary.constants[constant]
+    return summary
