@@ -12,7 +12,7 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Callable, Dict, Iterable, List, Optional, Set
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -32,6 +32,8 @@ class Kind(enum.Enum):
     CELL_SEQ = "cell-seq"
     OP = "op"
     CONST_OP = "const-op"  # a Primitive whose result is a compile-time constant (P.Shape(), P.IsInstance())
+    GRAD_OP = "grad-op"  # ``GradOperation(get_by_list=True)``: called on a network and weights, gives GRAD_FN
+    GRAD_FN = "grad-fn"  # ``grad_op(net, weights)``: called on inputs, gives one gradient per weight (TENSOR_SEQ)
     UNKNOWN = "unknown"
 
 
@@ -76,6 +78,22 @@ BASE_CLASS_ATTRIBUTES = {
 }
 GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "weights", "moments", "moment1",
                       "moment2", "accum", "accums", "grads_and_vars", "inputs_tuple", "updates"}
+
+
+_API: Optional[Dict[str, Dict[str, str]]] = None
+
+
+def mindspore_api() -> Dict[str, Dict[str, str]]:
+    """What MindSpore's API returns, derived from its docstrings by tools/derive_mindspore_api.py."""
+    global _API
+    if _API is None:
+        import json
+        import os
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "mindspore_api.json")
+        with open(path, encoding="utf-8") as handle:
+            _API = json.load(handle)
+    return _API  # type: ignore[return-value]
 
 
 def join(kinds: Iterable[Kind]) -> Kind:
@@ -272,6 +290,27 @@ class ClassAttributes:
                 return value
         return None
 
+    def api_method_kind(self, class_name: Optional[str], method: str) -> Kind:
+        """What a method inherited from a MindSpore class returns, per MindSpore's docstrings
+        (``self.process_loss_scale(cond)`` in a ``TrainOneStepWithLossScaleCell`` subclass is a Tensor)."""
+        if class_name is None or class_name not in self.scope.classes:
+            return Kind.UNKNOWN
+        if self.scope.find_method(class_name, method) is not None:
+            return Kind.UNKNOWN  # defined in this module: its own returns decide
+        methods = mindspore_api()["methods"]
+        for cls in self._class_chain(class_name):
+            for base in self.scope.classes[cls].node.bases:
+                documented = methods.get(f"{self.imports.qualify(base.value)}.{method}")
+                if documented is not None:
+                    return Kind(documented)
+        for context, base in self.external_bases(class_name):
+            if context.scope.find_method(base, method) is not None:
+                return Kind.UNKNOWN
+            kind = context.attributes.api_method_kind(base, method)
+            if kind is not Kind.UNKNOWN:
+                return kind
+        return Kind.UNKNOWN
+
     def int_origin(self, class_name: Optional[str], attr: str) -> Optional[str]:
         """Where ``self.attr``'s int comes from when a constructor default or construction made it (else None)."""
         if class_name is None or class_name not in self.scope.classes:
@@ -410,6 +449,10 @@ class ExpressionKinds:
             if method in PARAM_SEQ_METHODS and isinstance(func.value, cst.Name) and func.value.value == "self":
                 return Kind.TENSOR_SEQ
         callee = self.kind(func)
+        if callee is Kind.GRAD_OP:
+            return Kind.GRAD_FN
+        if callee is Kind.GRAD_FN:
+            return Kind.TENSOR_SEQ
         if callee in (Kind.OP, Kind.CELL):
             return Kind.TENSOR
         if callee is Kind.CONST_OP:
@@ -430,14 +473,19 @@ class ExpressionKinds:
             return Kind.CONST if args and args[0] is Kind.CONST else Kind.UNKNOWN
         if qualified in PASS_THROUGH_FUNCTIONS:
             return args[0] if args else Kind.UNKNOWN
-        if qualified in TENSOR_SEQ_SOURCES and not last[:1].isupper():
-            return Kind.TENSOR_SEQ
+        if qualified in TENSOR_SEQ_SOURCES and (not last[:1].isupper() or qualified == "mindspore.ParameterTuple"):
+            return Kind.TENSOR_SEQ  # (``ops.Unstack()`` is a Primitive object; ``ParameterTuple(...)`` is the tuple)
         if qualified in CELL_SEQ_FACTORIES:
             return Kind.CELL_SEQ
         if qualified in TENSOR_FACTORIES or qualified.startswith("mindspore.numpy."):
             return Kind.TENSOR
         if qualified in CONST_PRIMITIVES:
             return Kind.CONST_OP
+        documented = mindspore_api()["functions"].get(qualified)
+        if documented is not None:
+            return Kind(documented)
+        if qualified == "mindspore.ops.GradOperation" and _keyword_is_true(expr, "get_by_list"):
+            return Kind.GRAD_OP
         if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
@@ -587,7 +635,12 @@ class FunctionValues(ExpressionKinds):
             self.env[name] = param_kinds.get(name, Kind.UNKNOWN)
         for name in _membership_tested_parameters(func, self.parameters):
             self.env[name] = Kind.CONST
+        self.sequence = SequentialBindings(func)
         _bind_locals(self, func)
+
+    def _kind_Name(self, expr: cst.Name) -> Kind:
+        found = self.sequence.kind_at(expr)
+        return found if found is not None else super()._kind_Name(expr)
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
         kind = super()._kind_Call(expr)
@@ -606,6 +659,10 @@ class FunctionValues(ExpressionKinds):
         if target is None:
             external = _external_callable(self.attributes, call.func, self.owner)
             if external is None:
+                func = call.func
+                if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                        and self.attributes is not None):
+                    return self.attributes.api_method_kind(self.owner, func.attr.value)
                 return Kind.UNKNOWN
             context, callee, bound = external
             target, returns, scope = (callee, bound), context.return_kind, context.scope
@@ -633,6 +690,11 @@ class FunctionValues(ExpressionKinds):
 
     def is_parameter(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.parameters
+
+
+def _keyword_is_true(call: cst.Call, name: str) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name)
+               and arg.value.value == "True" for arg in call.args)
 
 
 def _constructs_cell(scope: GraphScope, func: cst.BaseExpression) -> bool:
@@ -746,8 +808,54 @@ def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -
     return kinds
 
 
+class SequentialBindings:
+    """Names a function rebinds only in straight-line code at the top of its body (``h = self.gru(h, c)`` then
+    ``h = [self.up(x) for x in h]``): at each use, the kind is that of the binding before the use's statement,
+    not the join of all of them (a name that is a Tensor, then a list of 18 tensors, is neither "unknown")."""
+
+    def __init__(self, func: cst.FunctionDef):
+        body = list(suite_statements(func.body))
+        self.top_index = {id(stmt): index for index, stmt in enumerate(body)}
+        counts: Dict[str, int] = {}
+        nested: Set[str] = set()
+        for stmt in walk_statements(body, into_defs=False):
+            bound = _names_bound_by(stmt)
+            if id(stmt) in self.top_index and isinstance(stmt, cst.SimpleStatementLine):
+                for name in bound:
+                    counts[name] = counts.get(name, 0) + 1
+            else:
+                nested.update(bound)
+        names = {name for name, count in counts.items() if count > 1 and name not in nested}
+        self.steps: Dict[str, List[Tuple[int, Kind]]] = {name: [] for name in names}
+        self.statement_of: Dict[int, int] = {}
+        if names:
+            for index, stmt in enumerate(body):
+                for node in find(stmt, cst.Name):
+                    if node.value in names:
+                        self.statement_of[id(node)] = index
+
+    def record(self, stmt: cst.BaseStatement, name: str, kind: Kind) -> None:
+        index = self.top_index.get(id(stmt))
+        if index is not None and name in self.steps:
+            self.steps[name] = [step for step in self.steps[name] if step[0] != index] + [(index, kind)]
+            self.steps[name].sort(key=lambda step: step[0])
+
+    def kind_at(self, use: cst.Name) -> Optional[Kind]:
+        """The kind of the binding that reaches this use, or None when the name is not tracked here."""
+        steps = self.steps.get(use.value)
+        if not steps:
+            return None
+        at = self.statement_of.get(id(use))
+        if at is None:
+            return None
+        before = [kind for index, kind in steps if index < at]
+        return before[-1] if before else None
+
+
 def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
-    """Two passes over the function's assignments in source order, joining every binding of each name."""
+    """Two passes over the function's assignments in source order, joining every binding of each name (and, for
+    names rebound in straight-line code, remembering each binding's kind: ``SequentialBindings``)."""
+    sequence: Optional[SequentialBindings] = getattr(model, "sequence", None)
     bindings: Dict[str, List[Kind]] = {}
     int_bindings: Dict[str, List[Optional[int]]] = {}
     fixed = dict(model.env)
@@ -765,6 +873,8 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
             for target, kind, value in _statement_bindings(model, stmt, loop_indices):
                 bindings.setdefault(target, []).append(kind)
                 int_bindings.setdefault(target, []).append(value)
+                if sequence is not None:
+                    sequence.record(stmt, target, kind)
         model.returns_off = False
         for name, kinds in bindings.items():
             if name in fixed:
@@ -840,6 +950,10 @@ def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseE
                 if value_kind is Kind.CONST:
                     kind = Kind.CONST
                 elif value_kind is Kind.TENSOR_SEQ:
+                    kind = Kind.TENSOR
+                elif value_kind is Kind.TENSOR and isinstance(value, cst.Call):
+                    # ``loss, overflow, scale = self.train_network(x)``: what a cell or op returns unpacks into
+                    # tensors (a tuple of them, or slices along the first axis)
                     kind = Kind.TENSOR
                 else:
                     kind = Kind.UNKNOWN

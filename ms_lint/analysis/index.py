@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import sys
 import warnings
 from importlib.machinery import PathFinder
 from typing import Dict, Iterable, List, Optional, Set, Tuple
@@ -82,14 +83,19 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
     except (OSError, UnicodeDecodeError):
         return None
     name, package, _ = module_name_of(path)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))  # generated code (op-info builder chains) nests deeply
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text, path)
+        is_package = os.path.basename(path) == "__init__.py"
+        return summarize(tree, name, os.path.abspath(path), digest_of(raw), is_package, package,
+                         "mindspore" in text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    is_package = os.path.basename(path) == "__init__.py"
-    return summarize(tree, name, os.path.abspath(path), digest_of(raw), is_package, package, "mindspore" in text)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class SummaryCache:

@@ -26,6 +26,7 @@ from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
+from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.values import FunctionValues, Kind
 
 # Sequences with one entry per parameter. Plural forms only: ``weight``/``moment`` are single tensors.
@@ -115,6 +116,8 @@ class _Origins:
         qualified = self.ctx.imports.qualify(func)
         if qualified == "mindspore.ParameterTuple":
             return Origin(f"`{short_code(expr)}`", "tuple")
+        if self.values.kind(func) is Kind.GRAD_FN:  # GradOperation(get_by_list=True)(net, weights)(...)
+            return Origin(f"the gradients `{short_code(expr)}` (one per weight)", "tuple")
         if isinstance(func, cst.Attribute):
             if func.attr.value in ("trainable_params", "get_parameters") and _is_self(func.value):
                 return Origin(f"`{short_code(expr)}`", "list")
@@ -830,8 +833,8 @@ class LoopOverTensorSequence(Rule):
     def _check_loop(self, values: FunctionValues, node: cst.For) -> None:
         header = parse_header(node.iter, node.target)
         origin = self._origin(values, header)
-        if origin is None:
-            return
+        if origin is None or (header.index and calls_cell_picked_by(node.body, [header.index], values)):
+            return  # a different cell per element (``self.cells[i](x)``): not one function to map
         work = _TensorWork(values, _tainted(values, node.body, header.names))
         node.body.visit(work)
         if not work.found:

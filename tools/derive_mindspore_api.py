@@ -1,0 +1,92 @@
+"""Derive what MindSpore's API returns (Tensor, tuple of Tensors) from the installed MindSpore's own docstrings.
+
+    python tools/derive_mindspore_api.py            # rewrites ms_lint/data/mindspore_api.json
+
+Reads the source with ``ast`` (MindSpore is never imported): for every public class of ``mindspore.nn`` and
+``mindspore.amp``, each public method whose docstring's ``Returns:`` section starts with ``Tensor``, ``bool`` (a
+graph-side method of a Cell computes it as a bool Tensor, as ``get_overflow_status`` does) or ``tuple[Tensor]``;
+and the module functions of ``mindspore.amp`` with such a section. The value model reads the file
+(``ms_lint.values``): ``overflow = self.process_loss_scale(cond)`` in a subclass of
+``nn.TrainOneStepWithLossScaleCell`` is a Tensor, ``all_finite(grads)`` is a Tensor.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import sys
+from importlib.machinery import PathFinder
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "ms_lint", "data", "mindspore_api.json")
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+from ms_lint.analysis.qualnames import canonical  # noqa: E402
+
+RETURNS = re.compile(r"^\s*Returns:\s*\n\s*(?P<first>[^\n]+)", re.MULTILINE)
+SCANNED = ("nn", "amp.py", "boost")
+
+
+def kind_of(doc: str, takes_inputs: bool):
+    """``bool`` counts only for a method that takes inputs: ``get_overflow_status(status, output)`` computes a
+    bool Tensor, ``check_adasum_enable(self)`` answers a Python bool about the configuration."""
+    match = RETURNS.search(doc or "")
+    if not match:
+        return None
+    first = match.group("first").strip().lower()
+    if re.match(r"(tuple|list)\[tensor\]|tuple\(tensor\)|tuple of tensors?|tuple\[tensor,", first):
+        return "tensor-seq"
+    if re.match(r"tensor\b", first) or (takes_inputs and re.match(r"bool\b", first)):
+        return "tensor"
+    return None
+
+
+def takes_inputs(func: ast.FunctionDef, bound: bool) -> bool:
+    args = func.args
+    return len(args.posonlyargs) + len(args.args) > int(bound) or args.vararg is not None
+
+
+def main() -> int:
+    spec = PathFinder.find_spec("mindspore")
+    if spec is None or not spec.submodule_search_locations:
+        print("mindspore is not installed", file=sys.stderr)
+        return 2
+    root = list(spec.submodule_search_locations)[0]
+    site = os.path.dirname(root)
+    methods, functions = {}, {}
+    for scanned in SCANNED:
+        start = os.path.join(root, scanned)
+        files = [start] if start.endswith(".py") else [
+            os.path.join(folder, name) for folder, _, names in os.walk(start) for name in names if name.endswith(".py")]
+        for path in sorted(files):
+            module = os.path.relpath(path, site)[:-3].replace(os.sep, ".").removesuffix(".__init__")
+            try:
+                tree = ast.parse(open(path, encoding="utf-8").read())
+            except (SyntaxError, UnicodeDecodeError):
+                continue
+            for node in tree.body:
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    owner = canonical(f"{module}.{node.name}")
+                    for item in node.body:
+                        if isinstance(item, ast.FunctionDef) and not item.name.startswith("_"):
+                            kind = kind_of(ast.get_docstring(item) or "", takes_inputs(item, True))
+                            if kind and item.name != "construct":
+                                methods[f"{owner}.{item.name}"] = kind
+                elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and scanned == "amp.py":
+                    kind = kind_of(ast.get_docstring(node) or "", takes_inputs(node, False))
+                    if kind:
+                        functions[canonical(f"{module}.{node.name}")] = kind
+    version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", open(os.path.join(root, "version.py")).read())
+    data = {"mindspore": version.group(1) if version else "unknown",
+            "generated_by": "tools/derive_mindspore_api.py",
+            "methods": dict(sorted(methods.items())), "functions": dict(sorted(functions.items()))}
+    with open(OUT, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1)
+        handle.write("\n")
+    print(f"{len(methods)} methods, {len(functions)} functions -> {os.path.relpath(OUT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
