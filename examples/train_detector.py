@@ -63,3 +63,7 @@ if __name__ == "__main__":
     parser.add_argument("--epochs", type=int, default=1)
     args = parser.parse_args()
     ms.set_context(mode=ms.GRAPH_MODE)
+    net = Detector()
+    step = TrainStep(net, nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9))
+    for _ in range(args.epochs):
+        print(step(ops.ones((4, 16), ms.float32), ops.ones((4, 8), ms.float32)))

@@ -21,7 +21,9 @@ def fixed(code, path="train.py"):
 
 GUARD = """
 if __name__ == "__main__":
-    print("run")
+    from mindspore import nn
+    net = nn.Dense(2, 2)
+    print(net(None))
 """
 
 
@@ -233,7 +235,8 @@ def test_fix_imports_os_before_the_inserted_lines_and_keys_the_path_on_the_scrip
         ms.set_context(mode=ms.GRAPH_MODE)
 
         if __name__ == "__main__":
-            print(sys.argv)
+            net = ms.nn.Dense(2, 2)
+            print(net(None), sys.argv)
         """)
     out = fixed(code, path="train_net.py")
     lines = out.splitlines()
@@ -253,7 +256,8 @@ def test_fix_reuses_the_existing_environ_spelling():
         ms.set_context(mode=ms.GRAPH_MODE)
 
         if __name__ == "__main__":
-            print(environ.get("HOME"))
+            net = ms.nn.Dense(2, 2)
+            print(net(None), environ.get("HOME"))
         """)
     out = fixed(code)
     assert 'environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")' in out
@@ -271,6 +275,8 @@ def test_fix_goes_after_the_last_import_before_the_first_def_even_after_sys_path
 
         def main():
             context.set_context(mode=context.GRAPH_MODE)
+            net = ms.nn.Dense(2, 2)
+            net(None)
 
 
         import json

@@ -112,6 +112,36 @@ class ProjectView:
         node = context.scope.module_functions.get(target[1])
         return (context, node) if node is not None else None
 
+    def project_target(self, dotted: str) -> Optional[Tuple[str, str]]:
+        """(module, name) of the project function or class ``dotted`` (as written here) names, else None."""
+        if self.module is None:
+            return None
+        qualified = self.index.qualify(self.module, dotted)
+        target = self.index.resolve(qualified) if qualified else None
+        if target is None or target[0] not in self.index.project_modules or not target[1]:
+            return None
+        return target
+
+    def argparse_default(self, holder: str, dest: str) -> object:
+        """The default an ``argparse`` option gives ``holder.dest`` (``args.mode``): a parser of this module, or of
+        the module ``holder`` is imported from (``from config import args``); NOT_LITERAL when none is seen. A
+        default written as a name (``default=ms.GRAPH_MODE``) comes back qualified (``mindspore.GRAPH_MODE``)."""
+        from ms_lint.analysis.summary import NOT_LITERAL
+
+        if self.module is None:
+            return NOT_LITERAL
+        summary = self.index.module(self.module)
+        owner = summary
+        if summary is not None and holder in summary.imports:
+            found = self.index.resolve(summary.imports[holder])
+            owner = self.index.module(found[0]) if found is not None else None
+        if owner is None or dest not in owner.argparse_defaults:
+            return NOT_LITERAL
+        value = owner.argparse_defaults[dest]
+        if isinstance(value, str) and value.startswith("<name:"):
+            return self.index.qualify(owner.name, value[6:-1]) or NOT_LITERAL
+        return value
+
     def constructor_int(self, class_qualname: str, param: str) -> Tuple[Optional[int], str]:
         """The int ``__init__`` parameter ``param`` of a class of this module takes when the project builds it
         (its literal default, or the literals its constructions pass), with where that comes from."""

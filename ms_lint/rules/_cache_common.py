@@ -24,6 +24,7 @@ import libcst as cst
 
 from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import ImportRequest
+from ms_lint.names import dotted
 from ms_lint.scope import JIT_NAMES, ModuleCall, is_cell_base
 from ms_lint.values import is_literal, literal_value
 from ms_lint.walk import find
@@ -83,6 +84,13 @@ def mode_of(context: ModuleContext, call: cst.Call) -> Optional[str]:
         return "pynative"
     if isinstance(value, cst.Integer) and is_literal(value):
         return {0: "graph", 1: "pynative"}.get(literal_value(value), "unknown")
+    if (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and context.project is not None):
+        # ``mode=args.mode``: what the command line gives by default (``parser.add_argument("--mode", default=0)``)
+        default = context.project.argparse_default(value.value.value, value.attr.value)
+        if default in (0, "mindspore.GRAPH_MODE") and default is not False:
+            return "graph"
+        if default in (1, "mindspore.PYNATIVE_MODE") and default is not True:
+            return "pynative"
     return "unknown"
 
 
@@ -294,9 +302,33 @@ class GraphRuns:
                 return "jit-cell"
             if name in self.local_cells:
                 return "cell"
-        if is_cell_base(qualified):
+        if is_cell_base(qualified) or self._project_cell(value.func):
             return "cell"
         return None
+
+    def _project_cell(self, func: cst.BaseExpression) -> bool:
+        """``LeNet5()`` imported from another module of the project, whose class is a Cell."""
+        name = dotted(func)
+        return name is not None and self.context.scope.is_cell_class(name)
+
+    def may_compile(self) -> bool:
+        """Does run-time code call anything that can compile a graph: a Cell, a ``@jit`` function, a Model method,
+        or a function or class of the project (``train(args)``, ``Attack(net).generate(x)``)? A script that only
+        reads a dataset or converts files compiles nothing and needs no cache."""
+        if self.first_run(graph_mode=True) is not None:
+            return True
+        project = self.context.project
+        for call in self.calls:
+            name = dotted(call.func)
+            if name is None:
+                continue
+            if project is not None and project.project_target(name) is not None:
+                return True
+            qualified = self.context.imports.qualify(call.func)
+            if qualified is not None and not _known_not_to_compile(qualified) and (
+                    project is None or project.index.resolve(qualified) is None):
+                return True  # ``from src.trainer import train``: a module we cannot read may run the network
+        return False
 
     def call_kind(self, call: cst.Call) -> Optional[str]:
         """``"jit"`` (always compiles), ``"cell"`` (compiles in GRAPH_MODE), ``"model"`` (a Model method that
@@ -307,7 +339,7 @@ class GraphRuns:
         if isinstance(func, cst.Call) and isinstance(func.func, cst.Name):
             if func.func.value in self.jit_cells:
                 return "jit"
-            if func.func.value in self.local_cells:
+            if func.func.value in self.local_cells or self._project_cell(func.func):
                 return "cell"
         if isinstance(func, cst.Name):
             if func.value in self.jit_functions:
@@ -329,6 +361,23 @@ class GraphRuns:
             if kind == "jit" or (graph_mode and kind in ("cell", "model")):
                 return call
         return None
+
+
+# Imported callables that never compile a graph: the standard library and the usual data and config packages.
+_NEVER_COMPILES = {
+    "argparse", "os", "sys", "json", "time", "logging", "pathlib", "shutil", "glob", "random", "math", "re",
+    "datetime", "collections", "itertools", "functools", "pickle", "csv", "copy", "warnings", "subprocess",
+    "numpy", "yaml", "tqdm", "PIL", "cv2", "pandas", "matplotlib", "easydict", "ast", "typing", "io", "zipfile",
+}
+
+
+def _known_not_to_compile(qualified: str) -> bool:
+    top = qualified.split(".")[0]
+    if top in _NEVER_COMPILES:
+        return True
+    # MindSpore's own calls compile only through a Cell, a @jit function or a Model, which call_kind sees;
+    # export and the Model constructor are the exceptions that run a network themselves.
+    return top == "mindspore" and qualified.rsplit(".", 1)[-1] not in ("export", "Model", "build_train_network")
 
 
 def _jit_construct(context: ModuleContext, class_name: str) -> bool:

@@ -21,6 +21,7 @@ from typing import List, Optional
 import libcst as cst
 
 from ms_lint.diagnostics import UNSAFE, Fix
+from ms_lint.analysis.index import is_test_module
 from ms_lint.rules._cache_common import (
     ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
     mentions_cache_settings, mode_of, parse_line, set_context_calls, string_literal,
@@ -87,6 +88,19 @@ class MissingCompileCache(Rule):
         if __name__ == "__main__":
             ms.set_context(**CFG)
         """,
+        # Sets GRAPH_MODE but compiles nothing: it only reads a dataset.
+        """\
+        import numpy as np
+        import mindspore as ms
+        import mindspore.dataset as ds
+
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+        if __name__ == "__main__":
+            data = ds.NumpySlicesDataset(np.ones((4, 2), np.float32), shuffle=False)
+            for row in data.create_tuple_iterator():
+                print(row)
+        """,
     ]
     INVALID = [
         Invalid(
@@ -97,7 +111,8 @@ class MissingCompileCache(Rule):
             context.set_context(mode=context.GRAPH_MODE)
 
             if __name__ == "__main__":
-                print(ms.get_context("mode"))
+                net = ms.nn.Dense(2, 2)
+                print(net(ms.Tensor([[1.0, 2.0]])))
             """,
             fixed="""\
             import mindspore as ms
@@ -111,7 +126,8 @@ class MissingCompileCache(Rule):
             context.set_context(mode=context.GRAPH_MODE)
 
             if __name__ == "__main__":
-                print(ms.get_context("mode"))
+                net = ms.nn.Dense(2, 2)
+                print(net(ms.Tensor([[1.0, 2.0]])))
             """,
             unsafe=True,
         ),
@@ -156,8 +172,8 @@ class MissingCompileCache(Rule):
 
     def check_module(self) -> None:
         context = self.context
-        if mentions_cache_settings(context.text):
-            return
+        if mentions_cache_settings(context.text) or is_test_module(context.path):
+            return  # test modules run under pytest, whose processes are not the user's training runs
         calls = set_context_calls(context)
         if any(has_star(info.call) for info in calls):
             return  # set_context(**cfg): the mode (and maybe the cache) is not visible
@@ -167,6 +183,8 @@ class MissingCompileCache(Rule):
         if graph_calls:
             if guard is None and not runs.reads_command_line and runs.first_run(graph_mode=True) is None:
                 return  # a module that only sets the mode at import: not a script we can see run
+            if not runs.may_compile():
+                return  # sets GRAPH_MODE but compiles nothing (it only reads a dataset, converts files...)
             self._report(graph_calls[0], "sets GRAPH_MODE")
             return
         first = runs.first_run(graph_mode=False)
