@@ -303,6 +303,19 @@ class ProjectIndex:
             return None
         return None
 
+    def module_holding(self, qualified: str) -> Optional[ModuleSummary]:
+        """The readable module a qualified name lives in (``detr.config.args`` -> ``detr.config``), following a
+        re-export when the name is a class or function."""
+        found = self.resolve(qualified)
+        if found is not None:
+            return self.module(found[0])
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            summary = self.module(".".join(parts[:cut]))
+            if summary is not None:
+                return summary
+        return None
+
     def class_ref(self, module: str, dotted: str) -> Optional[ClassRef]:
         """The class ``dotted`` (as written in ``module``) refers to, when it can be read."""
         key = (module, dotted)

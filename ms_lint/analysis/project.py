@@ -133,8 +133,7 @@ class ProjectView:
         summary = self.index.module(self.module)
         owner = summary
         if summary is not None and holder in summary.imports:
-            found = self.index.resolve(summary.imports[holder])
-            owner = self.index.module(found[0]) if found is not None else None
+            owner = self.index.module_holding(summary.imports[holder])
         if owner is None or dest not in owner.argparse_defaults:
             return NOT_LITERAL
         value = owner.argparse_defaults[dest]

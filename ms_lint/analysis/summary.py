@@ -195,6 +195,9 @@ class _Summarizer(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         callee = dotted_name(node.func)
         current = self.function_stack[-1] if self.function_stack else None
+        base = self._super_init_base(node, current)
+        if base is not None:  # ``super().__init__(hidden, max_len=cfg.max_len)`` builds the base class too
+            self._record_construction(base, node)
         if callee is not None:
             if current is not None:
                 current.calls.append(callee)
@@ -204,12 +207,7 @@ class _Summarizer(ast.NodeVisitor):
                 if target:
                     (current.jit_targets if current is not None else self.summary.module_jit_targets).append(target)
             if last[:1].isupper():
-                self.summary.constructions.append((
-                    callee, [NOT_LITERAL if isinstance(a, ast.Starred) else literal(a) for a in node.args],
-                    {k.arg: literal(k.value) for k in node.keywords if k.arg is not None},
-                ))
-                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                    self.summary.constructions[-1][2]["**"] = NOT_LITERAL  # unpacked: any parameter may be passed
+                self._record_construction(callee, node)
             if last == "add_argument":
                 self._argparse(node)
             elif last == "set_context":
@@ -220,6 +218,24 @@ class _Summarizer(ast.NodeVisitor):
                 if name is not None:
                     current.passed.append(name)
         self.generic_visit(node)
+
+    def _record_construction(self, callee: str, node: ast.Call) -> None:
+        kwargs = {k.arg: literal(k.value) for k in node.keywords if k.arg is not None}
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            kwargs["**"] = NOT_LITERAL  # unpacked arguments: any parameter may be passed
+        self.summary.constructions.append(
+            (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else literal(a) for a in node.args], kwargs))
+
+    def _super_init_base(self, node: ast.Call, current: Optional[FunctionSummary]) -> Optional[str]:
+        """The first base of the class whose ``__init__`` calls ``super().__init__(...)`` here."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
+                and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
+            return None
+        if current is None or current.name != "__init__" or not self.class_stack:
+            return None
+        bases = [b for b in self.class_stack[-1].bases if b != "<expr>"]
+        return bases[0] if bases else None
 
     def _argparse(self, node: ast.Call) -> None:
         dest = None
