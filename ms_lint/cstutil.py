@@ -14,11 +14,15 @@ def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
 
 
 def child_blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
-    """The suites directly inside a compound statement: body, else, except and finally blocks."""
+    """The suites directly inside a compound statement: body, else, except (``except*``), finally and ``case``
+    blocks. Every compound statement of Python 3.9-3.13 has a ``body`` except ``match``, whose blocks are its
+    cases; one libcst may add later without a ``body`` is not entered rather than crashing the file."""
     blocks: List[cst.BaseSuite] = []
     if not isinstance(stmt, cst.BaseCompoundStatement):
         return blocks
-    blocks.append(stmt.body)
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        blocks.append(body)
     orelse = getattr(stmt, "orelse", None)
     while orelse is not None:
         blocks.append(orelse.body)

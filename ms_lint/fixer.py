@@ -2,7 +2,7 @@
 
 The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fix``). What it returns:
 
-* parses with libcst, compiles with ``compile()`` when the original did, and encodes in the file's encoding;
+* compiles with ``compile()``, parses with libcst, and encodes in the file's encoding;
   a fix that breaks any of these is dropped (and reported in ``FixOutcome.problems``), the others still apply;
 * keeps the file's line ends: in a CRLF file every line of the result ends in CRLF, inserted lines included;
 * never contains a fix for a noqa-suppressed finding, nor one that would rewrite the line of such a finding,
@@ -14,7 +14,6 @@ The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fi
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
@@ -310,49 +309,31 @@ class _Replace(cst.CSTTransformer):
 # -- checking results ------------------------------------------------------------------------------------
 
 class _Checker:
-    """What a fixed text must satisfy: libcst parses it, Python compiles it (if it compiled the original),
-    and it encodes in the file's encoding."""
+    """What a fixed text must satisfy: libcst parses it, Python compiles it, and it encodes in the file's
+    encoding. (A file Python cannot compile is MSL900 and never fixed, so every original compiles.)"""
 
     def __init__(self, source: SourceFile):
         self.source = source
         self.path = source.path
-        self._must_compile: Optional[bool] = None
 
     def problem(self, text: str) -> Optional[str]:
+        from ms_lint.engine import compile_problem
+
+        rejected = compile_problem(text, self.path)  # first: libcst's parser must never see what CPython rejects
+        if rejected is not None:
+            reason = rejected.message.replace("cannot analyze file: ", "")
+            return f"the fixed code does not compile ({reason}, line {rejected.line})"
         try:
             cst.parse_module(text)
         except cst.ParserSyntaxError as exc:
             return f"the fixed code does not parse ({exc.message})"
         except (RecursionError, MemoryError):
             return "the fixed code is too deeply nested to parse"
-        if self.must_compile:
-            try:
-                _compile(text, self.path)
-            except SyntaxError as exc:
-                return f"the fixed code does not compile ({exc.msg}, line {exc.lineno})"
-            except (ValueError, RecursionError, MemoryError) as exc:
-                return f"the fixed code does not compile ({type(exc).__name__})"
         try:
             self.source.encode(text)
         except UnicodeEncodeError:
             return f"the fixed code cannot be encoded as {self.source.encoding}"
         return None
-
-    @property
-    def must_compile(self) -> bool:
-        if self._must_compile is None:
-            try:
-                _compile(self.source.text, self.path)
-                self._must_compile = True
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._must_compile = False  # e.g. syntax newer than this Python: libcst's parse must do
-        return self._must_compile
-
-
-def _compile(text: str, path: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
-        compile(text, path, "exec", dont_inherit=True)
 
 
 _BARE_LF = re.compile(r"(?<!\r)\n")
