@@ -111,6 +111,12 @@ def short_code(node: cst.CSTNode, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def cut(text: str, limit: int = 40) -> str:
+    """``text`` on one line, cut to ``limit`` characters (for one-line messages)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def target_names(target: cst.BaseExpression, include_starred: bool = False) -> List[str]:
     """Names bound by an assignment or loop target (``a``, ``a, (b, c)``; ``*rest`` with include_starred)."""
     if isinstance(target, cst.Name):

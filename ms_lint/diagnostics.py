@@ -51,6 +51,7 @@ class Finding:
     end_column: int
     fix: Optional[Dict[str, str]] = None  # Fix.summary(), or None
     fix_object: Optional[Fix] = field(default=None, repr=False, compare=False)
+    detail: Optional[str] = None  # the longer explanation of this case (``--output-format full``, JSON)
     # What runs the fix's code ("f", "Net" for a Cell's construct, "Cls.method"): set by the fixer (--verified-only).
     function: Optional[str] = field(default=None, repr=False, compare=False)
 
@@ -64,6 +65,7 @@ class Finding:
             "end_column": self.end_column,
             "message": self.message,
             "fix": self.fix,
+            "detail": self.detail,
         }
 
     @classmethod
@@ -77,6 +79,7 @@ class Finding:
             end_line=data["end_line"],
             end_column=data["end_column"],
             fix=data.get("fix"),
+            detail=data.get("detail"),
         )
 
     def sort_key(self) -> Tuple[str, int, int, str]:

@@ -232,6 +232,7 @@ def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[Ra
             end_column=where.end.column + 1,
             fix=report.fix.summary() if report.fix else None,
             fix_object=report.fix,
+            detail=report.detail,
         )
         if is_suppressed(lines, finding.line, finding.code):
             result.suppressed.append(finding)

@@ -19,7 +19,7 @@ import contextlib
 import gc
 import hashlib
 import os
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ms_lint.cache import ResultsCache, Stamp
 from ms_lint.config import Config
@@ -33,7 +33,7 @@ MAX_CHUNK = 8
 
 Result = Tuple[str, List[Finding], Optional[Stamp]]
 _FEWER_COLLECTIONS = (100_000, 50, 100)  # gc thresholds while analyzing (the default is 700, 10, 10)
-_WORKER_CONFIG: Optional[Config] = None
+_WORKER_CONFIGS: List[Config] = []
 
 
 def display_path(path: str) -> str:
@@ -47,10 +47,9 @@ def display_path(path: str) -> str:
 
 def default_jobs() -> int:
     """The CPUs this process may run on (a container's limit, not the host's core count)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    from ms_lint.pool import cpu_count
+
+    return cpu_count()
 
 
 def _analyze_one(path: str, config: Config) -> Result:
@@ -79,9 +78,9 @@ def digest_bytes(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def _init_worker(config: Config) -> None:
-    global _WORKER_CONFIG
-    _WORKER_CONFIG = config
+def _init_worker(configs: List[Config]) -> None:
+    global _WORKER_CONFIGS
+    _WORKER_CONFIGS = configs
     gc.set_threshold(*_FEWER_COLLECTIONS)
 
 
@@ -95,9 +94,16 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _analyze_in_worker(path: str) -> Result:
-    assert _WORKER_CONFIG is not None
-    return _analyze_one(path, _WORKER_CONFIG)
+def _analyze_in_worker(task: Tuple[str, int]) -> Result:
+    path, index = task
+    return _analyze_one(path, _WORKER_CONFIGS[index])
+
+
+def _crashed(task: Tuple[str, int], why: str) -> Result:
+    from ms_lint.engine import unanalyzable
+
+    path = task[0]
+    return path, [unanalyzable(display_path(path), f"internal error: the process analyzing it died ({why})")], None
 
 
 def _largest_first(paths: List[str]) -> List[str]:
@@ -110,27 +116,58 @@ def _largest_first(paths: List[str]) -> List[str]:
     return sorted(paths, key=size, reverse=True)
 
 
-def analyze_files(paths: List[str], config: Config, jobs: Optional[int] = None) -> Iterable[Result]:
-    """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays."""
-    workers = min(jobs or default_jobs(), max(1, len(paths)))
+ConfigFor = Union[Config, Callable[[str], Config]]
+
+
+def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = None) -> Iterable[Result]:
+    """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
+
+    ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
+    of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on."""
+    from ms_lint.pool import run_batches, worker_count
+
+    config_of = config if callable(config) else (lambda _path: config)
+    workers = worker_count(jobs, len(paths))
     if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
         with _fewer_collections():
-            return [_analyze_one(path, config) for path in paths]
-    import multiprocessing
+            return [_analyze_one(path, config_of(path)) for path in paths]
+    configs: List[Config] = []
+    index: Dict[int, int] = {}
+    tasks = []
+    for path in _largest_first(paths):
+        cfg = config_of(path)
+        if id(cfg) not in index:
+            index[id(cfg)] = len(configs)
+            configs.append(cfg)
+        tasks.append((path, index[id(cfg)]))
+    chunk = max(1, min(MAX_CHUNK, len(tasks) // (workers * 16)))
+    return run_batches(tasks, _analyze_in_worker, workers, chunk, _crashed, initializer=_init_worker,
+                       initargs=(configs,))
 
-    ordered = _largest_first(paths)
-    chunk = max(1, min(MAX_CHUNK, len(ordered) // (workers * 16)))
-    with multiprocessing.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
-        return list(pool.imap_unordered(_analyze_in_worker, ordered, chunksize=chunk))
 
+def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
+                use_cache: bool = True, cache_dir: Optional[str] = None) -> List[Finding]:
+    """Findings of every file. One results cache per configuration: in ``cache_dir`` when given, else in
+    ``.ms_lint_cache`` next to the configuration's pyproject.toml (the current folder without one)."""
+    config_of = config if callable(config) else (lambda _path: config)
+    caches: Dict[Tuple[str, str], ResultsCache] = {}  # one per cache file: (folder, fingerprint)
 
-def check_files(files: List[str], config: Config, jobs: Optional[int] = None,
-                use_cache: bool = True) -> List[Finding]:
-    cache = ResultsCache(config.root, config.fingerprint()) if use_cache else None
+    keys: Dict[int, Tuple[str, str]] = {}
+
+    def cache_of(path: str) -> ResultsCache:
+        cfg = config_of(path)
+        key = keys.get(id(cfg))
+        if key is None:
+            key = keys[id(cfg)] = (cache_dir or cfg.root, cfg.fingerprint())
+        found = caches.get(key)
+        if found is None:
+            found = caches[key] = ResultsCache(cfg.root, key[1], folder=cache_dir)
+        return found
+
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:
-        cached = cache.lookup(path) if cache else None
+        cached = cache_of(path).lookup(path) if use_cache else None
         if cached is None:
             pending.append(path)
         elif cached:
@@ -138,11 +175,11 @@ def check_files(files: List[str], config: Config, jobs: Optional[int] = None,
             for finding in cached:
                 finding.path = shown
             findings.extend(cached)
-    for path, file_findings, stamp in analyze_files(pending, config, jobs):
+    for path, file_findings, stamp in analyze_files(pending, config_of, jobs):
         findings.extend(file_findings)
-        if cache is not None and stamp is not None:
-            cache.store(path, file_findings, stamp)
-    if cache is not None:
+        if use_cache and stamp is not None:
+            cache_of(path).store(path, file_findings, stamp)
+    for cache in caches.values():
         cache.save()
     findings.sort(key=Finding.sort_key)
     return findings

@@ -16,7 +16,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args
+from ms_lint.cstutil import call_name_args, cut
 from ms_lint.rewrites.common_loops import (
     code_of, does_graph_work, inside_compile_time_helper, read_name_nodes, while_counter,
 )
@@ -27,6 +27,8 @@ from ms_lint.values import Kind
 CURE = ("`ops.ForiLoop()(lower, upper, body, init, unroll=False)` or a `while` loop with a Tensor counter compiles "
         "the body once but runs 5-13x slower per call (measured on MindSpore 2.10 CPU): worth it when compile "
         "time or the depth limit is the problem; `ms.set_recursion_limit(n)` only lifts the limit")
+
+SHORT_CURE = "use `ops.ForiLoop(..., unroll=False)`"
 
 
 class LargeUnrolledLoop(ComprehensionHooks, Rule):
@@ -147,10 +149,12 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
         if not does_graph_work(node.body, self.values) or self._indexes_objects(node.body, node.target):
             return
         fix = ForiLoopBuilder(self.context, self.function, self.values).for_loop(node)
-        self.report(node, f"`{code_of(node.iter)}` runs {trip} iterations: MindSpore unrolls the loop, compiling "
-                          f"one copy of the body per iteration (compile time grows with the count; at several "
-                          f"hundred iterations MindSpore 2.10 fails with `Exceed function call depth limit`); "
-                          f"{CURE}", fix=fix)
+        self.report(node, f"`{cut(code_of(node.iter), 40)}` runs {trip} iterations, each unrolled into the graph; "
+                          f"{SHORT_CURE}", fix=fix,
+                    detail=f"`{code_of(node.iter)}` runs {trip} iterations: MindSpore unrolls the loop, compiling "
+                           f"one copy of the body per iteration (compile time grows with the count; at several "
+                           f"hundred iterations MindSpore 2.10 fails with `Exceed function call depth limit`); "
+                           f"{CURE}")
 
     def _range_trip(self, iterable: cst.BaseExpression) -> Optional[int]:
         if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
@@ -202,10 +206,12 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
             return
         if not does_graph_work(node.body, self.values) or self._indexes_objects(node.body, cst.Name(counter.name)):
             return
-        self.report(node, f"`while` loop with the Python-int counter `{counter.name}` runs {trip} iterations: "
-                          "MindSpore unrolls it like a `for`, compiling one copy of the body per iteration (at "
-                          "several hundred iterations MindSpore 2.10 fails with `Exceed function call depth "
-                          f"limit`); {CURE}")
+        self.report(node, f"`while` on int `{cut(counter.name, 20)}` runs {trip} iterations, each unrolled; "
+                          "use a Tensor counter or `ops.ForiLoop(..., unroll=False)`",
+                    detail=f"`while` loop with the Python-int counter `{counter.name}` runs {trip} iterations: "
+                           "MindSpore unrolls it like a `for`, compiling one copy of the body per iteration (at "
+                           "several hundred iterations MindSpore 2.10 fails with `Exceed function call depth "
+                           f"limit`); {CURE}")
 
     # -- comprehensions ----------------------------------------------------------------------------------------
     def visit_comprehension(self, node) -> None:
@@ -225,6 +231,8 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
             return
         if any(self._indexes_objects(part, node.for_in.target) for part in parts):
             return
-        self.report(node, f"comprehension over `{code_of(node.for_in.iter)}` builds {trip} elements: MindSpore "
-                          "unrolls it, compiling one copy of the expression per element (at several hundred "
-                          f"MindSpore 2.10 fails with `Exceed function call depth limit`); {CURE}")
+        self.report(node, f"comprehension over `{cut(code_of(node.for_in.iter), 40)}` builds {trip} elements, each "
+                          f"unrolled; {SHORT_CURE}",
+                    detail=f"comprehension over `{code_of(node.for_in.iter)}` builds {trip} elements: MindSpore "
+                           "unrolls it, compiling one copy of the expression per element (at several hundred "
+                           f"MindSpore 2.10 fails with `Exceed function call depth limit`); {CURE}")

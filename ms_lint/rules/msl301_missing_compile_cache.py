@@ -187,9 +187,11 @@ class MissingCompileCache(Rule):
             more = f" (and {len(hazards) - 1} more)" if len(hazards) > 1 else ""
             message += (f". Here {hazards[0][1]}{more}, so the cache would silently reuse a stale graph for a run "
                         f"that changes it: no fix is offered; enable it only for runs that keep those values fixed")
-            self.report(node, message)
+            self.report(node, f"script {why} with the compile cache off; not fixed: its arguments or config shape "
+                              "the graph", detail=message)
             return
-        self.report(node, message, fix=self._fix())
+        self.report(node, f"script {why} with the compile cache off: set MS_COMPILER_CACHE_ENABLE=1 to reuse graphs",
+                    fix=self._fix(), detail=message)
 
     def _fix(self) -> Optional[Fix]:
         context = self.context
