@@ -14,6 +14,7 @@ The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fi
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
@@ -380,7 +381,50 @@ def add_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Mo
         return module
     body = list(module.body)
     index = _import_insert_index(body)
+    # Standard-library imports go with the file's own (isort's first group): before its first third-party
+    # import in the leading block, not after `import numpy as np`.
+    stdlib = [s for s in wanted if _is_stdlib_import(s)]
+    others = [s for s in wanted if not _is_stdlib_import(s)]
+    first_other = next((i for i, stmt in enumerate(body[:index])
+                        if _is_import_line(stmt) and not _is_stdlib_import(stmt) and not _is_future(stmt)), None)
+    if stdlib and first_other is not None:
+        last_stdlib = max((i for i, stmt in enumerate(body[:first_other]) if _is_stdlib_import(stmt)), default=None)
+        if last_stdlib is not None:  # after the file's own standard-library imports
+            at, moved = last_stdlib + 1, stdlib
+        else:  # a new first group: the third-party block keeps its place, one blank line after the new group
+            at = first_other
+            moved = [stdlib[0].with_changes(leading_lines=body[first_other].leading_lines)] + stdlib[1:]
+            body[first_other] = body[first_other].with_changes(leading_lines=(cst.EmptyLine(),))
+        body = body[:at] + moved + body[at:]
+        index += len(stdlib)
+        wanted = others
     return module.with_changes(body=body[:index] + wanted + body[index:])
+
+
+def _top_modules(stmt: cst.SimpleStatementLine) -> List[str]:
+    found = []
+    for small in stmt.body:
+        if isinstance(small, cst.Import):
+            found.extend(_code(alias.name).split(".")[0] for alias in small.names)
+        elif isinstance(small, cst.ImportFrom):
+            found.append("." if small.relative else _code(small.module).split(".")[0] if small.module else ".")
+    return found
+
+
+def _is_stdlib_import(stmt: cst.CSTNode) -> bool:
+    if not _is_import_line(stmt):
+        return False
+    names = getattr(sys, "stdlib_module_names", _STDLIB_FALLBACK)
+    modules = _top_modules(stmt)  # type: ignore[arg-type]
+    return bool(modules) and all(m in names and m != "__future__" for m in modules)
+
+
+def _is_future(stmt: cst.CSTNode) -> bool:
+    return _is_import_line(stmt) and _top_modules(stmt) == ["__future__"]  # type: ignore[arg-type]
+
+
+_STDLIB_FALLBACK = frozenset({"os", "sys", "re", "math", "json", "time", "typing", "functools", "itertools",
+                              "collections", "argparse", "pathlib", "logging"})  # Python 3.9 has no list
 
 
 def _bindings(stmt: cst.SimpleStatementLine):

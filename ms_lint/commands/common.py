@@ -25,9 +25,7 @@ def jobs_value(value: str) -> Optional[int]:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1 (or 'auto')")
-    return number
+    return number  # < 1 is reported by load_run (exit 2 with a message, like every usage error of a command)
 
 
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +67,10 @@ class Run:
 
 def load_run(args: argparse.Namespace) -> Optional[Run]:
     """Config and files for a run, or None after printing a clear error (exit code 2 follows)."""
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        print("ms-lint: error: --jobs must be at least 1 (or auto)", file=sys.stderr)
+        return None
     paths = args.paths or ["."]
     stdin_name = getattr(args, "stdin_filename", None)
     overrides = {"select": args.select, "ignore": args.ignore,

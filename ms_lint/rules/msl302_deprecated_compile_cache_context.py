@@ -65,13 +65,14 @@ class DeprecatedCompileCacheContext(Rule):
             ms.set_context(mode=ms.GRAPH_MODE, enable_compile_cache=True, compile_cache_path="./cache")
             """,
             fixed="""\
-            import mindspore as ms
             import os
+
+            import mindspore as ms
 
             os.environ["MS_COMPILER_CACHE_ENABLE"] = "1"
             os.environ["MS_COMPILER_CACHE_PATH"] = "./cache"
             ms.set_context(mode=ms.GRAPH_MODE)
-            """,
+""",
         ),
         Invalid(
             """\
