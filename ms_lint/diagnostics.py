@@ -55,6 +55,11 @@ class Finding:
     # What runs the fix's code ("f", "Net" for a Cell's construct, "Cls.method"): set by the fixer (--verified-only).
     function: Optional[str] = field(default=None, repr=False, compare=False)
 
+    @property
+    def text(self) -> str:
+        """The message and, when the rule gave one, the longer explanation of this case (``detail``)."""
+        return f"{self.message}\n{self.detail}" if self.detail else self.message
+
     def to_json(self) -> Dict[str, Any]:
         return {
             "code": self.code,
