@@ -172,11 +172,15 @@ class ConfigSet:
         self.default_start = default_start or os.getcwd()
         self._by_folder: Dict[str, Config] = {}
         self._by_file: Dict[str, Config] = {}
+        self._by_path: Dict[str, Config] = {}  # as given: a warm run asks once per file, several times
 
     def for_path(self, path: str) -> Config:
         """The Config for a file or folder (a folder: the config its files get)."""
         if self.fixed is not None:
             return self.fixed
+        known = self._by_path.get(path)
+        if known is not None:
+            return known
         absolute = os.path.abspath(path)
         folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
         found = self._by_folder.get(folder)
@@ -188,6 +192,7 @@ class ConfigSet:
                 found = found.with_overrides(**self.overrides)
                 self._by_file[pyproject or ""] = found
             self._by_folder[folder] = found
+        self._by_path[path] = found
         return found
 
     def default(self) -> Config:
