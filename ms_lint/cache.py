@@ -21,8 +21,9 @@ TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache direc
 
 
 class ResultsCache:
-    def __init__(self, root: str, config_fingerprint: str):
-        self.folder = os.path.join(root, CACHE_DIR)
+    def __init__(self, root: str, config_fingerprint: str, folder: Optional[str] = None):
+        """``folder``: ``--cache-dir`` / ``MS_LINT_CACHE_DIR``; default ``.ms_lint_cache`` under ``root``."""
+        self.folder = os.path.abspath(folder) if folder else os.path.join(root, CACHE_DIR)
         self.config_fingerprint = config_fingerprint
         self.file = os.path.join(self.folder, __version__, f"{config_fingerprint}-{_code_fingerprint()}.json")
         self.entries: Dict[str, Dict[str, Any]] = {}
@@ -104,8 +105,9 @@ class SummaryStore:
     """The project index's module summaries (``ms_lint.analysis.index.SummaryCache`` entries), pickled next to the
     results: reading them is much cheaper than parsing every module of the project again."""
 
-    def __init__(self, root: str):
-        self.file = os.path.join(root, CACHE_DIR, __version__, f"summaries-{_code_fingerprint()}.pickle")
+    def __init__(self, root: str, folder: Optional[str] = None):
+        base = os.path.abspath(folder) if folder else os.path.join(root, CACHE_DIR)
+        self.file = os.path.join(base, __version__, f"summaries-{_code_fingerprint()}.pickle")
 
     def load(self) -> Optional[Dict[str, Any]]:
         import pickle

@@ -95,16 +95,25 @@ class Config:
             data.pop(key)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
-    def with_overrides(self, select: Optional[List[str]] = None, ignore: Optional[List[str]] = None) -> "Config":
+    def with_overrides(self, select: Optional[List[str]] = None, ignore: Optional[List[str]] = None,
+                       extend_select: Optional[List[str]] = None,
+                       extend_ignore: Optional[List[str]] = None) -> "Config":
+        """``select`` replaces the configured selection, ``extend_select`` adds to it; ``ignore`` and
+        ``extend_ignore`` both add to the configured ignores (ruff's ``--ignore`` does too)."""
         copy = Config(**{k: v for k, v in asdict(self).items()})
         if select:
             for selector in select:
                 _check_selector(selector, "--select")
             copy.select = list(select)
-        if ignore:
-            for selector in ignore:
-                _check_selector(selector, "--ignore")
-            copy.ignore = copy.ignore + list(ignore)
+        if extend_select:
+            for selector in extend_select:
+                _check_selector(selector, "--extend-select")
+            copy.select = copy.select + [s for s in extend_select if s not in copy.select]
+        for option, extra in (("--ignore", ignore), ("--extend-ignore", extend_ignore)):
+            if extra:
+                for selector in extra:
+                    _check_selector(selector, option)
+                copy.ignore = copy.ignore + list(extra)
         return copy
 
 
@@ -118,15 +127,81 @@ def _check_selector(selector: str, where: str) -> None:
 
 
 def find_pyproject(start: str) -> Optional[str]:
+    """The pyproject.toml that configures files under ``start``, ruff's rule: the nearest one above it that has a
+    ``[tool.ms-lint]`` table (or cannot be read as TOML: its error is then reported); failing that, the nearest
+    pyproject.toml at all (it anchors relative paths: per-file-ignores, SARIF); None when there is none."""
     folder = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    nearest = None
     while True:
         candidate = os.path.join(folder, "pyproject.toml")
         if os.path.isfile(candidate):
-            return candidate
+            if nearest is None:
+                nearest = candidate
+            if _configures_ms_lint(candidate):
+                return candidate
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            return nearest
         folder = parent
+
+
+def _configures_ms_lint(pyproject: str) -> bool:
+    try:
+        with open(pyproject, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return True  # unreadable: load_config says so
+    if b"ms-lint" not in raw:
+        return False
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "ms-lint" in tool
+
+
+class ConfigSet:
+    """The Config of each file: that of the nearest configuring pyproject.toml above it (``find_pyproject``), or
+    one Config for every file (``--config``). Command-line overrides (``--select``, ``--extend-ignore``...) apply
+    to each. Loaded once per folder; a bad table raises ConfigError naming the file and key."""
+
+    def __init__(self, fixed: Optional[Config] = None, overrides: Optional[Dict[str, Any]] = None,
+                 default_start: Optional[str] = None):
+        self.fixed = fixed.with_overrides(**(overrides or {})) if fixed is not None else None
+        self.overrides = overrides or {}
+        self.default_start = default_start or os.getcwd()
+        self._by_folder: Dict[str, Config] = {}
+        self._by_file: Dict[str, Config] = {}
+        self._by_path: Dict[str, Config] = {}  # as given: a warm run asks once per file, several times
+
+    def for_path(self, path: str) -> Config:
+        """The Config for a file or folder (a folder: the config its files get)."""
+        if self.fixed is not None:
+            return self.fixed
+        known = self._by_path.get(path)
+        if known is not None:
+            return known
+        absolute = os.path.abspath(path)
+        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        found = self._by_folder.get(folder)
+        if found is None:
+            pyproject = find_pyproject(folder)
+            found = self._by_file.get(pyproject or "")
+            if found is None:
+                found = load_config(path=pyproject) if pyproject else Config()
+                found = found.with_overrides(**self.overrides)
+                self._by_file[pyproject or ""] = found
+            self._by_folder[folder] = found
+        self._by_path[path] = found
+        return found
+
+    def default(self) -> Config:
+        """The Config of the current folder (for stdin without ``--stdin-filename``)."""
+        return self.for_path(self.default_start)
+
+    def all(self) -> List[Config]:
+        return [self.fixed] if self.fixed is not None else list(self._by_file.values())
 
 
 def load_config(start: Optional[str] = None, path: Optional[str] = None) -> Config:

@@ -14,11 +14,15 @@ def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
 
 
 def child_blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
-    """The suites directly inside a compound statement: body, else, except and finally blocks."""
+    """The suites directly inside a compound statement: body, else, except (``except*``), finally and ``case``
+    blocks. Every compound statement of Python 3.9-3.13 has a ``body`` except ``match``, whose blocks are its
+    cases; one libcst may add later without a ``body`` is not entered rather than crashing the file."""
     blocks: List[cst.BaseSuite] = []
     if not isinstance(stmt, cst.BaseCompoundStatement):
         return blocks
-    blocks.append(stmt.body)
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        blocks.append(body)
     orelse = getattr(stmt, "orelse", None)
     while orelse is not None:
         blocks.append(orelse.body)
@@ -104,6 +108,12 @@ def code_of(node: cst.CSTNode) -> str:
 def short_code(node: cst.CSTNode, limit: int = 40) -> str:
     """A node's code on one line, cut to ``limit`` characters, for messages."""
     text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def cut(text: str, limit: int = 40) -> str:
+    """``text`` on one line, cut to ``limit`` characters (for one-line messages)."""
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -51,8 +51,14 @@ class Finding:
     end_column: int
     fix: Optional[Dict[str, str]] = None  # Fix.summary(), or None
     fix_object: Optional[Fix] = field(default=None, repr=False, compare=False)
+    detail: Optional[str] = None  # the longer explanation of this case (``--output-format full``, JSON)
     # What runs the fix's code ("f", "Net" for a Cell's construct, "Cls.method"): set by the fixer (--verified-only).
     function: Optional[str] = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The message and, when the rule gave one, the longer explanation of this case (``detail``)."""
+        return f"{self.message}\n{self.detail}" if self.detail else self.message
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -64,6 +70,7 @@ class Finding:
             "end_column": self.end_column,
             "message": self.message,
             "fix": self.fix,
+            "detail": self.detail,
         }
 
     @classmethod
@@ -77,6 +84,7 @@ class Finding:
             end_line=data["end_line"],
             end_column=data["end_column"],
             fix=data.get("fix"),
+            detail=data.get("detail"),
         )
 
     def sort_key(self) -> Tuple[str, int, int, str]:

@@ -1,10 +1,16 @@
-"""Which files a run looks at: Python files under the given paths, minus excludes. Never follows symlinked folders."""
+"""Which files a run looks at: Python files under the given paths, minus excludes. Never follows symlinked folders.
+
+Each folder's excludes are those of the config that applies to it (the nearest configuring pyproject.toml,
+``ms_lint.config.ConfigSet``), so ``ms-lint check sub/`` and ``ms-lint check .`` skip the same files. A folder
+that cannot be listed is reported (``Discovery.unreadable``), never skipped in silence.
+"""
 from __future__ import annotations
 
 import os
-from typing import Iterator, List
+from dataclasses import dataclass, field
+from typing import Iterator, List, Tuple, Union
 
-from ms_lint.config import Config
+from ms_lint.config import Config, ConfigSet
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -13,34 +19,58 @@ class PathError(Exception):
     """A path given on the command line does not exist."""
 
 
-def discover(paths: List[str], config: Config, force_exclude: bool = False) -> List[str]:
-    """Files to check, in a stable order. Files named explicitly are kept even if excluded, unless
-    ``force_exclude`` (what pre-commit needs, since it passes file names)."""
+@dataclass
+class Discovery:
+    files: List[str] = field(default_factory=list)
+    unreadable: List[Tuple[str, str]] = field(default_factory=list)  # (folder, why)
+    empty: List[str] = field(default_factory=list)  # paths given that hold no Python file to check
+
+
+def _as_set(config: Union[Config, ConfigSet]) -> ConfigSet:
+    return config if isinstance(config, ConfigSet) else ConfigSet(fixed=config)
+
+
+def discover(paths: List[str], config: Union[Config, ConfigSet], force_exclude: bool = False) -> List[str]:
+    """Files to check, in a stable order (see :func:`discover_all`)."""
+    return discover_all(paths, config, force_exclude).files
+
+
+def discover_all(paths: List[str], config: Union[Config, ConfigSet], force_exclude: bool = False) -> Discovery:
+    """Files to check, in a stable order, and the folders that could not be read. Files named explicitly are kept
+    even if excluded, unless ``force_exclude`` (what pre-commit needs, since it passes file names)."""
+    configs = _as_set(config)
     seen = set()
-    files: List[str] = []
+    found = Discovery()
     for path in paths:
+        before = len(found.files)
         if os.path.isdir(path):
-            if force_exclude and config.is_excluded(path, check_parents=True):
+            if force_exclude and configs.for_path(path).is_excluded(path, check_parents=True):
                 continue
-            for found in _walk(path, config):
-                key = os.path.abspath(found)
+            for item in _walk(path, configs, found.unreadable):
+                key = os.path.abspath(item)
                 if key not in seen:
                     seen.add(key)
-                    files.append(found)
+                    found.files.append(item)
         elif os.path.lexists(path):
-            if force_exclude and config.is_excluded(path, check_parents=True):
+            if force_exclude and configs.for_path(path).is_excluded(path, check_parents=True):
                 continue
             key = os.path.abspath(path)
             if key not in seen:
                 seen.add(key)
-                files.append(path)
+                found.files.append(path)
         else:
             raise PathError(f"{path}: no such file or directory")
-    return files
+        if len(found.files) == before and os.path.isdir(path):
+            found.empty.append(path)
+    return found
 
 
-def _walk(root: str, config: Config) -> Iterator[str]:
-    for folder, dirnames, filenames in os.walk(root, followlinks=False, onerror=None):
+def _walk(root: str, configs: ConfigSet, unreadable: List[Tuple[str, str]]) -> Iterator[str]:
+    def failed(error: OSError) -> None:
+        unreadable.append((error.filename or root, f"cannot read folder: {error.strerror or error}"))
+
+    for folder, dirnames, filenames in os.walk(root, followlinks=False, onerror=failed):
+        config = configs.for_path(folder)
         dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(folder, d)))
         for name in sorted(filenames):
             if name.endswith(PYTHON_SUFFIXES):

@@ -7,6 +7,7 @@ Positions are resolved only for files that have findings.
 """
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ def unanalyzable(path: str, reason: str, line: int = 1, column: int = 1) -> Find
 def _syntax_error(path: str, text: str, exc: "cst.ParserSyntaxError") -> Finding:
     """Python's own message and line where it has one (clearer than the parser's), else libcst's."""
     try:
-        compile(text, path, "exec", dont_inherit=True)
+        python_compile(text, path)
     except SyntaxError as py_exc:
         return unanalyzable(path, f"syntax error: {py_exc.msg}", py_exc.lineno or 1, py_exc.offset or 1)
     except (ValueError, RecursionError, MemoryError):
@@ -79,21 +80,29 @@ def analyze_path(path: str, config: Config, display_path: Optional[str] = None,
 
 
 def analyze_source(source: SourceFile, config: Config, display_path: Optional[str] = None,
-                   rules: Optional[Sequence[Type[Rule]]] = None,
+                   rules: Optional[Sequence[Type[Rule]]] = None, flake8_noqa: bool = True,
                    index: Optional[ProjectIndex] = None) -> FileAnalysis:
     """Findings of one file. ``index`` is the project the file belongs to (``ms_lint.analysis.index``); without
-    one, the file's own package is indexed (once per process and package)."""
+    one, the file's own package is indexed (once per process and package). ``flake8_noqa=False`` (the flake8
+    plugin): ``# flake8: noqa`` is flake8's to apply."""
     path = display_path or source.path
     result = FileAnalysis(path, source=source)
     text = source.text
-    if PREFILTER not in text or skips_file(text):
+    if PREFILTER not in text or skips_file(text, flake8_noqa):
         return result
     if index is None:
         index = index_for(source, config)
     project = ProjectView(index, source.path, config)
     firing = rules_that_may_fire(text, _enabled(rules, config, path), bool(project.graph_functions()))
-    if not firing and _compiles(text, path):
-        return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python parses it: nothing to say
+    problem = compile_problem(text, path)
+    if problem is not None:
+        # What this Python cannot compile is never handed to libcst: its native parser crashes the process at
+        # about 1,500 nested parentheses, which CPython rejects at 200; and code CPython cannot compile
+        # (a RecursionError on 1,000 nested calls) cannot run as graph code either.
+        result.findings.append(problem)
+        return result
+    if not firing:
+        return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python compiles it: nothing to say
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -117,17 +126,69 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     return result
 
 
-def _compiles(text: str, path: str) -> bool:
-    """Python's own parser accepts the text. A skipped file must still get MSL900 for a syntax error, and this
-    is about 10x cheaper than parsing with libcst; on failure the caller parses as usual, so the finding is the
-    same as before the pre-filter existed."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
-        try:
+# ``python script.py`` compiles with the default recursion limit. The analysis raises the limit (RECURSION_LIMIT),
+# and at that limit CPython's own compiler overflows the C stack (a segfault) on a 100,000-term sum instead of
+# raising RecursionError, so ``compile()`` always runs at the default.
+COMPILE_RECURSION_LIMIT = 1000
+# libcst's native parser nests ``a and b and c ...`` one level per operand and crashes the process (SIGSEGV) at
+# about 7,500 operands, which CPython compiles (its BoolOp is flat): longer chains are MSL900.
+BOOL_CHAIN_LIMIT = 2000
+_BOOL_WORDS = re.compile(r"\b(?:and|or)\b")
+
+
+def python_compile(text: str, path: str) -> None:
+    """``compile()`` as ``python`` would run the file (default recursion limit, no inherited flags, warnings
+    silenced); raises what ``compile()`` raises."""
+    before = sys.getrecursionlimit()
+    lowered = False
+    try:
+        if before > COMPILE_RECURSION_LIMIT:
+            try:
+                sys.setrecursionlimit(COMPILE_RECURSION_LIMIT)
+                lowered = True
+            except RecursionError:  # called deeper than the default limit: keep the current one
+                pass
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
             compile(text, path, "exec", dont_inherit=True, optimize=2)
-        except Exception:  # SyntaxError, RecursionError, MemoryError...: let the real parse report it
-            return False
-    return True
+    finally:
+        if lowered:
+            sys.setrecursionlimit(before)
+
+
+def compile_problem(text: str, path: str) -> Optional[Finding]:
+    """MSL900 when Python's own compiler rejects the text (about 10x cheaper than a libcst parse), or when the
+    text would crash libcst's parser; None otherwise. Syntax errors get Python's message and position; nesting
+    too deep for the compiler (``RecursionError``, ``MemoryError``: 500 nested lists, a 5,000-term sum) is
+    reported as such."""
+    try:
+        python_compile(text, path)
+    except SyntaxError as exc:
+        version = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
+        return unanalyzable(path, f"syntax error ({version}): {exc.msg}", exc.lineno or 1, exc.offset or 1)
+    except (RecursionError, MemoryError) as exc:
+        return unanalyzable(path, f"too deeply nested for Python to compile ({type(exc).__name__})")
+    except (ValueError, TypeError) as exc:  # e.g. NUL bytes (read_source rejects them first)
+        return unanalyzable(path, f"Python cannot compile it ({exc})")
+    if len(_BOOL_WORDS.findall(text)) >= BOOL_CHAIN_LIMIT:
+        line = _long_bool_chain(text)
+        if line is not None:
+            return unanalyzable(path, f"an `and`/`or` chain of more than {BOOL_CHAIN_LIMIT} operands (too long for "
+                                      "the parser ms-lint uses)", line)
+    return None
+
+
+def _long_bool_chain(text: str) -> Optional[int]:
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return 1
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BoolOp) and len(node.values) > BOOL_CHAIN_LIMIT:
+            return node.lineno
+    return None
 
 
 def _enabled(rules: Optional[Sequence[Type[Rule]]], config: Config, path: str) -> List[Type[Rule]]:
@@ -180,6 +241,7 @@ def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[Ra
             end_column=where.end.column + 1,
             fix=report.fix.summary() if report.fix else None,
             fix_object=report.fix,
+            detail=report.detail,
         )
         if is_suppressed(lines, finding.line, finding.code):
             result.suppressed.append(finding)

@@ -2,7 +2,7 @@
 
 The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fix``). What it returns:
 
-* parses with libcst, compiles with ``compile()`` when the original did, and encodes in the file's encoding;
+* compiles with ``compile()``, parses with libcst, and encodes in the file's encoding;
   a fix that breaks any of these is dropped (and reported in ``FixOutcome.problems``), the others still apply;
 * keeps the file's line ends: in a CRLF file every line of the result ends in CRLF, inserted lines included;
 * never contains a fix for a noqa-suppressed finding, nor one that would rewrite the line of such a finding,
@@ -14,7 +14,7 @@ The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fi
 from __future__ import annotations
 
 import re
-import warnings
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
@@ -310,49 +310,31 @@ class _Replace(cst.CSTTransformer):
 # -- checking results ------------------------------------------------------------------------------------
 
 class _Checker:
-    """What a fixed text must satisfy: libcst parses it, Python compiles it (if it compiled the original),
-    and it encodes in the file's encoding."""
+    """What a fixed text must satisfy: libcst parses it, Python compiles it, and it encodes in the file's
+    encoding. (A file Python cannot compile is MSL900 and never fixed, so every original compiles.)"""
 
     def __init__(self, source: SourceFile):
         self.source = source
         self.path = source.path
-        self._must_compile: Optional[bool] = None
 
     def problem(self, text: str) -> Optional[str]:
+        from ms_lint.engine import compile_problem
+
+        rejected = compile_problem(text, self.path)  # first: libcst's parser must never see what CPython rejects
+        if rejected is not None:
+            reason = rejected.message.replace("cannot analyze file: ", "")
+            return f"the fixed code does not compile ({reason}, line {rejected.line})"
         try:
             cst.parse_module(text)
         except cst.ParserSyntaxError as exc:
             return f"the fixed code does not parse ({exc.message})"
         except (RecursionError, MemoryError):
             return "the fixed code is too deeply nested to parse"
-        if self.must_compile:
-            try:
-                _compile(text, self.path)
-            except SyntaxError as exc:
-                return f"the fixed code does not compile ({exc.msg}, line {exc.lineno})"
-            except (ValueError, RecursionError, MemoryError) as exc:
-                return f"the fixed code does not compile ({type(exc).__name__})"
         try:
             self.source.encode(text)
         except UnicodeEncodeError:
             return f"the fixed code cannot be encoded as {self.source.encoding}"
         return None
-
-    @property
-    def must_compile(self) -> bool:
-        if self._must_compile is None:
-            try:
-                _compile(self.source.text, self.path)
-                self._must_compile = True
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._must_compile = False  # e.g. syntax newer than this Python: libcst's parse must do
-        return self._must_compile
-
-
-def _compile(text: str, path: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
-        compile(text, path, "exec", dont_inherit=True)
 
 
 _BARE_LF = re.compile(r"(?<!\r)\n")
@@ -399,7 +381,50 @@ def add_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Mo
         return module
     body = list(module.body)
     index = _import_insert_index(body)
+    # Standard-library imports go with the file's own (isort's first group): before its first third-party
+    # import in the leading block, not after `import numpy as np`.
+    stdlib = [s for s in wanted if _is_stdlib_import(s)]
+    others = [s for s in wanted if not _is_stdlib_import(s)]
+    first_other = next((i for i, stmt in enumerate(body[:index])
+                        if _is_import_line(stmt) and not _is_stdlib_import(stmt) and not _is_future(stmt)), None)
+    if stdlib and first_other is not None:
+        last_stdlib = max((i for i, stmt in enumerate(body[:first_other]) if _is_stdlib_import(stmt)), default=None)
+        if last_stdlib is not None:  # after the file's own standard-library imports
+            at, moved = last_stdlib + 1, stdlib
+        else:  # a new first group: the third-party block keeps its place, one blank line after the new group
+            at = first_other
+            moved = [stdlib[0].with_changes(leading_lines=body[first_other].leading_lines)] + stdlib[1:]
+            body[first_other] = body[first_other].with_changes(leading_lines=(cst.EmptyLine(),))
+        body = body[:at] + moved + body[at:]
+        index += len(stdlib)
+        wanted = others
     return module.with_changes(body=body[:index] + wanted + body[index:])
+
+
+def _top_modules(stmt: cst.SimpleStatementLine) -> List[str]:
+    found = []
+    for small in stmt.body:
+        if isinstance(small, cst.Import):
+            found.extend(_code(alias.name).split(".")[0] for alias in small.names)
+        elif isinstance(small, cst.ImportFrom):
+            found.append("." if small.relative else _code(small.module).split(".")[0] if small.module else ".")
+    return found
+
+
+def _is_stdlib_import(stmt: cst.CSTNode) -> bool:
+    if not _is_import_line(stmt):
+        return False
+    names = getattr(sys, "stdlib_module_names", _STDLIB_FALLBACK)
+    modules = _top_modules(stmt)  # type: ignore[arg-type]
+    return bool(modules) and all(m in names and m != "__future__" for m in modules)
+
+
+def _is_future(stmt: cst.CSTNode) -> bool:
+    return _is_import_line(stmt) and _top_modules(stmt) == ["__future__"]  # type: ignore[arg-type]
+
+
+_STDLIB_FALLBACK = frozenset({"os", "sys", "re", "math", "json", "time", "typing", "functools", "itertools",
+                              "collections", "argparse", "pathlib", "logging"})  # Python 3.9 has no list
 
 
 def _bindings(stmt: cst.SimpleStatementLine):

@@ -74,7 +74,7 @@ class Plugin:
         text = "".join(self.lines)
         source = SourceFile(path=self.filename, text=text, encoding="utf-8", has_bom=False,
                             raw=text.encode("utf-8", "surrogatepass"))
-        analysis = analyze_source(source, config, self.filename)
+        analysis = analyze_source(source, config, self.filename, flake8_noqa=False)
         findings = sorted(analysis.findings + analysis.suppressed, key=lambda f: (f.line, f.column, f.code))
         return [(f.line, max(f.column - 1, 0), f"{f.code} {f.message}", type(self)) for f in findings]
 

@@ -19,7 +19,7 @@ import contextlib
 import gc
 import hashlib
 import os
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ms_lint.cache import ResultsCache, Stamp
 from ms_lint.config import Config
@@ -33,7 +33,7 @@ MAX_CHUNK = 8
 
 Result = Tuple[str, List[Finding], Optional[Stamp]]
 _FEWER_COLLECTIONS = (100_000, 50, 100)  # gc thresholds while analyzing (the default is 700, 10, 10)
-_WORKER_CONFIG: Optional[Config] = None
+_WORKER_CONFIGS: List[Config] = []
 _WORKER_INDEX = None  # the ProjectIndex, sent to each worker once
 
 
@@ -48,10 +48,9 @@ def display_path(path: str) -> str:
 
 def default_jobs() -> int:
     """The CPUs this process may run on (a container's limit, not the host's core count)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    from ms_lint.pool import cpu_count
+
+    return cpu_count()
 
 
 def _analyze_one(path: str, config: Config, index=None) -> Result:
@@ -80,9 +79,9 @@ def digest_bytes(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def _init_worker(config: Config, index) -> None:
-    global _WORKER_CONFIG, _WORKER_INDEX
-    _WORKER_CONFIG = config
+def _init_worker(configs: List[Config], index=None) -> None:
+    global _WORKER_CONFIGS, _WORKER_INDEX
+    _WORKER_CONFIGS = configs
     _WORKER_INDEX = index
     gc.set_threshold(*_FEWER_COLLECTIONS)
 
@@ -97,9 +96,16 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _analyze_in_worker(path: str) -> Result:
-    assert _WORKER_CONFIG is not None
-    return _analyze_one(path, _WORKER_CONFIG, _WORKER_INDEX)
+def _analyze_in_worker(task: Tuple[str, int]) -> Result:
+    path, index = task
+    return _analyze_one(path, _WORKER_CONFIGS[index], _WORKER_INDEX)
+
+
+def _crashed(task: Tuple[str, int], why: str) -> Result:
+    from ms_lint.engine import unanalyzable
+
+    path = task[0]
+    return path, [unanalyzable(display_path(path), f"internal error: the process analyzing it died ({why})")], None
 
 
 def _largest_first(paths: List[str]) -> List[str]:
@@ -112,26 +118,42 @@ def _largest_first(paths: List[str]) -> List[str]:
     return sorted(paths, key=size, reverse=True)
 
 
-def analyze_files(paths: List[str], config: Config, jobs: Optional[int] = None, index=None) -> Iterable[Result]:
-    """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays."""
-    workers = min(jobs or default_jobs(), max(1, len(paths)))
+ConfigFor = Union[Config, Callable[[str], Config]]
+
+
+def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = None,
+                  project=None) -> Iterable[Result]:
+    """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
+
+    ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
+    of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on."""
+    from ms_lint.pool import run_batches, worker_count
+
+    config_of = config if callable(config) else (lambda _path: config)
+    workers = worker_count(jobs, len(paths))
     if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:
         with _fewer_collections():
-            return [_analyze_one(path, config, index) for path in paths]
-    import multiprocessing
+            return [_analyze_one(path, config_of(path), project) for path in paths]
+    configs: List[Config] = []
+    index: Dict[int, int] = {}
+    tasks = []
+    for path in _largest_first(paths):
+        cfg = config_of(path)
+        if id(cfg) not in index:
+            index[id(cfg)] = len(configs)
+            configs.append(cfg)
+        tasks.append((path, index[id(cfg)]))
+    chunk = max(1, min(MAX_CHUNK, len(tasks) // (workers * 16)))
+    return run_batches(tasks, _analyze_in_worker, workers, chunk, _crashed, initializer=_init_worker,
+                       initargs=(configs, project))
 
-    ordered = _largest_first(paths)
-    chunk = max(1, min(MAX_CHUNK, len(ordered) // (workers * 16)))
-    with multiprocessing.Pool(workers, initializer=_init_worker, initargs=(config, index)) as pool:
-        return list(pool.imap_unordered(_analyze_in_worker, ordered, chunksize=chunk))
 
-
-def build_index(files: List[str], config: Config, use_cache: bool = True):
+def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None):
     """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached."""
     from ms_lint.analysis.index import ProjectIndex, SummaryCache
     from ms_lint.cache import SummaryStore
 
-    store = SummaryStore(config.root) if use_cache else None
+    store = SummaryStore(config.root, cache_dir) if use_cache else None
     summaries = SummaryCache(store.load() if store else None)
     index = ProjectIndex.for_files(files, summaries, cell_bases=config.cell_bases)
     if store is not None and summaries.dirty:
@@ -139,14 +161,30 @@ def build_index(files: List[str], config: Config, use_cache: bool = True):
     return index
 
 
-def check_files(files: List[str], config: Config, jobs: Optional[int] = None,
-                use_cache: bool = True) -> List[Finding]:
-    cache = ResultsCache(config.root, config.fingerprint()) if use_cache else None
-    index = build_index(files, config, use_cache)
+def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
+                use_cache: bool = True, cache_dir: Optional[str] = None) -> List[Finding]:
+    """Findings of every file. One results cache per configuration: in ``cache_dir`` when given, else in
+    ``.ms_lint_cache`` next to the configuration's pyproject.toml (the current folder without one)."""
+    config_of = config if callable(config) else (lambda _path: config)
+    caches: Dict[Tuple[str, str], ResultsCache] = {}  # one per cache file: (folder, fingerprint)
+
+    keys: Dict[int, Tuple[str, str]] = {}
+
+    def cache_of(path: str) -> ResultsCache:
+        cfg = config_of(path)
+        key = keys.get(id(cfg))
+        if key is None:
+            key = keys[id(cfg)] = (cache_dir or cfg.root, cfg.fingerprint())
+        found = caches.get(key)
+        if found is None:
+            found = caches[key] = ResultsCache(cfg.root, key[1], folder=cache_dir)
+        return found
+
+    project = build_index(files, config_of(files[0]) if files else Config(), use_cache, cache_dir)
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:
-        cached = cache.lookup(path, index.fingerprint_for(path)) if cache else None
+        cached = cache_of(path).lookup(path, project.fingerprint_for(path)) if use_cache else None
         if cached is None:
             pending.append(path)
         elif cached:
@@ -154,11 +192,11 @@ def check_files(files: List[str], config: Config, jobs: Optional[int] = None,
             for finding in cached:
                 finding.path = shown
             findings.extend(cached)
-    for path, file_findings, stamp in analyze_files(pending, config, jobs, index):
+    for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project):
         findings.extend(file_findings)
-        if cache is not None and stamp is not None:
-            cache.store(path, file_findings, stamp, index.fingerprint_for(path))
-    if cache is not None:
+        if use_cache and stamp is not None:
+            cache_of(path).store(path, file_findings, stamp, project.fingerprint_for(path))
+    for cache in caches.values():
         cache.save()
     findings.sort(key=Finding.sort_key)
     return findings

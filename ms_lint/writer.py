@@ -8,6 +8,9 @@
   newlines the fixer already kept in the file's style.
 * Symlinks are written through: the link stays a link and its target gets the new content. (Hard links are
   split by the rename, as with every atomic writer: the other names keep the old content.)
+* A read-only file is refused, not replaced: the rename would succeed (it needs only the folder's permission),
+  so the file's own permission is checked first. A file without any write bit (0444) is refused even for root,
+  who may write anything: the bits say the owner does not want it changed.
 * ``expected``: the bytes the fix was computed from. If the file changed on disk since (an editor saved it),
   nothing is written.
 """
@@ -36,6 +39,9 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> No
         raise WriteError(f"cannot stat: {exc.strerror or exc}") from None
     if not stat.S_ISREG(info.st_mode):
         raise WriteError("not a regular file")
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
+        raise WriteError(f"the file is read-only (mode {mode:04o}); make it writable to fix it")
     folder, name = os.path.split(target)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{name}.ms-lint-", suffix=".tmp", dir=folder or ".")

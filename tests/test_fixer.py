@@ -318,7 +318,7 @@ def test_unsafe_fixes_need_unsafe():
 # -- fixes that must not be applied ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, why", [
-    ("no_parse(x)", "does not parse"),
+    ("no_parse(x)", "does not compile"),  # Python's compile() rejects it before libcst's parser sees it
     ("no_compile(x)", "does not compile"),
     ("no_place(x)", "could not be applied"),
 ])
@@ -543,8 +543,12 @@ def _module(code):
     ("from __future__ import annotations\n\nx = 1\n", "import os",
      "from __future__ import annotations\nimport os\n\nx = 1\n"),
     # after the last import of the block, not after imports further down
+    ("import a\nimport b\n\n\ndef f():\n    import c\n", "from mindspore import ops",
+     "import a\nimport b\nfrom mindspore import ops\n\n\ndef f():\n    import c\n"),
+    # a standard-library import goes with the standard library, before the first third-party import
     ("import a\nimport b\n\n\ndef f():\n    import c\n", "import os",
-     "import a\nimport b\nimport os\n\n\ndef f():\n    import c\n"),
+     "import os\n\nimport a\nimport b\n\n\ndef f():\n    import c\n"),
+    ("import sys\n\nimport numpy as np\n", "import os", "import sys\nimport os\n\nimport numpy as np\n"),
     # comments at the top of the file stay on top
     ("#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nx = 1\n", "import os",
      "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport os\nx = 1\n"),

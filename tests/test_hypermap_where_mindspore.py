@@ -313,7 +313,7 @@ def indicator_select(x, y):
 def test_python_number_branches_get_no_fix_because_a_select_returns_a_tensor(tmp_path):
     findings = [f for f in lint(NUMBER_BRANCHES) if f.code == "MSL201"]
     assert len(findings) == 1 and findings[0].fix_object is None
-    assert "Python value" in findings[0].message
+    assert "Python value" in findings[0].text
     module = load(tmp_path, textwrap.dedent(NUMBER_BRANCHES))
     assert isinstance(module.indicator(t(2.0), t(1.0)), float)
     assert isinstance(module.indicator_select(t(2.0), t(1.0)), Tensor)
@@ -404,7 +404,7 @@ def pick(x, v):
 def test_select_broadcasts_where_the_if_keeps_each_sides_shape_so_unproven_shapes_are_unsafe(tmp_path):
     findings = [f for f in lint(SHAPE_JOIN) if f.code == "MSL201"]
     assert len(findings) == 1 and findings[0].fix_object.applicability == "unsafe"
-    assert "one shape" in findings[0].message
+    assert "one shape" in findings[0].text
     assert not fix(SHAPE_JOIN, select=["MSL201"]).changed
     before = load(tmp_path, textwrap.dedent(SHAPE_JOIN))
     after = load(tmp_path, fix(SHAPE_JOIN, unsafe=True, select=["MSL201"]).fixed)

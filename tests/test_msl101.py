@@ -96,7 +96,7 @@ def test_trip_count_through_local_names_and_unpacking():
         return acc
     """
     assert flagged_lines(body) == [8, 10]
-    assert "`n` = `b` = `x.shape[0]`" in findings(body)[0].message
+    assert "`n` = `b` = `x.shape[0]`" in findings(body)[0].text
 
 
 def test_shape_primitive_held_by_the_cell():
@@ -127,7 +127,7 @@ def test_while_with_a_python_int_counter_up_to_a_shape_is_flagged():
     """
     found = findings(body)
     assert [f.line - 4 for f in found] == [5]
-    assert "`h`" in found[0].message and "ForiLoop" in found[0].message and found[0].fix is None
+    assert "`h`" in found[0].text and "ForiLoop" in found[0].text and found[0].fix is None
 
 
 def test_comprehensions_are_flagged():
@@ -656,7 +656,7 @@ def test_message_for_sums_names_the_reduction():
     """
     found = findings(body)
     assert len(found) == 1 and found[0].fix is None
-    assert "only sums per-slice terms into `total`" in found[0].message and ".sum(axis=0)" in found[0].message
+    assert "only sums per-slice terms into `total`" in found[0].text and ".sum(axis=0)" in found[0].text
 
 
 def test_message_for_loop_carried_state_names_forloop_and_the_trade():
@@ -667,7 +667,7 @@ def test_message_for_loop_carried_state_names_forloop_and_the_trade():
             h = ops.tanh(x[t] + h)
         return h
     """
-    message = findings(body)[0].message
+    message = findings(body)[0].text
     assert "`x.shape[0]`" in message and "`h`" in message
     assert "ops.ForiLoop(..., unroll=False)" in message and "slower per call" in message
 

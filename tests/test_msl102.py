@@ -170,7 +170,7 @@ def test_list_results_are_rewritten_only_where_a_tuple_serves_the_same():
     for use in ("return sq", "sq.append(scale)\nreturn sq", "return sq + [scale]"):
         code = jit(f"sq = [ops.square(g) for g in grads]\n{use}")
         finding = only(code)
-        assert finding.fix_object is None and "list" in finding.message
+        assert finding.fix_object is None and "list" in finding.text
 
 
 def test_a_list_input_keeps_a_tuple_result():
@@ -206,7 +206,7 @@ def test_enumerate_index_is_dropped_when_unused():
 def test_no_fix_and_the_reason_is_in_the_message(body, reason):
     found = findings(jit(body))
     assert found and found[0].fix_object is None
-    assert reason in found[0].message
+    assert reason in found[0].text
 
 
 def test_carried_temporaries_are_not_a_map():
@@ -286,7 +286,7 @@ def test_zip_of_a_parameter_tuple_and_an_argument_wraps_the_argument_in_tuple():
 ])
 def test_sequences_hypermap_takes_differently_get_no_fix(body, reason):
     finding = only(jit(body))
-    assert finding.fix_object is None and reason in finding.message
+    assert finding.fix_object is None and reason in finding.text
 
 
 def test_a_call_bound_by_partial_stays_per_element():
@@ -305,4 +305,4 @@ def test_a_replaced_hyper_map_attribute_is_not_reused():
 
 def test_no_fix_message_still_names_the_cure():
     finding = only(jit("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads"))
-    assert "ops.HyperMap" in finding.message and "no automatic rewrite" in finding.message
+    assert "ops.HyperMap" in finding.text and "no automatic rewrite" in finding.text

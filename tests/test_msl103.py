@@ -39,8 +39,8 @@ def simple(trip: str, body: str = "x = x * 0.5 + 1.0") -> str:
 def test_constant_trip_counts_at_or_above_the_threshold(trip, count):
     found = findings(simple(trip))
     assert [f.line - OFFSET for f in found] == [4]
-    assert f"runs {count} iterations" in found[0].message
-    assert "Exceed function call depth limit" in found[0].message and "unroll=False" in found[0].message
+    assert f"runs {count} iterations" in found[0].text
+    assert "Exceed function call depth limit" in found[0].text and "unroll=False" in found[0].text
 
 
 @pytest.mark.parametrize("trip", ["15", "3", "STEPS // 4"])
@@ -72,7 +72,7 @@ def test_trip_counts_from_init_and_locals():
             return x
     """
     found = findings(body)
-    assert [(f.line - OFFSET, "100" in f.message or "30" in f.message) for f in found] == [(10, True), (12, True)]
+    assert [(f.line - OFFSET, "100" in f.text or "30" in f.text) for f in found] == [(10, True), (12, True)]
 
 
 def test_while_with_a_python_int_counter_and_a_constant_bound():
@@ -86,7 +86,7 @@ def test_while_with_a_python_int_counter_and_a_constant_bound():
         return x
     """
     found = findings(body)
-    assert [f.line - OFFSET for f in found] == [5] and "runs 25 iterations" in found[0].message
+    assert [f.line - OFFSET for f in found] == [5] and "runs 25 iterations" in found[0].text
 
 
 def test_long_comprehension_is_flagged():
@@ -411,14 +411,15 @@ class Decoder(nn.Cell):
 def test_a_constructor_default_is_the_trip_count_and_the_message_says_so():
     found = findings(CONSTRUCTOR_DEFAULT)
     assert [f.code for f in found] == ["MSL103"]
-    assert "runs 26 iterations (`num_steps` = `max_len + 1` = 26 with the default `max_len=25`" in found[0].message
+    assert "(default `max_len=25`)" in found[0].message
+    assert "runs 26 iterations (`num_steps` = `max_len + 1` = 26 with the default `max_len=25`" in found[0].text
 
 
 def test_literal_constructions_refine_the_default():
     built = CONSTRUCTOR_DEFAULT + "\n\ndef build():\n    return Decoder(40), Decoder(max_len=8)\n"
     found = findings(built)
     assert [f.code for f in found] == ["MSL103"]
-    assert "runs 41 iterations" in found[0].message and "as the project builds Decoder" in found[0].message
+    assert "runs 41 iterations" in found[0].message and "as the project builds Decoder" in found[0].text
     small = CONSTRUCTOR_DEFAULT + "\n\ndef build():\n    return Decoder(max_len=4)\n"
     assert findings(small) == []
 

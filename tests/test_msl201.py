@@ -130,7 +130,7 @@ def test_parameters_elif_and_conditional_expressions_are_flagged():
                 scale = self.global_step * 2 if self.global_step > 3 else self.global_step
                 return scale
         """)
-    lines = sorted((f.line, f.message.split(" on ")[0]) for f in findings(code))
+    lines = sorted((f.line, f.text.split(" on ")[0]) for f in findings(code))
     assert lines == [(line_of(code, "if self.global_step == 1"), "`if`"), (line_of(code, "elif"), "`elif`"),
                      (line_of(code, "scale ="), "`a if c else b`")]
 
@@ -216,7 +216,7 @@ def test_no_fix_and_the_reason_is_in_the_message(body, reason):
     code = HEAD + "def helper(a):\n    return a\n\n\n@ms.jit\ndef f(x, y, p):\n" + textwrap.indent(body, "    ")
     found = findings(code)
     assert found and found[0].fix_object is None
-    assert reason in found[0].message
+    assert reason in found[0].text
 
 
 @pytest.mark.parametrize("branch", ["x / y", "ops.log(x)", "ops.sqrt(y)", "x ** y", "ops.pow(x, 2)", "ops.exp(y)"])
@@ -272,7 +272,7 @@ def test_learning_rate_schedule_step_argument_may_be_shape_one():
         """)
     finding = only(code)
     assert finding.fix_object.applicability == "unsafe" and "shape (1,)" in finding.fix_object.message
-    assert "shape (1,)" in finding.message
+    assert "shape (1,)" in finding.text
 
 
 def test_branches_that_carry_the_conditions_shape_are_safe_even_for_a_shape_one_step():
@@ -310,7 +310,7 @@ def test_inherited_global_step_is_a_tensor_and_its_fix_is_unsafe():
 def test_unproven_shapes_make_the_fix_unsafe(body, reason):
     finding = only(jit(body))
     assert finding.fix_object.applicability == "unsafe"
-    assert reason in finding.fix_object.message and reason in finding.message
+    assert reason in finding.fix_object.message and reason in finding.text
 
 
 @pytest.mark.parametrize("body", [
@@ -323,7 +323,7 @@ def test_unproven_shapes_make_the_fix_unsafe(body, reason):
 ])
 def test_proven_shapes_keep_the_fix_safe(body):
     for finding in findings(jit(body)):
-        assert finding.fix_object is not None and finding.fix_object.applicability == "safe", finding.message
+        assert finding.fix_object is not None and finding.fix_object.applicability == "safe", finding.text
 
 
 def test_a_value_rebound_after_it_was_read_is_not_followed():
@@ -351,7 +351,7 @@ def test_a_method_returning_only_a_reduction_is_0_d():
 
 def test_a_branch_indexing_with_a_tensor_gets_no_fix():
     finding = only(jit("if y < 3:\n    r = x[y]\nelse:\n    r = x[0]\nreturn r"))
-    assert finding.fix_object is None and "indexes with a Tensor" in finding.message
+    assert finding.fix_object is None and "indexes with a Tensor" in finding.text
 
 
 def test_arguments_a_caller_passes_python_values_for_are_constants():

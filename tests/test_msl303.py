@@ -14,7 +14,7 @@ def findings(code):
 
 
 def messages(code):
-    return [f.message for f in lint(textwrap.dedent(code), select=SELECT)]
+    return [f.text for f in lint(textwrap.dedent(code), select=SELECT)]
 
 
 def script(body, cache=CACHE, mode="ms.set_context(mode=ms.GRAPH_MODE)"):

@@ -6,6 +6,7 @@ def test_noqa_forms():
     assert noqa_codes("for i in x:  # noqa") == []
     assert noqa_codes("for i in x:  # noqa: MSL101") == ["MSL101"]
     assert noqa_codes("for i in x:  # NOQA:MSL101,MSL102") == ["MSL101", "MSL102"]
+    assert noqa_codes("for i in x:  #noqa:msl101") is None  # flake8: not a noqa comment (no space)
     assert noqa_codes("for i in x:  # noqa: MSL101 MSL201  # why") == ["MSL101", "MSL201"]
 
 

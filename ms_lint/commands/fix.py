@@ -13,12 +13,11 @@ import os
 import re
 import sys
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from ms_lint.commands.common import add_selection_options, load_run
+from ms_lint.commands.common import add_jobs_option, add_selection_options, load_run, read_stdin, unreadable_findings
 from ms_lint.config import Config
 from ms_lint.diagnostics import Finding
 
@@ -63,7 +62,10 @@ def register(subparsers) -> None:
                         help="also apply fixes marked unsafe (they may change behaviour, e.g. NaN gradients)")
     parser.add_argument("--show-fixes", action="store_true", help="list every applied fix on stderr")
     parser.add_argument("--statistics", action="store_true", help="count applied fixes per code on stderr")
-    parser.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
+    add_jobs_option(parser)
+    parser.add_argument("--quiet", "-q", action="store_true", help="no summary line, no warnings")
+    parser.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="exit 1 when a fix was applied, even if nothing is left")
     verify = parser.add_argument_group("verified fixes (need the verify extra: MindSpore)")
     verify.add_argument("--verified-only", action="store_true",
                         help="apply only rewrites the verifier proves: both versions run, outputs match and the "
@@ -78,8 +80,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.jobs is not None and args.jobs < 1:
-        return _usage("--jobs must be at least 1")
     if args.accept_tradeoff and not args.verified_only:
         return _usage("--accept-tradeoff only makes sense with --verified-only")
     if args.repeat < 1:
@@ -87,12 +87,42 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_run(args)
     if loaded is None:
         return EXIT_ERROR
-    config, files = loaded
     options = FixOptions(apply=args.apply, unsafe=args.unsafe_fixes, diff=args.diff or not args.apply,
                          verified_only=args.verified_only, accept_tradeoff=args.accept_tradeoff,
                          device=args.device, repeat=args.repeat, grad=args.grad)
-    results = fix_files(files, config, options, jobs=args.jobs)
-    return report(results, options, show_fixes=args.show_fixes, statistics=args.statistics)
+    if loaded.stdin:
+        return fix_stdin(loaded.stdin_name, loaded.config_for(loaded.stdin_name), options, diff=args.diff,
+                         quiet=args.quiet, exit_non_zero_on_fix=args.exit_non_zero_on_fix)
+    results = fix_files(loaded.files, loaded.config_for, options, jobs=args.jobs)
+    results.extend(FileResult(f.path, unanalyzable=[f]) for f in unreadable_findings(loaded))
+    return report(results, options, show_fixes=args.show_fixes, statistics=args.statistics, quiet=args.quiet,
+                  exit_non_zero_on_fix=args.exit_non_zero_on_fix)
+
+
+def fix_stdin(name: str, config: Config, options: FixOptions, diff: bool = False, quiet: bool = False,
+              exit_non_zero_on_fix: bool = False) -> int:
+    """``fix -``: the fixed source on stdout (the diff instead with ``--diff``), what is left on stderr. Fixes
+    marked unsafe need ``--unsafe-fixes`` as for files; nothing is written anywhere."""
+    from ms_lint.source import UnreadableSource, decode_source
+
+    raw = read_stdin()
+    try:
+        source = decode_source(name, raw)
+    except UnreadableSource as exc:
+        from ms_lint.engine import unanalyzable
+
+        write_bytes(raw)  # what cannot be fixed comes back unchanged, as ruff does
+        result = FileResult(name, unanalyzable=[unanalyzable(name, exc.reason, exc.line or 1)])
+        return report([result], FixOptions(apply=True), quiet=quiet)
+    stdin_options = FixOptions(apply=True, unsafe=options.unsafe, diff=diff)
+    result, fixed = fix_source(source, name, config, stdin_options)
+    if diff:
+        _emit(sys.stdout, result.diff)
+    else:
+        write_bytes(source.encode(fixed) if result.changed else raw)
+    result.written = result.changed
+    result.diff = ""
+    return report([result], stdin_options, quiet=quiet, exit_non_zero_on_fix=exit_non_zero_on_fix)
 
 
 def _usage(message: str) -> int:
@@ -102,13 +132,17 @@ def _usage(message: str) -> int:
 
 # -- fixing files --------------------------------------------------------------------------------------
 
-def fix_files(files: Sequence[str], config: Config, options: FixOptions, jobs: Optional[int] = None,
+def fix_files(files: Sequence[str], config, options: FixOptions, jobs: Optional[int] = None,
               rules=None) -> List[FileResult]:
     """Fix each file once (a file reached through several paths or symlinks counts once), in input order.
 
-    ``--verified-only`` runs in this process, one file after another: the verifier measures compile and run
-    times, which parallel work on the same machine would distort.
+    ``config``: one Config, or a function giving each file's. ``--verified-only`` runs in this process, one file
+    after another: the verifier measures compile and run times, which parallel work would distort. Workers
+    (``--jobs``, capped at files and cores) that die cost only the file they were fixing.
     """
+    from ms_lint.pool import run_batches, worker_count
+
+    config_of = config if callable(config) else (lambda _path: config)
     unique: List[str] = []
     seen = set()
     for path in files:
@@ -116,30 +150,28 @@ def fix_files(files: Sequence[str], config: Config, options: FixOptions, jobs: O
         if key not in seen:
             seen.add(key)
             unique.append(path)
-    workers = 1 if options.verified_only or rules is not None else (jobs or os.cpu_count() or 1)
+    workers = 1 if options.verified_only or rules is not None else worker_count(jobs, len(unique))
     if workers > 1 and len(unique) >= PARALLEL_THRESHOLD:
         # Largest files first, one at a time: a 1 MB module must not end up last in a worker's batch.
         order = sorted(range(len(unique)), key=lambda i: -_size(unique[i]))
+        tasks = [(i, unique[i], config_of(unique[i]), options) for i in order]
+        done = run_batches(tasks, _fix_task, workers, 1, _lost)
         results: List[Optional[FileResult]] = [None] * len(unique)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [(i, pool.submit(_fix_task, (unique[i], config, options))) for i in order]
-            for index, future in futures:
-                try:
-                    results[index] = future.result()
-                except Exception as exc:  # a worker died (killed, out of memory): the file may be old or new
-                    results[index] = _lost(unique[index], exc)
+        for index, result in done:
+            results[index] = result
         return [r for r in results if r is not None]
-    return [fix_file(path, config, options, rules=rules) for path in unique]
+    return [fix_file(path, config_of(path), options, rules=rules) for path in unique]
 
 
-def _lost(path: str, exc: Exception) -> FileResult:
+def _lost(task, why: str):
     from ms_lint.engine import unanalyzable
     from ms_lint.runner import display_path
 
+    index, path = task[0], task[1]
     shown = display_path(path)
-    return FileResult(shown, unanalyzable=[unanalyzable(shown, f"internal error (worker process failed: "
-                                                               f"{type(exc).__name__}); the file is unchanged "
-                                                               "or fully fixed, never partly written")])
+    return index, FileResult(shown, unanalyzable=[unanalyzable(shown, f"internal error: the process fixing it died "
+                                                                      f"({why}); the file is unchanged or fully "
+                                                                      "fixed, never partly written")])
 
 
 def _size(path: str) -> int:
@@ -149,31 +181,40 @@ def _size(path: str) -> int:
         return 0
 
 
-def _fix_task(task: Tuple[str, Config, FixOptions]) -> FileResult:
-    return fix_file(*task)
+def _fix_task(task: Tuple[int, str, Config, FixOptions]) -> Tuple[int, FileResult]:
+    return task[0], fix_file(task[1], task[2], task[3])
 
 
 def fix_file(path: str, config: Config, options: FixOptions, rules=None) -> FileResult:
     """Fix one file; never raises for a problem with the file (it becomes MSL900 or an error line)."""
     from ms_lint.engine import unanalyzable
-    from ms_lint.fixer import fix_text
     from ms_lint.runner import display_path
     from ms_lint.source import UnreadableSource, read_source
-    from ms_lint.writer import WriteError, write_atomic
 
     shown = display_path(path)
-    result = FileResult(shown)
     try:
         source = read_source(path)
     except UnreadableSource as exc:
-        result.unanalyzable.append(unanalyzable(shown, exc.reason, exc.line or 1))
-        return result
+        return FileResult(shown, unanalyzable=[unanalyzable(shown, exc.reason, exc.line or 1)])
+    return fix_source(source, shown, config, options, rules=rules, write_to=path)[0]
+
+
+def fix_source(source, shown: str, config: Config, options: FixOptions, rules=None,
+               write_to: Optional[str] = None) -> Tuple[FileResult, str]:
+    """Fix one decoded source; with ``options.apply`` and ``write_to``, write the result there. Returns the
+    result and the fixed text (the original text when nothing changed or nothing could be fixed)."""
+    from ms_lint.engine import analyze_source, unanalyzable
+    from ms_lint.fixer import fix_text
+    from ms_lint.writer import WriteError, write_atomic
+
+    path = write_to or shown
+    result = FileResult(shown)
     accept = _verifier(source.text, path, shown, config, options, result.notes) if options.verified_only else None
     try:
         outcome = fix_text(source, config, unsafe=options.unsafe, path=shown, accept=accept, rules=rules)
     except Exception as exc:  # an ms-lint bug must not end the run: report it on the file
         result.unanalyzable.append(unanalyzable(shown, f"internal error ({type(exc).__name__}: {exc})"))
-        return result
+        return result, source.text
     result.remaining = [_bare(f) for f in outcome.remaining if f.code != "MSL900"]
     result.unanalyzable = [_bare(f) for f in outcome.remaining if f.code == "MSL900"]
     if outcome.error and not result.unanalyzable:
@@ -182,18 +223,25 @@ def fix_file(path: str, config: Config, options: FixOptions, rules=None) -> File
     result.notes.extend(f"{shown}:{f.line}:{f.column}: {f.code} not fixed: its fix would rewrite a line whose "
                         "finding is suppressed with noqa" for f in outcome.blocked)
     if not outcome.changed:
-        return result
+        return result, source.text
     result.changed = True
     result.applied = [_bare(f) for f in outcome.applied]
     if options.diff:
         result.diff = unified_diff(outcome.original, outcome.fixed, shown)
-    if options.apply:
+    if options.apply and write_to is not None:
         try:
-            write_atomic(path, source.encode(outcome.fixed), expected=source.raw)
+            write_atomic(write_to, source.encode(outcome.fixed), expected=source.raw)
             result.written = True
         except WriteError as exc:
             result.errors.append(f"{shown}: error: not written: {exc.reason}")
-    return result
+            # Nothing was fixed: what is left is what the file on disk has, at its own positions.
+            try:
+                left = analyze_source(source, config, shown, rules=rules).findings
+            except Exception:  # the analysis already ran once on this text; never lose the error line
+                left = list(result.remaining) + list(result.applied)
+            result.remaining = [_bare(f) for f in left if f.code != "MSL900"]
+            result.applied = []
+    return result, outcome.fixed
 
 
 def _bare(finding: Finding) -> Finding:
@@ -263,7 +311,7 @@ def unified_diff(original: str, fixed: str, shown: str) -> str:
 
 
 def report(results: List[FileResult], options: FixOptions, show_fixes: bool = False,
-           statistics: bool = False) -> int:
+           statistics: bool = False, quiet: bool = False, exit_non_zero_on_fix: bool = False) -> int:
     err = []
     for result in results:
         if result.diff:
@@ -285,11 +333,13 @@ def report(results: List[FileResult], options: FixOptions, show_fixes: bool = Fa
     if statistics and fixed:
         counts = Counter(f.code for r in done for f in r.applied)
         err.extend(f"{count:>6}  {code} fixed" for code, count in sorted(counts.items()))
-    err.append(summary(fixed, len(done), remaining, options))
-    _emit(sys.stderr, "\n".join(err) + "\n")
+    if not quiet:
+        err.append(summary(fixed, len(done), remaining, options))
+    if err:
+        _emit(sys.stderr, "\n".join(err) + "\n")
     if any(r.unanalyzable or r.errors for r in results):
         return EXIT_ERROR
-    if remaining or (done and not options.apply):
+    if remaining or (done and not options.apply) or (exit_non_zero_on_fix and fixed):
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -312,6 +362,18 @@ def summary(fixed: int, files: int, remaining: List[Finding], options: FixOption
 
 def _plural(count: int, word: str) -> str:
     return word if count == 1 else word + "s"
+
+
+def write_bytes(data: bytes) -> None:
+    """Source bytes to stdout as they are (the file's encoding, BOM and line ends)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:  # a text-only stream (tests capturing output)
+        sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+        sys.stdout.flush()
 
 
 def _emit(stream, text: str) -> None:

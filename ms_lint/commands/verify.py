@@ -109,7 +109,10 @@ def _run(args: argparse.Namespace) -> int:
     loaded = load_run(args)
     if loaded is None:
         return EXIT_ERROR
-    config, files = loaded
+    if loaded.stdin:
+        print("ms-lint: error: verify needs a file, not stdin", file=sys.stderr)
+        return EXIT_ERROR
+    files = loaded.files
     if args.function and len(files) != 1:
         print(f"ms-lint: error: --function needs exactly one file, got {len(files)}", file=sys.stderr)
         return EXIT_ERROR
@@ -126,6 +129,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ms-lint: error: {path}: {exc.reason}", file=sys.stderr)
             exit_code = EXIT_ERROR
             continue
+        config = loaded.config_for(path)
         variants = fixer.single_fix_variants(source, config, path)
         for finding, rewritten in variants:
             if rewritten == source.text:

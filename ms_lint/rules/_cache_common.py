@@ -159,8 +159,16 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
 
 
 # -- spelling rewrites ------------------------------------------------------------------------------------------
-def environ_spelling(context: ModuleContext) -> Optional[Tuple[str, Tuple[ImportRequest, ...]]]:
-    """How a fix writes ``os.environ`` here: an existing alias, else ``os.environ`` with ``import os``."""
+def environ_spelling(context: ModuleContext, module_level: bool = False
+                     ) -> Optional[Tuple[str, Tuple[ImportRequest, ...]]]:
+    """How a fix writes ``os.environ`` here: an existing alias, else ``os.environ`` with ``import os``.
+    ``module_level``: the code goes at module level, where a function's own ``os`` (a parameter, a local
+    import) does not shadow the module's ``import os``."""
+    if module_level:
+        for name in ("os.environ", "os"):
+            found = context.imports.local_reference(name)
+            if found is not None:
+                return (found if name == "os.environ" else f"{found}.environ"), ()
     existing = context.existing_reference("os.environ")
     if existing is not None:
         return existing, ()

@@ -296,7 +296,11 @@ class Flow:
                 if item.asname is not None:
                     self._bind(item.asname.name, self.taint(item.item, env), env, item.item)
             return self.walk(suite_statements(stmt.body), env, on_call, returns)
-        if isinstance(stmt, cst.Try):
+        if isinstance(stmt, cst.Match):
+            self._calls_in(stmt.subject, env, on_call)
+            branches = [self.walk(suite_statements(case.body), dict(env), on_call, returns) for case in stmt.cases]
+            return _merge(branches + [env])
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
             branches = [self.walk(suite_statements(stmt.body), dict(env), on_call, returns)]
             for handler in stmt.handlers:
                 branches.append(self.walk(suite_statements(handler.body), dict(env), on_call, returns))
@@ -306,7 +310,7 @@ class Flow:
             if stmt.finalbody is not None:
                 merged = self.walk(suite_statements(stmt.finalbody.body), merged, on_call, returns)
             return merged
-        return env  # match statements and others: not followed
+        return env  # no other compound statement binds names or calls in a way followed here
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, on_call, returns) -> Env:
         if isinstance(small, cst.Assign):

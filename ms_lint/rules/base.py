@@ -32,6 +32,7 @@ class RawReport:
     node: cst.CSTNode
     message: str
     fix: Optional[Fix]
+    detail: Optional[str] = None  # the longer explanation for this case (``--output-format full``)
 
 
 class Rule:
@@ -62,8 +63,12 @@ class Rule:
         assert self.function is not None, "values is only available inside graph functions"
         return self.context.values(self.function)
 
-    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
-        self.reports.append(RawReport(self, node, message, fix))
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None,
+               detail: Optional[str] = None) -> None:
+        """``message``: one line, what and the cure (about 120 characters at most); the why and the measured
+        numbers are on the rule page. ``detail``: what this case adds (the reason a fix is withheld, the value
+        that makes the cache stale...), shown by ``--output-format full``."""
+        self.reports.append(RawReport(self, node, message, fix, detail))
 
     def check_module(self) -> None:
         """Module-wide analysis; override in rules that are not about graph-function bodies."""

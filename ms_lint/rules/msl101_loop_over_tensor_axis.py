@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, target_names
+from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
 from ms_lint.rewrites.common_loops import (
     ShapeResolver, ShapeRef, assigned_in, code_of, does_graph_work, first_reads, inside_compile_time_helper,
     read_name_nodes, surely_tensor, while_counter,
@@ -225,8 +225,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}"
                         "; otherwise a `while` loop with a Tensor counter or `ops.ForiLoop(..., unroll=False)` "
                         "compiles once but runs slower per call")
-        self.report(node, f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; "
-                          f"{cure}", fix=fix)
+        short = _short_cure(carried, sums, fix is not None, builder_refused=not carried and bool(builder.refusal))
+        self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=fix,
+                    detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; {cure}")
 
     def _iteration(self, iterable: cst.BaseExpression, target: cst.BaseExpression):
         """(description, ShapeRef or None) when the loop runs over a tensor axis."""
@@ -271,9 +272,12 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         cure = _cure(carried, sums) if carried else (
             f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}; otherwise "
             "a Tensor counter makes it a real loop (compiled once, slower per call)")
-        self.report(node, f"`while` loop with the Python-int counter `{counter.name}` runs to `{shape.origin}`, "
-                          "which comes from a Tensor's shape: MindSpore unrolls it like a `for`, compiling one copy of "
-                          f"the body per slice; {cure}")
+        short = _short_cure(carried, sums, False, builder_refused=False, loop="a Tensor counter")
+        self.report(node, f"`while` on int `{cut(counter.name, 16)}` up to `{_origin(shape.origin)}` (Tensor shape): "
+                          f"unrolled per slice; {short}",
+                    detail=f"`while` loop with the Python-int counter `{counter.name}` runs to `{shape.origin}`, "
+                           "which comes from a Tensor's shape: MindSpore unrolls it like a `for`, compiling one copy "
+                           f"of the body per slice; {cure}")
 
     # -- comprehensions ----------------------------------------------------------------------------------------
     def visit_comprehension(self, node: Comprehension) -> None:
@@ -296,8 +300,11 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             fix = self._comprehension_fix(node, trip)
         cure = (f"the elements are independent: `ms.vmap` maps the expression over the axis, {VMAP_FACT}" if fix
                 else f"if the elements are independent, map the expression with `ms.vmap`, {VMAP_FACT}")
-        self.report(node, f"comprehension {description[5:] if description.startswith('loop ') else description}: "
-                          f"MindSpore unrolls it, compiling one copy of the expression per slice; {cure}", fix=fix)
+        what = _short_what(description).replace("loop ", "comprehension ", 1)
+        how = "map the expression with `ms.vmap`" if fix else "if the elements are independent, use `ms.vmap`"
+        self.report(node, f"{what}: unrolled per slice; {how}", fix=fix,
+                    detail=f"comprehension {description[5:] if description.startswith('loop ') else description}: "
+                           f"MindSpore unrolls it, compiling one copy of the expression per slice; {cure}")
 
     def _comprehension_fix(self, node, trip: Optional[ShapeRef]):
         if trip is not None and trip.tensor is None:
@@ -379,6 +386,45 @@ def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], 
     sums = {name for name in carried if name in summed and name not in other_writes
             and reads.count(name) == summed[name]}
     return carried, sums
+
+
+_WHAT_PATTERNS = (
+    ("loop trip count `", "` comes from a Tensor's shape", "loop to `{}` (Tensor shape)"),
+    ("loop iterates Tensor `", "` row by row", "loop over Tensor `{}` row by row"),
+    ("loop iterates `", "` slice by slice", "loop over `{}`"),
+)
+
+
+def _short_what(description: str) -> str:
+    """The one-line form of ``_iteration``'s description: the code excerpt cut to fit a short message."""
+    for head, tail, short in _WHAT_PATTERNS:
+        if description.startswith(head) and description.endswith(tail):
+            return short.format(_origin(description[len(head):-len(tail)]))
+    return cut(description, 60)
+
+
+def _origin(origin: str) -> str:
+    """A trip count's origin for a one-line message: ``n` = `x.shape[0]`` whole when short, else its shape."""
+    if len(origin) > 28 and "` = `" in origin:
+        origin = origin.split("` = `")[-1]
+    return cut(origin, 32)
+
+
+def _names(found: Set[str]) -> str:
+    return cut(", ".join(f"`{n}`" for n in sorted(found)), 30)
+
+
+def _short_cure(carried: Set[str], sums: Set[str], fixed: bool, builder_refused: bool,
+                loop: str = "`ops.ForiLoop(unroll=False)`") -> str:
+    if carried and carried == sums:
+        return f"sums into {_names(sums)}: `ms.vmap` + `.sum(axis=0)`"
+    if carried:
+        return f"carries {_names(carried)}: try {loop}"
+    if fixed:
+        return "map the body with `ms.vmap`"
+    if builder_refused:
+        return "use `ms.vmap` by hand (no automatic rewrite)"
+    return "if iterations are independent, use `ms.vmap`"
 
 
 def _cure(carried: Set[str], sums: Set[str]) -> str:

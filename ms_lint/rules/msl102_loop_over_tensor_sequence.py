@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, short_code, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, cut, short_code, suite_statements, walk_statements
 from ms_lint.diagnostics import SAFE, Fix
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
@@ -854,11 +854,14 @@ class LoopOverTensorSequence(Rule):
 
     def _report(self, node: cst.CSTNode, origin: Origin, fix: Optional[Fix], why: Optional[str]) -> None:
         head = f"per-element loop over {origin.description}: {WHY}"
+        what = f"per-element loop over {cut(origin.description, 50)}: unrolled per element"
         if fix is not None:
             message = f"{head}; map the per-element work with ops.HyperMap"
         else:
             message = f"{head}; map the per-element work with ops.HyperMap by hand (no automatic rewrite: {why})"
-        self.report(node, message, fix)
+        short = f"{what}; map it with `ops.HyperMap`" if fix is not None else \
+            f"{what}; use `ops.HyperMap` by hand (no automatic rewrite)"
+        self.report(node, short, fix, detail=message)
 
     def _loop_fix(self, values: FunctionValues, node: cst.For, header: Header, origin: Origin
                   ) -> Tuple[Optional[Fix], Optional[str]]:

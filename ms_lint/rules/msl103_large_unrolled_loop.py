@@ -12,11 +12,13 @@ compiles once but each call runs slower.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args
+from ms_lint.cstutil import call_name_args, cut
 from ms_lint.rewrites.common_loops import (
     code_of, does_graph_work, inside_compile_time_helper, read_name_nodes, while_counter,
 )
@@ -27,6 +29,16 @@ from ms_lint.values import Kind
 CURE = ("`ops.ForiLoop()(lower, upper, body, init, unroll=False)` or a `while` loop with a Tensor counter compiles "
         "the body once but runs 5-13x slower per call (measured on MindSpore 2.10 CPU): worth it when compile "
         "time or the depth limit is the problem; `ms.set_recursion_limit(n)` only lifts the limit")
+
+SHORT_CURE = "use `ops.ForiLoop(..., unroll=False)`"
+
+
+def _short_origin(origin: Optional[str]) -> str:
+    """`` (default `max_len=25`)`` for a count a constructor default gives; the whole story is in the detail."""
+    if not origin:
+        return ""
+    match = re.search(r"the default (`[^`]+`)", origin)
+    return f" (default {match.group(1)})" if match else " (as the project builds it)"
 
 
 class LargeUnrolledLoop(ComprehensionHooks, Rule):
@@ -148,11 +160,13 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
             return
         fix = ForiLoopBuilder(self.context, self.function, self.values).for_loop(node)
         origin = self.values.int_origin(node.iter)
-        where = f" ({origin})" if origin else ""
-        self.report(node, f"`{code_of(node.iter)}` runs {trip} iterations{where}: MindSpore unrolls the loop, compiling "
-                          f"one copy of the body per iteration (compile time grows with the count; at several "
-                          f"hundred iterations MindSpore 2.10 fails with `Exceed function call depth limit`); "
-                          f"{CURE}", fix=fix)
+        unrolled = "each unrolled" if origin else "each unrolled into the graph"
+        self.report(node, f"`{cut(code_of(node.iter), 40)}` runs {trip} iterations{_short_origin(origin)}, {unrolled}; "
+                          f"{SHORT_CURE}", fix=fix,
+                    detail=f"`{code_of(node.iter)}` runs {trip} iterations{f' ({origin})' if origin else ''}: MindSpore "
+                           f"unrolls the loop, compiling one copy of the body per iteration (compile time grows with the "
+                           f"count; at several hundred iterations MindSpore 2.10 fails with `Exceed function call depth "
+                           f"limit`); {CURE}")
 
     def _range_trip(self, iterable: cst.BaseExpression) -> Optional[int]:
         if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
@@ -204,10 +218,12 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
             return
         if not does_graph_work(node.body, self.values) or self._indexes_objects(node.body, cst.Name(counter.name)):
             return
-        self.report(node, f"`while` loop with the Python-int counter `{counter.name}` runs {trip} iterations: "
-                          "MindSpore unrolls it like a `for`, compiling one copy of the body per iteration (at "
-                          "several hundred iterations MindSpore 2.10 fails with `Exceed function call depth "
-                          f"limit`); {CURE}")
+        self.report(node, f"`while` on int `{cut(counter.name, 20)}` runs {trip} iterations, each unrolled; "
+                          "use a Tensor counter or `ops.ForiLoop(..., unroll=False)`",
+                    detail=f"`while` loop with the Python-int counter `{counter.name}` runs {trip} iterations: "
+                           "MindSpore unrolls it like a `for`, compiling one copy of the body per iteration (at "
+                           "several hundred iterations MindSpore 2.10 fails with `Exceed function call depth "
+                           f"limit`); {CURE}")
 
     # -- comprehensions ----------------------------------------------------------------------------------------
     def visit_comprehension(self, node) -> None:
@@ -227,6 +243,8 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
             return
         if any(self._indexes_objects(part, node.for_in.target) for part in parts):
             return
-        self.report(node, f"comprehension over `{code_of(node.for_in.iter)}` builds {trip} elements: MindSpore "
-                          "unrolls it, compiling one copy of the expression per element (at several hundred "
-                          f"MindSpore 2.10 fails with `Exceed function call depth limit`); {CURE}")
+        self.report(node, f"comprehension over `{cut(code_of(node.for_in.iter), 40)}` builds {trip} elements, each "
+                          f"unrolled; {SHORT_CURE}",
+                    detail=f"comprehension over `{code_of(node.for_in.iter)}` builds {trip} elements: MindSpore "
+                           "unrolls it, compiling one copy of the expression per element (at several hundred "
+                           f"MindSpore 2.10 fails with `Exceed function call depth limit`); {CURE}")

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import short_code, suite_statements
+from ms_lint.cstutil import cut, short_code, suite_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.where import (
     EFFECT,
@@ -336,11 +336,22 @@ class TensorConditionBranch(Rule):
             head = f"`{keyword}` on a Tensor (`{short_code(node.test)}`): {WHY}"
             if fix is not None and fix.applicability == UNSAFE:
                 message = f"{head}; use ops.where(cond, a, b), but check it: {self._unsafe[id(fix)]}"
+                cure = "use `ops.where(cond, a, b)` (unsafe: check it)"
             elif fix is not None:
                 message = f"{head}; use ops.where(cond, a, b)"
+                cure = "use `ops.where(cond, a, b)`"
             else:
                 message = f"{head}; no automatic select: {why}"
-            self.report(node, message, fix)
+                cure = "use `ops.where` by hand (no automatic select)"
+            short = f"`{keyword}` on a Tensor (`{self._tensor_part(values, node.test)}`): control flow; {cure}"
+            self.report(node, short, fix, detail=message)
+
+    def _tensor_part(self, values: FunctionValues, test: cst.BaseExpression) -> str:
+        """The operand of ``and``/``or``/``not`` that makes the condition a Tensor, cut to fit one line:
+        ``x.sum() > 0`` in ``x.dtype == ms.float16 and x.sum() > 0``, not the dtype test before it."""
+        operands = [o for o in _truth_operands(test) if values.kind(o) is Kind.TENSOR]
+        part = operands[0] if operands else test
+        return cut(code_of_node(part), 36)
 
     # -- what is a tensor condition ----------------------------------------------------------------------
     def _tensor_condition(self, values: FunctionValues, test: cst.BaseExpression) -> bool:
@@ -642,6 +653,10 @@ class _EffectScan(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             self.found = f"a branch updates `{short_code(node.target)}`: a select cannot update state"
+
+
+def code_of_node(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
 
 
 def _truth_operands(test: cst.BaseExpression) -> List[cst.BaseExpression]:

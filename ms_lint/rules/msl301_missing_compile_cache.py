@@ -115,13 +115,15 @@ class MissingCompileCache(Rule):
                 print(net(ms.Tensor([[1.0, 2.0]])))
             """,
             fixed="""\
+            import os
+
             import mindspore as ms
             from mindspore import context
-            import os
             # MindSpore compile cache (ms-lint MSL301): reused while this script and its local imports are unchanged;
             # it does not notice changed env vars, CLI args, config files, packages, or input shapes and dtypes.
             os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")
-            os.environ.setdefault("MS_COMPILER_CACHE_PATH", "ms_compile_cache/example")
+            os.environ.setdefault(
+                "MS_COMPILER_CACHE_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ms_compile_cache", "example"))
 
             context.set_context(mode=context.GRAPH_MODE)
 
@@ -155,7 +157,8 @@ class MissingCompileCache(Rule):
             # MindSpore compile cache (ms-lint MSL301): reused while this script and its local imports are unchanged;
             # it does not notice changed env vars, CLI args, config files, packages, or input shapes and dtypes.
             os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")
-            os.environ.setdefault("MS_COMPILER_CACHE_PATH", "ms_compile_cache/example")
+            os.environ.setdefault(
+                "MS_COMPILER_CACHE_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ms_compile_cache", "example"))
 
 
             @ms.jit
@@ -165,7 +168,7 @@ class MissingCompileCache(Rule):
 
             if __name__ == "__main__":
                 print(step(ms.Tensor(np.ones((2, 2), np.float32))))
-            """,
+""",
             unsafe=True,
         ),
     ]
@@ -205,20 +208,37 @@ class MissingCompileCache(Rule):
             more = f" (and {len(hazards) - 1} more)" if len(hazards) > 1 else ""
             message += (f". Here {hazards[0][1]}{more}, so the cache would silently reuse a stale graph for a run "
                         f"that changes it: no fix is offered; enable it only for runs that keep those values fixed")
-            self.report(node, message)
+            self.report(node, f"script {why} with the compile cache off; not fixed: its arguments or config shape "
+                              "the graph", detail=message)
             return
-        self.report(node, message, fix=self._fix())
+        self.report(node, f"script {why} with the compile cache off: set MS_COMPILER_CACHE_ENABLE=1 to reuse graphs",
+                    fix=self._fix(), detail=message)
 
     def _fix(self) -> Optional[Fix]:
         context = self.context
         body = list(context.module.body)
         anchor = _last_leading_import(body)
-        spelled = environ_spelling(context)
+        spelled = environ_spelling(context, module_level=True)
+        os_module = context.imports.local_reference("os")
+        os_path = f"{os_module}.path" if os_module else context.imports.local_reference("os.path")
+        os_imports: tuple = ()
+        if os_path is None and spelled is not None and spelled[0] == "os.environ" and spelled[1]:
+            os_path = "os.path"  # the `import os` added for os.environ serves os.path too
+        if os_path is None:
+            found = context.spell("os.path")
+            if found is None:
+                return None
+            os_path, os_imports = found
         if anchor is None or spelled is None:
             return None
         environ, imports = spelled
+        imports = tuple(dict.fromkeys(os_imports + imports))
+        # The cache folder sits next to the script and is named after it: unique per script, whatever folder
+        # the script is run from (a path relative to the working directory made three train.py share one).
         stem = os.path.splitext(os.path.basename(context.path or ""))[0]
-        path = f"{CACHE_DIR}/{stem}" if stem and SAFE_STEM.match(stem) else CACHE_DIR
+        parts = [CACHE_DIR, stem] if stem and SAFE_STEM.match(stem) else [CACHE_DIR]
+        here = f"{os_path}.dirname({os_path}.abspath(__file__))"
+        path_code = f"{os_path}.join({here}, {', '.join(string_literal(p) for p in parts)})"
         enable = parse_line(context, f'{environ}.setdefault("{ENABLE_VAR}", "1")')
         enable = enable.with_changes(leading_lines=[
             cst.EmptyLine(comment=cst.Comment(
@@ -228,7 +248,7 @@ class MissingCompileCache(Rule):
                 "# it does not notice changed env vars, CLI args, config files, packages, or input shapes and "
                 "dtypes.")),
         ])
-        set_path = parse_line(context, f"{environ}.setdefault(\"{PATH_VAR}\", {string_literal(path)})")
+        set_path = parse_line(context, f"{environ}.setdefault(\n    \"{PATH_VAR}\", {path_code})")
         return Fix(
             UNSAFE,
             f"enable the compile cache with {environ}.setdefault(\"{ENABLE_VAR}\", \"1\") after the imports "

@@ -65,13 +65,14 @@ class DeprecatedCompileCacheContext(Rule):
             ms.set_context(mode=ms.GRAPH_MODE, enable_compile_cache=True, compile_cache_path="./cache")
             """,
             fixed="""\
-            import mindspore as ms
             import os
+
+            import mindspore as ms
 
             os.environ["MS_COMPILER_CACHE_ENABLE"] = "1"
             os.environ["MS_COMPILER_CACHE_PATH"] = "./cache"
             ms.set_context(mode=ms.GRAPH_MODE)
-            """,
+""",
         ),
         Invalid(
             """\
@@ -121,7 +122,10 @@ class DeprecatedCompileCacheContext(Rule):
                 f"{spelled} in set_context {verb} deprecated in MindSpore 2.10 (a warning on every call); set the "
                 f"environment variables {ENABLE_VAR} / {PATH_VAR} instead"
             )
-            self.report(info.call, message, fix=self._fix(info))
+            variables = ", ".join(var for key, var in (("enable_compile_cache", ENABLE_VAR),
+                                                          ("compile_cache_path", PATH_VAR)) if key in keys)
+            self.report(info.call, f"deprecated set_context {', '.join(f'`{key}`' for key in keys)}: set {variables}",
+                        fix=self._fix(info), detail=message)
 
     def _fix(self, info: CallInfo) -> Optional[Fix]:
         context = self.context

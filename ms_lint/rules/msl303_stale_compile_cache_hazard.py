@@ -417,7 +417,7 @@ class StaleCompileCacheHazard(Rule):
         if node not in self.reported:
             self.reported.add(node)
             self.hazards.append((node, what))
-            self.report(node, message(what))
+            self.report(node, _SHORT[message], detail=message(what))
 
 
 def stale_cache_hazards(context) -> List[Tuple[cst.CSTNode, str]]:
@@ -479,6 +479,13 @@ def _shape(what: str) -> str:
     return (f"This script enables the compile cache, but {what}. The cache does not key on input shapes, so a run "
             f"with another shape silently reuses the graph compiled for the old one ({SHAPE_MEASURED}); keep the "
             f"cache off for runs that change it")
+
+
+_SHORT = {
+    _constant: "compile cache on, but this value is a graph constant: keep the cache off for runs that change it",
+    _layer: "compile cache on, but this value sets a layer's shapes: keep the cache off for runs that change it",
+    _shape: "compile cache on, but this sets an input's shape: keep the cache off for runs that change it",
+}
 
 
 def _under_jit(context) -> Set[cst.FunctionDef]:

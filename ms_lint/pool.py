@@ -1,0 +1,127 @@
+"""Worker processes that cost only their own file when they die.
+
+``multiprocessing.Pool`` loses the task of a worker that dies (libcst's native parser can crash the process with
+SIGSEGV, the kernel can kill it for memory) and ``ProcessPoolExecutor`` fails every pending task with
+``BrokenProcessPool``. Here each worker gets one batch at a time over its own pipe, so the parent always knows
+what a dead worker was doing: the other items of its batch are retried one by one on a fresh worker, and an item
+that kills a worker on its own becomes ``crashed(item, why)``. Everything else is reported as usual.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections import deque
+from multiprocessing.connection import wait
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (a container's limit, not the host's core count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(jobs: Optional[int], items: int) -> int:
+    """``--jobs`` capped at the number of items and of cores (``None``: all cores). ``--jobs 999`` on a 2-core
+    machine starts 2 workers: each imports libcst (about 0.35 s), so more workers than cores only cost."""
+    return max(1, min(jobs or cpu_count(), cpu_count(), items))
+
+
+def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs: Tuple) -> None:
+    if initializer is not None:
+        initializer(*initargs)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        conn.send([work(item) for item in batch])
+
+
+class _Worker:
+    def __init__(self, context, work, initializer, initargs):
+        parent, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child, work, initializer, initargs), daemon=True)
+        self.process.start()
+        child.close()
+        self.conn = parent
+        self.batch: Optional[List[Any]] = None
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.conn.close()
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def describe_exit(code: Optional[int]) -> str:
+    if code is None:
+        return "it did not exit"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk: int,
+                crashed: Callable[[T, str], R], initializer: Optional[Callable] = None,
+                initargs: Tuple = ()) -> List[R]:
+    """``work(item)`` for every item on ``workers`` processes, ``chunk`` items per batch, in no particular order.
+
+    ``work``, ``initializer`` and the items must be picklable where processes are spawned (module-level
+    functions). ``crashed(item, why)`` stands in for the result of an item whose worker died while it ran alone.
+    """
+    context = multiprocessing.get_context()
+    queue: Deque[List[T]] = deque(list(items[i:i + chunk]) for i in range(0, len(items), max(1, chunk)))
+    results: List[R] = []
+    pool: List[_Worker] = []
+    try:
+        while queue or any(w.batch is not None for w in pool):
+            while queue and len([w for w in pool if w.batch is not None]) < workers:
+                idle = next((w for w in pool if w.batch is None), None)
+                if idle is None:
+                    idle = _Worker(context, work, initializer, initargs)
+                    pool.append(idle)
+                idle.batch = queue.popleft()
+                try:
+                    idle.conn.send(idle.batch)
+                except (OSError, ValueError):
+                    pass  # it died already: recv below tells
+            busy: Dict[Any, _Worker] = {w.conn: w for w in pool if w.batch is not None}
+            for conn in wait(list(busy)):
+                worker = busy[conn]
+                batch, worker.batch = worker.batch, None
+                try:
+                    results.extend(conn.recv())
+                    continue
+                except (EOFError, OSError):
+                    pass
+                worker.process.join()
+                why = describe_exit(worker.process.exitcode)
+                pool.remove(worker)
+                conn.close()
+                assert batch is not None
+                if len(batch) == 1:
+                    results.append(crashed(batch[0], why))
+                else:  # which one killed it is unknown: each again, alone
+                    queue.extendleft([item] for item in reversed(batch))
+    finally:
+        for worker in pool:
+            worker.stop()
+    return results
