@@ -21,6 +21,7 @@ DEFAULT_EXCLUDE = [
     "node_modules", ".mypy_cache", ".pytest_cache", ".ms_lint_cache", "site-packages",
 ]
 GRAPH_MODES = ("auto", "jit-only")
+UNRESOLVED_BASES = ("cell-if-construct", "not-cell")
 
 
 class ConfigError(Exception):
@@ -37,6 +38,9 @@ class Config:
     unroll_threshold: int = 16
     graph_mode: str = "auto"
     cell_bases: List[str] = field(default_factory=list)  # qualified names of classes to treat as nn.Cell bases
+    # A class whose base can be read nowhere (``class M(PreTrainedModel)``, package not installed): a Cell when it
+    # defines ``construct`` ("cell-if-construct"), or never ("not-cell"). Measured in benchmarks/results/realcode.md.
+    unresolved_bases: str = "cell-if-construct"
     verify: Dict[str, Any] = field(default_factory=dict)
     root: str = field(default_factory=os.getcwd)  # folder of the pyproject.toml (or cwd): paths are relative to it
     source: Optional[str] = None  # the pyproject.toml it came from
@@ -246,6 +250,10 @@ def _apply_table(config: Config, table: Dict[str, Any], where: str) -> Config:
             if value not in GRAPH_MODES:
                 raise ConfigError(f"{name}: expected one of {', '.join(GRAPH_MODES)}, got {value!r}")
             config.graph_mode = value
+        elif key == "unresolved-bases":
+            if value not in UNRESOLVED_BASES:
+                raise ConfigError(f"{name}: expected one of {', '.join(UNRESOLVED_BASES)}, got {value!r}")
+            config.unresolved_bases = value
         elif key == "cell-bases":
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise ConfigError(f"{name}: expected a list of qualified class names (\"pkg.module.Base\")")
@@ -256,7 +264,7 @@ def _apply_table(config: Config, table: Dict[str, Any], where: str) -> Config:
             config.verify = value
         else:
             known = ("select, ignore, per-file-ignores, exclude, extend-exclude, unroll-threshold, graph-mode, "
-                     "cell-bases, verify")
+                     "cell-bases, unresolved-bases, verify")
             raise ConfigError(f"{where}: unknown key {key!r} in [tool.ms-lint] (known keys: {known})")
     return config
 

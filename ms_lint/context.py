@@ -80,9 +80,15 @@ class ModuleContext:
     def _param_kinds_from_calls(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
         params = positional_params(func, bound)
         seen: Dict[str, list] = {}
-        for site in self.scope.call_sites.get(func, []):
-            caller = self.values(site.caller)
-            binding = bind_arguments(func, bound, site.call)
+        sites = [(self, site.caller, site.call) for site in self.scope.call_sites.get(func, [])]
+        if self.project is not None:  # graph code in other modules that calls this function
+            external = self.project.external_call_sites(func, self.scope.owner_of.get(func))
+            if external is None:
+                return {}
+            sites += external
+        for context, caller_def, call in sites:
+            caller = context.values(caller_def)
+            binding = bind_arguments(func, bound, call)
             if binding is None:
                 return {}
             for name, value in binding[0]:
@@ -90,7 +96,7 @@ class ModuleContext:
         kinds: Dict[str, Kind] = {}
         for name, found in seen.items():
             unique = set(found)
-            kinds[name] = unique.pop() if len(unique) == 1 and len(found) == len(self.scope.call_sites[func]) else Kind.UNKNOWN
+            kinds[name] = unique.pop() if len(unique) == 1 and len(found) == len(sites) else Kind.UNKNOWN
         for param in params:  # parameters no call site passes take their default
             if param.name.value not in kinds and param.default is not None:
                 kinds[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN

@@ -88,12 +88,17 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     path = display_path or source.path
     result = FileAnalysis(path, source=source)
     text = source.text
-    if PREFILTER not in text or skips_file(text, flake8_noqa):
+    if skips_file(text, flake8_noqa):
         return result
     if index is None:
+        if PREFILTER not in text and "construct" not in text:
+            return result  # alone (flake8): a file that neither names MindSpore nor defines a construct is not read
         index = index_for(source, config)
     project = ProjectView(index, source.path, config)
-    firing = rules_that_may_fire(text, _enabled(rules, config, path), bool(project.graph_functions()))
+    graph_here = bool(project.graph_functions())  # graph code the project makes of this file
+    if PREFILTER not in text and not graph_here:
+        return result
+    firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
     problem = compile_problem(text, path)
     if problem is not None:
         # What this Python cannot compile is never handed to libcst: its native parser crashes the process at

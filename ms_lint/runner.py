@@ -155,7 +155,8 @@ def build_index(files: List[str], config: Config, use_cache: bool = True, cache_
 
     store = SummaryStore(config.root, cache_dir) if use_cache else None
     summaries = SummaryCache(store.load() if store else None)
-    index = ProjectIndex.for_files(files, summaries, cell_bases=config.cell_bases)
+    index = ProjectIndex.for_files(files, summaries, cell_bases=config.cell_bases,
+                                   unresolved_construct_is_cell=config.unresolved_bases == "cell-if-construct")
     if store is not None and summaries.dirty:
         store.save(summaries.entries)
     return index

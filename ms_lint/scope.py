@@ -282,6 +282,14 @@ class GraphScope:
         pending.append(callee)
 
     # -- queries ---------------------------------------------------------------------------------------
+    def function_named(self, qualname: str) -> Optional[cst.FunctionDef]:
+        """A module function (``helper``) or method (``Class.method``) by the index's qualified name."""
+        owner, _, name = qualname.rpartition(".")
+        if not owner:
+            return self.module_functions.get(name)
+        info = self.classes.get(owner)
+        return info.methods.get(name) if info is not None else None
+
     def graph_functions(self) -> List[FunctionInfo]:
         return list(self.functions.values())
 

@@ -149,6 +149,7 @@ class ProjectIndex:
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
         self._chains: Dict[ClassRef, List[ClassRef]] = {}
         self._graph: Optional[Dict[FunctionRef, str]] = None
+        self._callers: Dict[FunctionRef, List[FunctionRef]] = {}
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
@@ -406,6 +407,11 @@ class ProjectIndex:
             self._graph = _GraphClosure(self).run()
         return self._graph
 
+    def callers_of(self, ref: FunctionRef) -> List[FunctionRef]:
+        """The graph functions (any module) whose calls reach this one."""
+        self.graph_functions()
+        return self._callers.get(ref, [])
+
     def graph_functions_in(self, path: str) -> Dict[str, str]:
         """Qualnames of the graph functions defined in ``path`` -> why."""
         summary = self.by_path.get(os.path.abspath(path))
@@ -419,10 +425,13 @@ class ProjectIndex:
         for name in sorted(self.project_modules):
             summary = self.modules[name]
             for callee, args, kwargs in summary.constructions:
-                if callee.rsplit(".", 1)[-1] != ref[1].rsplit(".", 1)[-1]:
-                    continue
-                if self.class_ref(name, callee) == ref:
+                built = self.class_ref(name, callee)
+                if built == ref:
                     found.append((args, kwargs))
+                elif built is not None and built[0] in self.project_modules:
+                    init = self.find_method(built, "__init__")  # a subclass that inherits ref's __init__
+                    if init is not None and init[0] == ref:
+                        found.append((args, kwargs))
         return found
 
     def fingerprint_for(self, path: str) -> str:
@@ -469,6 +478,7 @@ class _GraphClosure:
     def __init__(self, index: ProjectIndex):
         self.index = index
         self.found: Dict[FunctionRef, str] = {}
+        self.callers: Dict[FunctionRef, List[FunctionRef]] = {}  # graph function -> graph functions that call it
         self.pending: List[Tuple[str, FunctionSummary]] = []
 
     def run(self) -> Dict[FunctionRef, str]:
@@ -476,8 +486,6 @@ class _GraphClosure:
         wrappers = self._jit_wrappers()
         for name in sorted(index.project_modules):
             summary = index.modules[name]
-            if not summary.mentions_mindspore:
-                continue
             pynative_only = bool(summary.set_context_modes) and all(
                 mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
                 for _, mode in summary.set_context_modes)
@@ -500,12 +508,22 @@ class _GraphClosure:
                             callee = self._callee(name, function, target)
                             if callee is not None:
                                 self._add(callee[0], callee[1], "passed to a jit wrapper")
+            for call, passed in summary.module_calls:
+                if index.qualify(name, call) in wrappers:
+                    for target in passed:
+                        callee = self._callee(name, None, target)
+                        if callee is not None:
+                            self._add(callee[0], callee[1], "passed to a jit wrapper")
         while self.pending:
             module, function = self.pending.pop()
             for dotted in function.calls + function.passed:
                 callee = self._callee(module, function, dotted)
                 if callee is not None:
+                    edge = self.callers.setdefault((callee[0], callee[1].qualname), [])
+                    if (module, function.qualname) not in edge:
+                        edge.append((module, function.qualname))
                     self._add(callee[0], callee[1], f"called from graph function {function.name} ({module})")
+        self.index._callers = self.callers
         return self.found
 
     @staticmethod
@@ -623,12 +641,13 @@ def index_for(source, config) -> ProjectIndex:
     the text being checked (an editor's buffer may differ from the disk)."""
     package, root = package_of(source.path)
     anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
-    key = (anchor, tuple(config.cell_bases))
+    key = (anchor, tuple(config.cell_bases), config.unresolved_bases)
     index = _INDEXES.get(key)
     if index is None:
         if len(_INDEXES) > 32:
             _INDEXES.clear()
-        index = ProjectIndex.for_files([source.path], cell_bases=config.cell_bases)
+        index = ProjectIndex.for_files([source.path], cell_bases=config.cell_bases,
+                                       unresolved_construct_is_cell=config.unresolved_bases == "cell-if-construct")
         _INDEXES[key] = index
     index.update_file(source.path, source.raw)
     return index

@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value
+from ms_lint.walk import find
 
 # Module contexts built for cross-module questions, per process: (index id, module name) -> context or None.
 _CONTEXTS: Dict[Tuple[int, str], object] = {}
@@ -140,6 +141,28 @@ class ProjectView:
         if isinstance(value, str) and value.startswith("<name:"):
             return self.index.qualify(owner.name, value[6:-1]) or NOT_LITERAL
         return value
+
+    def external_call_sites(self, func: cst.FunctionDef, owner: Optional[str]):
+        """(caller's context, caller def, call) for each call of this module's ``func`` from graph code in other
+        modules, found through the index's call edges; None when some caller cannot be read (then the
+        parameters' kinds are not known from the callers)."""
+        if self.module is None:
+            return []
+        qualname = f"{owner}.{func.name.value}" if owner else func.name.value
+        sites = []
+        for module, caller_qualname in self.index.callers_of((self.module, qualname)):
+            if module == self.module:
+                continue
+            context = self.context_for(module)
+            caller = context.scope.function_named(caller_qualname) if context is not None else None
+            if caller is None:
+                return None
+            for call in find(caller.body, cst.Call):
+                name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
+                    call.func.value if isinstance(call.func, cst.Name) else None)
+                if name == func.name.value:
+                    sites.append((context, caller, call))
+        return sites
 
     def constructor_int(self, class_qualname: str, param: str) -> Tuple[Optional[int], str]:
         """The int ``__init__`` parameter ``param`` of a class of this module takes when the project builds it

@@ -57,6 +57,8 @@ class ModuleSummary:
     argparse_defaults: Dict[str, object] = field(default_factory=dict)  # dest -> literal default
     set_context_modes: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (function qualname, mode)
     module_jit_targets: List[str] = field(default_factory=list)  # names handed to jit at module level
+    # Calls at module level: (callee as written, dotted names passed as arguments): ``step = compiled(step_fn)``.
+    module_calls: List[Tuple[str, List[str]]] = field(default_factory=list)
     # Calls of capitalized names (class constructions): (callee as written, positional literals, keyword literals).
     constructions: List[Tuple[str, List[object], Dict[str, object]]] = field(default_factory=list)
     mentions_mindspore: bool = False
@@ -212,11 +214,11 @@ class _Summarizer(ast.NodeVisitor):
                 self._argparse(node)
             elif last == "set_context":
                 self._set_context(node, current)
+        passed = [name for name in (dotted_name(arg) for arg in node.args) if name is not None]
         if current is not None:
-            for arg in node.args:
-                name = dotted_name(arg)
-                if name is not None:
-                    current.passed.append(name)
+            current.passed.extend(passed)
+        elif callee is not None and passed:
+            self.summary.module_calls.append((callee, passed))
         self.generic_visit(node)
 
     def _record_construction(self, callee: str, node: ast.Call) -> None:

@@ -1,0 +1,369 @@
+"""Project-wide analysis: the index (ms_lint/analysis/index.py) and what it lets each file's rules see.
+
+Every test builds a small package of its own: a base Cell in one module and its subclass in the next, helpers
+called across modules, re-exports through ``__init__.py``, an installed package found without importing it.
+"""
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+from ms_lint.analysis.index import ProjectIndex, constructor_value, is_test_module
+from ms_lint.cli import main
+
+
+def make(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def check(tmp_path, capsys, *args):
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code = main(["check", "--no-cache", "--output-format", "json", *args])
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out
+    return code, [(f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in json.loads(out)]
+
+
+BASE = """\
+    from mindspore import nn, ops
+
+
+    class BaseDecoder(nn.Cell):
+        def __init__(self, max_len=25):
+            super().__init__()
+            self.num_steps = max_len + 1
+            self.reduce = ops.ReduceSum()
+
+        def overflow(self, x):
+            return ops.isinf(x).any()
+    """
+
+HEAD = """\
+    from mindspore import ops
+
+    from .base import BaseDecoder
+
+
+    class Head(BaseDecoder):
+        def construct(self, x):
+            for _ in range(self.num_steps):
+                x = ops.tanh(x)
+            if self.overflow(x):
+                x = x * 0
+            return self.reduce(x, -1)
+    """
+
+
+def package(tmp_path, **extra):
+    files = {"pkg/__init__.py": "from .heads.head import Head\n", "pkg/heads/__init__.py": "",
+             "pkg/heads/base.py": BASE, "pkg/heads/head.py": HEAD}
+    files.update(extra)
+    return make(tmp_path, files)
+
+
+def test_a_cell_through_a_base_in_another_module_is_graph_code(tmp_path, capsys):
+    package(tmp_path)
+    code, found = check(tmp_path, capsys, "pkg")
+    assert code == 1
+    # the constructor default gives the trip count; the base's method returns a Tensor, so the `if` is one
+    assert found == [("pkg/heads/head.py", 8, "MSL103"), ("pkg/heads/head.py", 10, "MSL201")]
+
+
+def test_checking_one_file_still_indexes_its_whole_package(tmp_path, capsys):
+    package(tmp_path)
+    code, found = check(tmp_path, capsys, "pkg/heads/head.py")
+    assert [f[2] for f in found] == ["MSL103", "MSL201"]
+
+
+def test_a_file_alone_outside_its_package_sees_nothing(tmp_path, capsys):
+    (tmp_path / "head.py").write_text(textwrap.dedent(HEAD).replace("from .base import", "from base_missing import"))
+    code, found = check(tmp_path, capsys, "head.py")
+    assert found == [] and code == 0  # the base cannot be read and Head has a construct: a Cell, but nothing known
+
+
+def test_a_construction_with_a_config_value_makes_the_count_unknown(tmp_path, capsys):
+    package(tmp_path, **{"pkg/build.py": """\
+        from .heads.head import Head
+
+
+        def build(cfg):
+            return Head(max_len=cfg.max_len)
+        """})
+    code, found = check(tmp_path, capsys, "pkg")
+    assert [f[2] for f in found] == ["MSL201"]
+
+
+def test_a_literal_construction_refines_the_count_and_super_init_counts(tmp_path, capsys):
+    package(tmp_path, **{"pkg/heads/short.py": """\
+        from .base import BaseDecoder
+
+
+        class Short(BaseDecoder):
+            def __init__(self):
+                super().__init__(max_len=4)
+        """})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/heads/head.py")])
+    value, origin = constructor_value(index, ("pkg.heads.base", "BaseDecoder"), "max_len")
+    assert value == 4 and "as the project builds BaseDecoder" in origin  # the only construction passes 4
+    assert index.constructions(("pkg.heads.base", "BaseDecoder")) == [([], {"max_len": 4})]
+
+
+def test_the_index_follows_reexports_and_relative_imports(tmp_path):
+    package(tmp_path)
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/__init__.py")])
+    assert index.resolve("pkg.Head") == ("pkg.heads.head", "Head")
+    assert index.class_ref("pkg.heads.head", "BaseDecoder") == ("pkg.heads.base", "BaseDecoder")
+    assert index.is_cell(("pkg.heads.head", "Head"))
+    assert [ref for ref in index.method_owner_chain(("pkg.heads.head", "Head"))] == [
+        ("pkg.heads.head", "Head"), ("pkg.heads.base", "BaseDecoder")]
+
+
+def test_methods_of_a_base_reached_from_a_subclass_construct_are_graph_code(tmp_path, capsys):
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            from mindspore import nn, ops
+
+
+            class Base(nn.Cell):
+                def per_row(self, x):
+                    out = []
+                    for i in range(x.shape[0]):
+                        out.append(ops.relu(x[i]))
+                    return ops.stack(out)
+
+                def unused(self, x):
+                    for i in range(x.shape[0]):
+                        x = x + 1
+                    return x
+            """,
+        "pkg/net.py": """\
+            from .base import Base
+
+
+            class Net(Base):
+                def construct(self, x):
+                    return self.per_row(x)
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/base.py", 7, "MSL101")]  # `unused` is never called from graph code
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/net.py")])
+    assert "Base.per_row" in index.graph_functions_in(str(tmp_path / "pkg/base.py"))
+
+
+def test_helpers_imported_by_jit_code_and_functions_given_to_a_project_jit_wrapper(tmp_path, capsys):
+    make(tmp_path, {
+        "tools/__init__.py": "",
+        "tools/compile.py": """\
+            import mindspore as ms
+
+
+            def compiled(fn):
+                return ms.jit(fn)
+            """,
+        "tools/steps.py": """\
+            from mindspore import ops
+
+
+            def rows(x):
+                return ops.stack([ops.relu(x[i]) for i in range(x.shape[0])])
+
+
+            def step(x):
+                total = x
+                for i in range(x.shape[1]):
+                    total = total + x[:, i:i + 1]
+                return total
+            """,
+        "tools/run.py": """\
+            import mindspore as ms
+
+            from .compile import compiled
+            from .steps import rows, step
+
+
+            @ms.jit
+            def forward(x):
+                return rows(x)
+
+
+            fast_step = compiled(step)
+            """,
+    })
+    code, found = check(tmp_path, capsys, "tools")
+    assert ("tools/steps.py", 5, "MSL101") in found  # the comprehension in `rows`, reached from @jit forward
+    assert ("tools/steps.py", 10, "MSL101") in found  # `step`, handed to the project's jit wrapper
+
+
+def test_nested_cells_and_cells_defined_in_functions(tmp_path, capsys):
+    make(tmp_path, {"m.py": """\
+        from mindspore import nn, ops
+
+
+        class Outer:
+            class Inner(nn.Cell):
+                def construct(self, x):
+                    for i in range(x.shape[0]):
+                        x = x + ops.relu(x[i])
+                    return x
+
+
+        def build():
+            class Local(nn.Cell):
+                def construct(self, x):
+                    if ops.isinf(x).any():
+                        x = x * 0
+                    return x
+            return Local()
+        """})
+    code, found = check(tmp_path, capsys, "m.py")
+    assert [(line, rule) for _, line, rule in found] == [(7, "MSL101"), (15, "MSL201")]
+
+
+def test_an_installed_package_is_read_without_being_imported(tmp_path, capsys, monkeypatch):
+    site = make(tmp_path / "site", {
+        # importing this package would fail: the index must only read its source
+        "extlib/__init__.py": "raise ImportError('extlib must not be imported by ms-lint')\nfrom .layers import Block\n",
+        "extlib/layers.py": """\
+            from mindspore import nn
+
+
+            class Block(nn.Cell):
+                pass
+            """,
+    })
+    monkeypatch.syspath_prepend(str(site))
+    make(tmp_path / "proj", {"model.py": """\
+        from mindspore import ops
+        from extlib import Block
+
+
+        class MyBlock(Block):
+            def construct(self, x):
+                out = []
+                for i in range(x.shape[0]):
+                    out.append(ops.relu(x[i]))
+                return ops.stack(out)
+        """})
+    code, found = check(tmp_path / "proj", capsys, "model.py")
+    assert found == [("model.py", 8, "MSL101")]
+    assert "extlib" not in sys.modules
+
+
+UNRESOLVED = """\
+    from mindspore import ops
+    from transformers_ms import PreTrainedModel
+
+
+    class Model(PreTrainedModel):
+        def construct(self, x):
+            for i in range(x.shape[0]):
+                x = x + ops.relu(x[i])
+            return x
+
+
+    def run(net, x):
+        return net(x)
+    """
+
+
+def test_unresolved_bases_with_construct_are_cells_unless_configured(tmp_path, capsys):
+    make(tmp_path, {"model.py": UNRESOLVED})
+    assert check(tmp_path, capsys, "model.py")[1] == [("model.py", 7, "MSL101")]
+    (tmp_path / "pyproject.toml").write_text('[tool.ms-lint]\nunresolved-bases = "not-cell"\n')
+    assert check(tmp_path, capsys, "model.py")[1] == []
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ms-lint]\nunresolved-bases = "not-cell"\ncell-bases = ["transformers_ms.PreTrainedModel"]\n')
+    assert check(tmp_path, capsys, "model.py")[1] == [("model.py", 7, "MSL101")]
+    (tmp_path / "pyproject.toml").write_text('[tool.ms-lint]\nunresolved-bases = "sometimes"\n')
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["check", "--no-cache", "model.py"]) == 2
+    finally:
+        os.chdir(cwd)
+    assert "unresolved-bases" in capsys.readouterr().err
+
+
+def test_the_cache_notices_a_change_in_another_module(tmp_path, capsys):
+    package(tmp_path)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        def run():
+            assert main(["check", "--output-format", "json", "pkg/heads/head.py"]) in (0, 1)
+            return [f["code"] for f in json.loads(capsys.readouterr().out)]
+
+        assert run() == ["MSL103", "MSL201"]
+        assert run() == ["MSL103", "MSL201"]  # warm
+        base = tmp_path / "pkg/heads/base.py"
+        base.write_text(base.read_text().replace("max_len=25", "max_len=5"))
+        assert run() == ["MSL201"]  # head.py did not change; what it owes to base.py did
+    finally:
+        os.chdir(cwd)
+
+
+def test_test_modules_are_recognised():
+    assert is_test_module("pkg/tests/helpers.py")
+    assert is_test_module("test_train.py") and is_test_module("train_test.py") and is_test_module("conftest.py")
+    assert not is_test_module("pkg/train.py") and not is_test_module("contest.py")
+
+
+def test_entry_script_mode_from_an_imported_argparse_default(tmp_path, capsys):
+    make(tmp_path, {
+        "config.py": """\
+            import argparse
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--mode", type=int, default=0)
+            parser.add_argument("--device_target", default="CPU")
+            args = parser.parse_args()
+            """,
+        "train.py": """\
+            import mindspore as ms
+            from mindspore import nn
+
+            from config import args
+
+            if __name__ == "__main__":
+                ms.set_context(mode=args.mode)
+                net = nn.Dense(2, 2)
+                print(net(ms.Tensor([[1.0, 2.0]])))
+            """,
+        "eval_pynative.py": """\
+            import argparse
+
+            import mindspore as ms
+            from mindspore import nn
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--mode", type=int, default=1)
+
+            if __name__ == "__main__":
+                args = parser.parse_args()
+                ms.set_context(mode=args.mode)
+                print(nn.Dense(2, 2)(ms.Tensor([[1.0, 2.0]])))
+            """,
+    })
+    code, found = check(tmp_path, capsys, "train.py", "eval_pynative.py")
+    assert found == [("train.py", 7, "MSL301")]
+
+
+def test_flake8_gives_the_project_findings_too(tmp_path):
+    import subprocess
+
+    package(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select", "MSL", "pkg"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    lines = {line.split(" ")[0] + line.split(" ")[1] for line in done.stdout.splitlines()}
+    assert lines == {"pkg/heads/head.py:8:9:MSL103", "pkg/heads/head.py:10:9:MSL201"}, done.stdout + done.stderr
