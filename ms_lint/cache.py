@@ -138,6 +138,34 @@ class SummaryStore:
             pass  # a cache that cannot be written is not an error
 
 
+class FingerprintStore:
+    """The cross-file fingerprints of the checked files for one project state (``analysis.index.project_state``):
+    a warm run whose project has not changed reads them here instead of building the project index."""
+
+    def __init__(self, root: str, folder: Optional[str] = None):
+        base = os.path.abspath(folder) if folder else os.path.join(root, CACHE_DIR)
+        self.file = os.path.join(base, __version__, f"fingerprints-{_code_fingerprint()}.json")
+
+    def load(self, state: str) -> Dict[str, str]:
+        try:
+            with open(self.file, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            return {}
+        return data.get("fingerprints", {}) if isinstance(data, dict) and data.get("state") == state else {}
+
+    def save(self, state: str, fingerprints: Dict[str, str]) -> None:
+        folder = os.path.dirname(self.file)
+        try:
+            os.makedirs(folder, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"state": state, "fingerprints": fingerprints}, handle)
+            os.replace(tmp, self.file)
+        except OSError:
+            pass
+
+
 def _code_fingerprint() -> str:
     """Changes whenever ms-lint's own source changes, so an edited rule never serves stale results."""
     package = os.path.dirname(os.path.abspath(__file__))

@@ -181,11 +181,30 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             found = caches[key] = ResultsCache(cfg.root, key[1], folder=cache_dir)
         return found
 
-    project = build_index(files, config_of(files[0]) if files else Config(), use_cache, cache_dir)
+    first = config_of(files[0]) if files else Config()
+    built = []
+
+    def project():
+        if not built:
+            built.append(build_index(files, first, use_cache, cache_dir))
+        return built[0]
+
+    fingerprints: Dict[str, str] = {}
+    if use_cache:
+        from ms_lint.analysis.index import project_files, project_state
+        from ms_lint.cache import FingerprintStore
+
+        store = FingerprintStore(first.root, cache_dir)
+        state = project_state(project_files(files)[0], first.fingerprint())
+        fingerprints = store.load(state)
+        missing = [path for path in files if os.path.abspath(path) not in fingerprints]
+        if missing:
+            fingerprints.update({os.path.abspath(p): project().fingerprint_for(p) for p in missing})
+            store.save(state, fingerprints)
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:
-        cached = cache_of(path).lookup(path, project.fingerprint_for(path)) if use_cache else None
+        cached = cache_of(path).lookup(path, fingerprints[os.path.abspath(path)]) if use_cache else None
         if cached is None:
             pending.append(path)
         elif cached:
@@ -193,10 +212,10 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             for finding in cached:
                 finding.path = shown
             findings.extend(cached)
-    for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project):
+    for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project() if pending else None):
         findings.extend(file_findings)
         if use_cache and stamp is not None:
-            cache_of(path).store(path, file_findings, stamp, project.fingerprint_for(path))
+            cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
     for cache in caches.values():
         cache.save()
     findings.sort(key=Finding.sort_key)

@@ -98,6 +98,43 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
         sys.setrecursionlimit(limit)
 
 
+def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
+    """(every Python file of the packages that hold ``files``, and the files themselves; the source roots where
+    imports start: the folder above each top package, and the folder of each file outside packages)."""
+    tops: Set[str] = set()
+    roots: List[str] = []
+    paths: List[str] = []
+    for path in files:
+        package, root = package_of(path)
+        if root not in roots:
+            roots.append(root)
+        folder = os.path.dirname(os.path.abspath(path))
+        if package is None and folder not in roots:
+            roots.append(folder)
+        if package:
+            tops.add(os.path.join(root, package.split(".")[0]))
+        paths.append(path)
+    for top in sorted(tops):
+        for folder, dirs, names in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            paths.extend(os.path.join(folder, name) for name in names if name.endswith(".py"))
+    return paths, roots
+
+
+def project_state(paths: Iterable[str], salt: str) -> str:
+    """Changes when any file of the project changes (mtime, size), appears or goes: while it holds, every
+    file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is what it was, and the index need not be
+    built to look results up (a warm run stats the files and reads two cache files)."""
+    stamp = hashlib.blake2b(salt.encode(), digest_size=16)
+    for path in sorted({os.path.abspath(p) for p in paths}):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        stamp.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    return stamp.hexdigest()
+
+
 class SummaryCache:
     """Summaries by absolute path, reused while (mtime, size) or the content digest are unchanged."""
 
@@ -150,29 +187,20 @@ class ProjectIndex:
         self._chains: Dict[ClassRef, List[ClassRef]] = {}
         self._graph: Optional[Dict[FunctionRef, str]] = None
         self._callers: Dict[FunctionRef, List[FunctionRef]] = {}
+        self._constructions: Optional[Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]] = None
+        self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
     def for_files(cls, files: Iterable[str], cache: Optional[SummaryCache] = None, **options) -> "ProjectIndex":
-        """Index every Python file of the packages that hold ``files`` (and the files themselves)."""
+        """Index every Python file of the packages that hold ``files`` (and the files themselves).
+
+        In the parent process: summarizing on workers was measured slower (the summaries' pickling through the
+        pipes costs more than the second core saves)."""
         index = cls(cache, **options)
-        tops: Set[str] = set()
-        for path in files:
-            package, root = package_of(path)
-            if root not in index.roots:
-                index.roots.append(root)
-            folder = os.path.dirname(os.path.abspath(path))
-            if package is None and folder not in index.roots:
-                index.roots.append(folder)
-            if package:
-                tops.add(os.path.join(root, package.split(".")[0]))
+        paths, index.roots = project_files(files)
+        for path in paths:
             index.add_file(path)
-        for top in sorted(tops):
-            for folder, dirs, names in os.walk(top):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-                for name in names:
-                    if name.endswith(".py"):
-                        index.add_file(os.path.join(folder, name))
         return index
 
     def add_file(self, path: str, project: bool = True) -> Optional[ModuleSummary]:
@@ -205,6 +233,8 @@ class ProjectIndex:
 
     def _forget(self) -> None:
         self._graph = None
+        self._constructions = None
+        self._graph_by_module = None
         for memo in (self._cell, self._resolved, self._class_refs, self._chains):
             memo.clear()
 
@@ -417,54 +447,74 @@ class ProjectIndex:
         summary = self.by_path.get(os.path.abspath(path))
         if summary is None:
             return {}
-        return {qual: why for (module, qual), why in self.graph_functions().items() if module == summary.name}
+        if self._graph_by_module is None:
+            by_module: Dict[str, Dict[str, str]] = {}
+            for (module, qual), why in self.graph_functions().items():
+                by_module.setdefault(module, {})[qual] = why
+            self._graph_by_module = by_module
+        return dict(self._graph_by_module.get(summary.name, {}))
 
     def constructions(self, ref: ClassRef) -> List[Tuple[List[object], Dict[str, object]]]:
-        """The argument lists (literal values, NOT_LITERAL otherwise) with which project code builds the class."""
-        found = []
+        """The argument lists (literal values, NOT_LITERAL otherwise) with which project code builds the class
+        (directly, through a subclass that inherits its ``__init__``, or by a subclass's ``super().__init__``)."""
+        if self._constructions is None:
+            self._constructions = self._all_constructions()
+        return self._constructions.get(ref, [])
+
+    def _all_constructions(self) -> Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]:
+        found: Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]] = {}
         for name in sorted(self.project_modules):
             summary = self.modules[name]
             for callee, args, kwargs in summary.constructions:
                 built = self.class_ref(name, callee)
-                if built == ref:
-                    found.append((args, kwargs))
-                elif built is not None and built[0] in self.project_modules:
-                    init = self.find_method(built, "__init__")  # a subclass that inherits ref's __init__
-                    if init is not None and init[0] == ref:
-                        found.append((args, kwargs))
+                if built is None:
+                    continue
+                found.setdefault(built, []).append((args, kwargs))
+                init = self.find_method(built, "__init__")  # a subclass that inherits its base's __init__
+                if init is not None and init[0] != built:
+                    found.setdefault(init[0], []).append((args, kwargs))
         return found
 
     def fingerprint_for(self, path: str) -> str:
-        """What the file's findings depend on besides its own text: the digests of the project modules it can
-        reach through imports and bases, and the graph functions other modules make of it."""
+        """What the file's findings owe to other files, for the results cache: the digests of the modules it
+        imports from and of those its classes' bases live in, the graph functions the project makes of it (with
+        the modules of their callers), and how the project constructs its classes.
+
+        One import deep on purpose: following every import transitively costs more than the check on a large
+        package. A change two imports away (a helper's helper) is seen after the file itself or a direct
+        dependency changes, or with ``--no-cache``."""
         summary = self.by_path.get(os.path.abspath(path))
         if summary is None:
             return ""
         stamp = hashlib.blake2b(digest_size=12)
-        for name in sorted(self._reachable_modules(summary.name)):
+        graph = self.graph_functions_in(path)
+        modules = self._direct_dependencies(summary.name)
+        for qual in graph:
+            modules.update(caller for caller, _ in self.callers_of((summary.name, qual)))
+        for name in sorted(modules):
             other = self.modules.get(name)
-            if other is not None:
+            if other is not None and name != summary.name:
                 stamp.update(f"{name}:{other.digest};".encode())
-        for qual, why in sorted(self.graph_functions_in(path).items()):
+        for qual, why in sorted(graph.items()):
             stamp.update(f"{qual}={why};".encode())
+        for qual in sorted(summary.classes):
+            for owner in self.method_owner_chain((summary.name, qual)):
+                stamp.update(f"{owner}:{self.constructions(owner)!r};".encode())
         return stamp.hexdigest()
 
-    def _reachable_modules(self, name: str) -> Set[str]:
-        seen: Set[str] = set()
-        pending = [name]
-        while pending:
-            current = pending.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            summary = self.modules.get(current)
-            if summary is None:
-                continue
-            for target in list(summary.imports.values()) + summary.star_imports:
-                found = self.resolve(target)
-                if found is not None and found[0] in self.modules and found[0] not in seen:
-                    pending.append(found[0])
-        return seen
+    def _direct_dependencies(self, name: str) -> Set[str]:
+        """Modules ``name`` imports names from, and the modules of its classes' readable base chains."""
+        summary = self.modules.get(name)
+        found: Set[str] = set()
+        if summary is None:
+            return found
+        for target in list(summary.imports.values()) + summary.star_imports:
+            holder = self.module_holding(target)
+            if holder is not None:
+                found.add(holder.name)
+        for qual in summary.classes:
+            found.update(module for module, _ in self.method_owner_chain((name, qual)))
+        return found
 
 
 _BUILTIN_BASES = {"object", "Exception", "ValueError", "TypeError", "RuntimeError", "dict", "list", "tuple",

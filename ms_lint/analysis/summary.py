@@ -103,6 +103,38 @@ class _Summarizer(ast.NodeVisitor):
         self.class_stack: List[ClassSummary] = []
         self.function_stack: List[FunctionSummary] = []
         self.bound_counts: Dict[str, int] = {}
+        self._handlers = {
+            ast.Import: self.visit_Import, ast.ImportFrom: self.visit_ImportFrom, ast.ClassDef: self.visit_ClassDef,
+            ast.FunctionDef: self.visit_FunctionDef, ast.AsyncFunctionDef: self.visit_FunctionDef,
+            ast.Assign: self.visit_Assign, ast.AugAssign: self.visit_AugAssign,
+        }
+
+    # -- traversal ---------------------------------------------------------------------------------
+    def visit(self, node: ast.AST) -> None:
+        """Statements one by one (definitions, imports, assignments have handlers); inside an expression only
+        the calls matter, found with ``ast.walk`` (several times cheaper than a visitor's dispatch per node)."""
+        handler = self._handlers.get(type(node))
+        if handler is not None:
+            handler(node)
+        elif isinstance(node, ast.expr):
+            self._scan(node)
+        else:
+            self.generic_visit(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def _scan(self, expr: ast.AST) -> None:
+        for sub in ast.walk(expr):
+            if type(sub) is ast.Call:
+                self.visit_Call(sub)
 
     # -- imports ---------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -185,16 +217,20 @@ class _Summarizer(ast.NodeVisitor):
                 value = literal(node.value)
                 if value is not NOT_LITERAL:
                     self.summary.constants[node.targets[0].id] = value
-        self.generic_visit(node)
+        for target in node.targets:
+            self._scan(target)
+        self._scan(node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if not self.function_stack and not self.class_stack:
             for name in _bound_names(node.target):
                 self.bound_counts[name] = self.bound_counts.get(name, 0) + 2
-        self.generic_visit(node)
+        self._scan(node.target)
+        self._scan(node.value)
 
     # -- calls -------------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
+        """One call (its arguments' own calls come from the same ``ast.walk``)."""
         callee = dotted_name(node.func)
         current = self.function_stack[-1] if self.function_stack else None
         base = self._super_init_base(node, current)
@@ -219,7 +255,6 @@ class _Summarizer(ast.NodeVisitor):
             current.passed.extend(passed)
         elif callee is not None and passed:
             self.summary.module_calls.append((callee, passed))
-        self.generic_visit(node)
 
     def _record_construction(self, callee: str, node: ast.Call) -> None:
         kwargs = {k.arg: literal(k.value) for k in node.keywords if k.arg is not None}
