@@ -609,7 +609,7 @@ class _InitEnv(ExpressionKinds):
         func = expr.func
         if kind is Kind.UNKNOWN and isinstance(func, cst.Attribute) and func.attr.value in PARAM_SEQ_METHODS:
             return Kind.TENSOR_SEQ
-        if kind is Kind.UNKNOWN and _constructs_cell(self.scope, func):
+        if kind is Kind.UNKNOWN and _constructs_cell(self.scope, func, self.scope.owner_of.get(self.method)):
             return Kind.CELL
         return kind
 
@@ -644,7 +644,7 @@ class FunctionValues(ExpressionKinds):
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
         kind = super()._kind_Call(expr)
-        if kind is Kind.UNKNOWN and _constructs_cell(self.scope, expr.func):
+        if kind is Kind.UNKNOWN and _constructs_cell(self.scope, expr.func, self.owner):
             return Kind.CELL
         if kind is Kind.UNKNOWN and self.returns is not None and not self.returns_off:
             return self._local_call_kind(expr)
@@ -697,10 +697,15 @@ def _keyword_is_true(call: cst.Call, name: str) -> bool:
                and arg.value.value == "True" for arg in call.args)
 
 
-def _constructs_cell(scope: GraphScope, func: cst.BaseExpression) -> bool:
-    """``Head(...)`` / ``heads.Head(...)``: a Cell class of this module or one imported from the project."""
+def _constructs_cell(scope: GraphScope, func: cst.BaseExpression, owner: Optional[str] = None) -> bool:
+    """``Head(...)`` / ``heads.Head(...)``: a Cell class of this module or one imported from the project;
+    ``self.Inner(...)``: a Cell class nested in the owner class."""
     name = dotted(func)
-    return name is not None and scope.is_cell_class(name)
+    if name is None:
+        return False
+    if name.startswith("self.") and owner is not None:
+        return scope.is_cell_class(f"{owner}.{name[5:]}")
+    return scope.is_cell_class(name)
 
 
 def _external_callable(attributes: Optional[ClassAttributes], func: cst.BaseExpression, owner: Optional[str]):
