@@ -299,3 +299,41 @@ def test_hand_rewrite_against_head_and_rewritten_file(tmp_path, capsys, mindspor
     assert code == 0
     code, out = verify(capsys, model, "--rewritten", other, "--function", "Nope")
     assert code == 2 and "--function Nope" in one_error_line(out)
+
+
+OPTIM = textwrap.dedent(
+    """
+    import mindspore as ms
+    from mindspore import ops
+
+    from .layers import SCALE
+
+
+    @ms.jit
+    def clip_all(grads, bias, n):
+        out = []
+        for g in grads:
+            out.append(ops.clip_by_value(g * SCALE, -1.0, 1.0))
+        if bias is None:
+            return tuple(out), n * 2
+        return tuple(out), bias
+    """
+)
+
+
+@mindspore_test
+def test_hypermap_rewrite_over_a_tuple_of_60_gradients_with_none_and_an_int(tmp_path, capsys, mindspore):
+    proj, _ = make_package(tmp_path)
+    optim = proj / "mypkg" / "optim.py"
+    optim.write_text(OPTIM)
+    # without inputs: the suggestion makes `grads` a tuple (it is iterated)
+    code, out = verify(capsys, optim, "--repeat", "1")
+    assert code == 2 and 'grads=tuple(4*float32[4])' in one_error_line(out)
+    code, out = verify(capsys, optim, "--repeat", "1", "--inputs", "grads=tuple(60*float32[8,4]); bias=None; n=3",
+                       "--format", "json")
+    data = json.loads(out.out)
+    assert len(data) == 1 and data[0]["code"] == "MSL102"
+    assert data[0]["verdict"] in ("verified", "tradeoff"), data[0]["message"]
+    assert data[0]["outputs_match"] is True
+    assert data[0]["inputs"] == "grads=tuple(60*float32[8,4]); bias=None; n=int:3"
+    assert code == 0

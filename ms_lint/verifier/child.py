@@ -382,8 +382,23 @@ class Child:
             with np.load(inputs_file, allow_pickle=False) as data:
                 arrays = {key: data[key] for key in data.files}
         values = {}
+        tree = self.req.get("inputs_tree") or {}
+
+        def build(node):
+            kind = node.get("t")
+            if kind == "array":
+                return ms.Tensor(arrays[node["key"]])
+            if kind == "none":
+                return None
+            if kind in ("tuple", "list"):
+                items = [build(item) for item in node["items"]]
+                return tuple(items) if kind == "tuple" else items
+            return node.get("value")
+
         for name in order:
-            if name in scalars:
+            if name in tree:
+                values[name] = build(tree[name])
+            elif name in scalars:
                 values[name] = scalars[name]
             elif name in arrays:
                 values[name] = ms.Tensor(arrays[name])

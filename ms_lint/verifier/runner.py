@@ -41,9 +41,11 @@ from ms_lint.verifier.inputs import (
     ArraySpec,
     ScalarSpec,
     TensorSpec,
+    encode_values,
     generate,
     required_parameters,
     resolve_inputs,
+    suggest_types,
 )
 from ms_lint.verifier.location import VersionCopies, disk_text, locate
 from ms_lint.verifier.targets import constructor_needs, defined_targets, enclosing_target
@@ -551,9 +553,11 @@ def verify_pair(
                                     f"(top-level functions and classes: {known})")
             return verification
         if required:
+            suggested = suggest_types(original_source, function, required)
             verification.message = (
                 f"cannot verify {function}: it takes ({', '.join(required)}) and no inputs were given; pass "
-                f"--inputs \"{'; '.join(f'{p}=float32[4]' for p in required)}\" (your shapes and dtypes), put a "
+                f"--inputs \"{'; '.join(f'{p}={suggested[p]}' for p in required)}\" (your shapes, dtypes and values; "
+                "tuple(N*dtype[shape]) for a tuple, None, int:4 / float:0.5 / bool:true for Python values), put a "
                 f"'# ms-lint: inputs=...' comment above the function, or add {function} to [tool.ms-lint.verify] "
                 "in pyproject.toml"
             )
@@ -599,8 +603,8 @@ def verify_pair(
                 else:
                     modules[label] = dict(base, **copies.place(location, label, text))
         values = generate(resolved.specs, seed=seed)
-        arrays = {k: v for k, v in values.items() if isinstance(v, np.ndarray)}
-        scalars = {k: v for k, v in values.items() if not isinstance(v, np.ndarray)}
+        tree, arrays = encode_values(values)
+        scalars: Dict[str, Any] = {}
         inputs_file = None
         if arrays:
             inputs_file = os.path.join(shared, "inputs.npz")
@@ -608,7 +612,7 @@ def verify_pair(
         common = dict(function=function, display_path=path, module_dir=module_dir, init=resolved.init,
                       device=device, inputs_file=inputs_file, input_order=[s.name for s in resolved.specs],
                       scalars=scalars, grad=bool(grad), timeout=float(timeout), python=python, jit=jit,
-                      keep_workdir=keep_workdirs, setup=setup, setup_name=setup_name)
+                      keep_workdir=keep_workdirs, setup=setup, setup_name=setup_name, inputs_tree=tree)
         runs: Dict[str, List[_Run]] = {"original": [], "rewritten": []}
         failed_for_good = set()
         for _ in range(repeat):
