@@ -481,3 +481,18 @@ def test_missing_inputs_suggestion_uses_the_body():
     assert v.verdict == "error"
     assert ('--inputs "grads=tuple(4*float32[4]); steps=int:4; table=float32[4]; idx=int32[](0,2); lr=float:0.5; '
             'x=float32[4]"') in v.message
+
+
+def test_verified_messages_say_no_measurable_change_instead_of_no_slower():
+    from ms_lint.verifier.runner import VersionStats, decide
+
+    def stats(compile_s, run_ms):
+        return VersionStats(ok=True, compile_s=compile_s, run_ms=run_ms)
+
+    same = decide(stats(0.50, 1.00), stats(0.55, 1.10))  # 1.1x slower: inside the noise, never "no slower"
+    assert same["verdict"] == "verified" and "no measurable change in compile or run time" in same["message"]
+    assert "no slower" not in same["message"] and "1.1x slower" in same["message"]
+    half = decide(stats(2.0, 1.00), stats(0.2, 1.10))
+    assert "compiles faster and its run time shows no measurable change" in half["message"]
+    both = decide(stats(2.0, 1.00), stats(0.2, 0.2))
+    assert "compiles and runs faster" in both["message"]

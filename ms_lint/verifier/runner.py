@@ -459,7 +459,17 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
         out["message"] = f"outputs match but the rewrite {what} and gains nothing: {speed}"
     else:
         out["verdict"] = "verified"
-        out["message"] = f"outputs match and the rewrite is no slower: {speed}"
+        noise = f"within the noise margin of {REL_NOISE:.0%} + {_fmt_s(COMPILE_ABS_NOISE_S)} compile / " \
+                f"{_fmt_ms(RUN_ABS_NOISE_S * 1e3)} run"
+        same = [what for what, better in (("compile", compile_better), ("run", run_better)) if not better]
+        if len(same) == 2:
+            out["message"] = (f"outputs match; no measurable change in compile or run time ({noise}): {speed}")
+        elif same:
+            gained = "compiles" if compile_better else "runs"
+            out["message"] = (f"outputs match; the rewrite {gained} faster and its {same[0]} time shows no "
+                              f"measurable change ({noise}): {speed}")
+        else:
+            out["message"] = f"outputs match and the rewrite compiles and runs faster: {speed}"
     return out
 
 
