@@ -171,7 +171,8 @@ def test_cli_verify_unavailable_device_exits_2(monkeypatch, capsys):
     code = main(["verify", path, "--repeat", "1", "--device", "gpu", "--function", "func"])
     out = capsys.readouterr()
     assert code == 2
-    assert "ERROR" in out.out and "GPU" in out.out and "not available" in out.out
+    errors = [line for line in out.err.splitlines() if line.startswith("ms-lint: error:")]
+    assert len(errors) == 1 and "GPU" in errors[0] and "not available" in errors[0]  # one line
     assert "stopping" in out.err  # the second rewrite is not tried
     assert "Traceback" not in out.out + out.err
 

@@ -402,3 +402,97 @@ def test_verifier_is_not_imported_by_check():
     fixture = os.path.join(os.path.dirname(__file__), "..", "fixtures", "verify", "loop_200_orig.py")
     out = subprocess.run([sys.executable, "-c", code, fixture], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "CLEAN", out.stdout + out.stderr
+
+
+# -- tuples, lists, None, Python values (issue 17) ------------------------------------------------------------------
+
+
+def test_parse_sequences_none_and_bare_literals():
+    from ms_lint.verifier.inputs import NoneSpec, SeqSpec
+
+    specs = parse_spec("grads=tuple(60*float32[8,4]); mask=None; n=4; lr=0.5; on=true; off=False; "
+                       "mix=list(float32[4], int:3, None, tuple(2*int32[2](0,64))); empty=tuple()")
+    by_name = {s.name: s for s in specs}
+    grads = by_name["grads"]
+    assert isinstance(grads, SeqSpec) and grads.kind == "tuple" and len(grads.items) == 60
+    assert grads.items[0] == TensorSpec("grads.0", "float32", (8, 4))
+    assert grads.items[59].name == "grads.59"
+    assert by_name["mask"] == NoneSpec("mask")
+    assert by_name["n"] == ScalarSpec("n", "int", 4)
+    assert by_name["lr"] == ScalarSpec("lr", "float", 0.5)
+    assert by_name["on"] == ScalarSpec("on", "bool", True) and by_name["off"] == ScalarSpec("off", "bool", False)
+    mix = by_name["mix"]
+    assert mix.kind == "list" and [type(i).__name__ for i in mix.items] == ["TensorSpec", "ScalarSpec", "NoneSpec",
+                                                                            "SeqSpec"]
+    assert mix.items[3].items[1] == TensorSpec("mix.3.1", "int32", (2,), 0, 64)
+    assert by_name["empty"].items == ()
+    assert spec_to_string(specs) == (
+        "grads=tuple(60*float32[8,4]); mask=None; n=int:4; lr=float:0.5; on=bool:true; off=bool:false; "
+        "mix=list(float32[4], int:3, None, tuple(2*int32[2](0,64))); empty=tuple()")
+
+
+@pytest.mark.parametrize("spec, fragment", [
+    ("g=tuple(60*float32[8,4]", "type must be"),
+    ("g=tuple(float32[4],,float32[4])", "empty item"),
+    ("g=tuple(3*flaot32[4])", "unknown dtype 'flaot32'"),
+    ("g=tuple(200000*float32[1])", "more than"),
+    ("g=none", "None"),
+])
+def test_bad_sequence_specs(spec, fragment):
+    with pytest.raises(VerifyError) as info:
+        parse_spec(spec)
+    assert fragment in str(info.value) and "Example of a valid spec" in str(info.value)
+
+
+def test_generation_of_sequences_is_per_item_and_deterministic():
+    np = pytest.importorskip("numpy")
+    from ms_lint.verifier.inputs import encode_values, generate
+
+    specs = parse_spec("grads=tuple(3*float32[2,2]); m=None; n=int:2; l=list(int32[3](0,64), None)")
+    first, second = generate(specs), generate(specs)
+    assert isinstance(first["grads"], tuple) and len(first["grads"]) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(first["grads"], second["grads"]))
+    assert not np.array_equal(first["grads"][0], first["grads"][1])  # each item has its own stream
+    assert first["m"] is None and first["n"] == 2
+    assert isinstance(first["l"], list) and first["l"][1] is None and first["l"][0].max() < 64
+    tree, arrays = encode_values(first)
+    assert tree["grads"]["t"] == "tuple" and [i["t"] for i in tree["grads"]["items"]] == ["array"] * 3
+    assert tree["m"] == {"t": "none"} and tree["n"] == {"t": "value", "value": 2}
+    assert tree["l"]["t"] == "list" and len(arrays) == 4
+    json.dumps(tree)
+
+
+def test_missing_inputs_suggestion_uses_the_body():
+    source = textwrap.dedent(
+        """
+        import mindspore as ms
+
+        @ms.jit
+        def step(grads, steps, table, idx, lr: float, x):
+            out = ()
+            for g in grads:
+                out = out + (g * lr,)
+            for _ in range(steps):
+                x = x + 1
+            return out, x, table[idx]
+        """
+    )
+    v = verify_pair(source, source, function="step")
+    assert v.verdict == "error"
+    assert ('--inputs "grads=tuple(4*float32[4]); steps=int:4; table=float32[4]; idx=int32[](0,2); lr=float:0.5; '
+            'x=float32[4]"') in v.message
+
+
+def test_verified_messages_say_no_measurable_change_instead_of_no_slower():
+    from ms_lint.verifier.runner import VersionStats, decide
+
+    def stats(compile_s, run_ms):
+        return VersionStats(ok=True, compile_s=compile_s, run_ms=run_ms)
+
+    same = decide(stats(0.50, 1.00), stats(0.55, 1.10))  # 1.1x slower: inside the noise, never "no slower"
+    assert same["verdict"] == "verified" and "no measurable change in compile or run time" in same["message"]
+    assert "no slower" not in same["message"] and "1.1x slower" in same["message"]
+    half = decide(stats(2.0, 1.00), stats(0.2, 1.10))
+    assert "compiles faster and its run time shows no measurable change" in half["message"]
+    both = decide(stats(2.0, 1.00), stats(0.2, 0.2))
+    assert "compiles and runs faster" in both["message"]

@@ -2,7 +2,10 @@
 
 For each fixable finding (unsafe fixes included) in the selected files -- or only those inside ``--function`` --
 the module is built twice, the original and the one with only that fix applied, and both run in fresh processes on
-the chosen device (see ``ms_lint.verifier``). Exit codes: 0 when every rewrite is verified or a tradeoff (or there
+the chosen device (see ``ms_lint.verifier``). ``--against REV`` and ``--rewritten OTHER.py`` verify a rewrite the user
+wrote instead: the function as it is in the working tree against the same function at a git revision, or in another
+file. The module is imported inside its package (relative imports work); ``--setup`` runs statements in its
+namespace before ``--init``. Exit codes: 0 when every rewrite is verified or a tradeoff (or there
 is nothing to verify), 1 when one is a mismatch, slower, or failed, 2 on an error (MindSpore missing, device
 unavailable, timeout, bad arguments). The verifier is imported only here, never by ``check``.
 """
@@ -16,6 +19,15 @@ from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ms_lint.commands.common import add_selection_options, load_run
 
 DEVICES = ("CPU", "GPU", "Ascend")
+
+INPUTS_HELP = (
+    "inputs, ';'-separated name=TYPE: a tensor dtype[shape] (float32[100,2]; float32[] is 0-d), with a value range "
+    "dtype[shape](low,high) (int32[8](0,64): integers in [0,64); float32[4,4](0,1)); a 0-d tensor dtype:value "
+    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true); None; a tuple or list of "
+    "those: tuple(60*float32[8,4]), list(float32[4], int:3), tuple(2*tuple(float32[2], None)). Example: "
+    "\"grads=tuple(60*float32[8,4]); lr=float:0.01; mask=None\". Default: the '# ms-lint: inputs=' comment above "
+    "the function, then [tool.ms-lint.verify]"
+)
 
 
 def _device(value: str) -> str:
@@ -56,10 +68,22 @@ def register(subparsers) -> None:
     add_selection_options(parser)
     parser.add_argument("--function", metavar="NAME",
                         help="only rewrites inside NAME (func, Class or Class.method), run through NAME")
-    parser.add_argument("--inputs", metavar="SPEC",
-                        help='inputs, e.g. "xs=float32[100,2]; mask=bool[100]; n=int:4" (default: the '
-                             "'# ms-lint: inputs=' comment above the function, then [tool.ms-lint.verify])")
-    parser.add_argument("--init", metavar="EXPR", help="constructor call for a Cell or class target, e.g. 'Net(4)'")
+    parser.add_argument("--against", metavar="REV", nargs="?", const="HEAD",
+                        help="verify your own rewrite: NAME (or every function that changed) as it is in the working "
+                             "tree against the same function at git revision REV (default: HEAD)")
+    parser.add_argument("--rewritten", metavar="OTHER.py",
+                        help="verify your own rewrite: the function of the same name in OTHER.py against PATH's; "
+                             "OTHER.py is imported in PATH's package")
+    parser.add_argument("--inputs", metavar="SPEC", help=INPUTS_HELP)
+    parser.add_argument("--setup", metavar="STATEMENTS",
+                        help="Python statements run in the module's namespace before --init, e.g. "
+                             "'from .configuration import TinyConfig; cfg = TinyConfig(hidden_size=16)'")
+    parser.add_argument("--setup-file", metavar="FILE", help="like --setup, the statements read from FILE")
+    parser.add_argument("--init", metavar="EXPR",
+                        help="constructor call for a Cell or class target, e.g. 'Net(4)' or 'Net(cfg)' after --setup")
+    parser.add_argument("--pythonpath", metavar="DIR", action="append", default=[],
+                        help="a folder to put on sys.path after the package root (repeatable); the module is "
+                             "imported as pkg.sub.module from the folder above its top __init__.py")
     parser.add_argument("--device", type=_device, default="CPU", help="CPU (default), GPU or Ascend")
     parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
                         help="fresh processes per version; medians are reported (default: 3)")
@@ -90,37 +114,275 @@ def _environment_error(verification) -> bool:
     return error.get("kind") in ("mindspore-missing", "mindspore-broken", "numpy-missing", "device-unavailable")
 
 
+def _module_error(verification) -> bool:
+    """The module cannot be imported or set up: every other rewrite of the same file fails the same way."""
+    if verification.verdict != "error":
+        return False
+    error = verification.original.error or verification.rewritten.error or {}
+    return error.get("kind") in ("import-error", "setup-failed", "init-failed")
+
+
+def _error(message: str) -> int:
+    print(f"ms-lint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def graph_targets(source, config, path) -> List[str]:
+    """What ``--function`` can name in this file: its graph functions as verify targets (``func``, ``Class`` for a
+    Cell's construct, ``Class.method``), in file order."""
+    from ms_lint.engine import analyze_source
+
+    try:
+        analysis = analyze_source(source, config, path)
+    except Exception:  # the list is a help for an error message: never a second error
+        return []
+    context = analysis.context
+    if context is None:
+        return []
+    names: List[str] = []
+    scope = context.scope
+    for info in scope.graph_functions():
+        func = info.node
+        if func not in scope.owner_of:  # a nested def
+            continue
+        owner = scope.owner_of[func]
+        if owner is None:
+            name = func.name.value
+        elif func.name.value == "construct" and scope.is_cell_class(owner):
+            name = owner
+        else:
+            name = f"{owner}.{func.name.value}"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _unknown_function(function: str, path: str, source, config) -> str:
+    names = graph_targets(source, config, path)
+    listed = ", ".join(names) if names else "none found"
+    return f"{path}: --function {function}: no such function or class (graph functions in this file: {listed})"
+
+
+def _target_defined(text: str, function: str) -> bool:
+    from ms_lint.verifier.inputs import _find_def
+
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    return bool(_find_def(tree, function))
+
+
+class _Printer:
+    """Text mode: one block per verdict; an error verdict is one ``ms-lint: error:`` line on stderr."""
+
+    def __init__(self, text_out: bool):
+        self.text_out = text_out
+
+    def show(self, verification) -> None:
+        from ms_lint.verifier import render_text
+
+        if not self.text_out:
+            return
+        if verification.verdict == "error":
+            where = verification.path or "<source>"
+            if verification.line:
+                where += f":{verification.line}"
+            what = f" {verification.function}" + (f" {verification.code}" if verification.code else "")
+            message = " ".join(verification.message.split())
+            print(f"ms-lint: error: {where}{what}: {message}", file=sys.stderr, flush=True)
+            return
+        sys.stdout.write(render_text(verification) + "\n\n")
+        sys.stdout.flush()
+
+
+def _options(args, setup, setup_name, config):
+    return dict(inputs=args.inputs, init=args.init, device=args.device, repeat=args.repeat, rtol=args.rtol,
+                atol=args.atol, grad=args.grad, timeout=args.timeout, verify_config=config.verify,
+                pythonpath=list(args.pythonpath), setup=setup, setup_name=setup_name)
+
+
+def _git_show(path: str, rev: str):
+    """(text of PATH at REV, None) or (None, one-line error)."""
+    import os
+    import subprocess
+
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    name = os.path.basename(path)
+    try:
+        top = subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"--against needs git: {exc}"
+    if top.returncode != 0:
+        return None, (f"{path} is not in a git repository: --against needs one (or compare with another file: "
+                      "--rewritten OTHER.py)")
+    shown = subprocess.run(["git", "-C", directory, "show", f"{rev}:./{name}"], capture_output=True, timeout=60)
+    if shown.returncode != 0:
+        first = (shown.stderr.decode("utf-8", "replace").strip().splitlines() or ["git show failed"])[0]
+        return None, f"--against {rev}: cannot read {path} at {rev}: {first.removeprefix('fatal: ')}"
+    try:
+        return shown.stdout.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return None, f"--against {rev}: {path} at {rev} is not UTF-8 text"
+
+
+def _changed_targets(before: str, after: str) -> List[str]:
+    """Top-level functions and classes defined in both versions whose code differs."""
+    import ast
+
+    def segments(text):
+        out = {}
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return out
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                out[node.name] = "\n".join(text.splitlines()[start - 1:node.end_lineno])
+        return out
+
+    old, new = segments(before), segments(after)
+    return [name for name, code in new.items() if name in old and old[name] != code]
+
+
+def _def_line(text: str, function: str):
+    import ast
+
+    from ms_lint.verifier.inputs import _find_def
+
+    try:
+        chain = _find_def(ast.parse(text), function)
+    except SyntaxError:
+        return None
+    return chain[0].lineno if chain else None
+
+
+def _finish(results, text_out: bool, empty_line: str) -> int:
+    from ms_lint.verifier import render_json
+    from ms_lint.verifier.runner import ACCEPTED
+
+    if not text_out:
+        sys.stdout.write(render_json(results) + "\n")
+    elif not results:
+        sys.stdout.write(empty_line + "\n")
+    elif any(v.verdict != "error" for v in results):
+        counts = {}
+        for verification in results:
+            counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
+        summary = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+        sys.stdout.write(f"{len(results)} rewrite(s) checked: {summary}\n")
+    if any(v.verdict == "error" for v in results):
+        return EXIT_ERROR
+    if any(v.verdict not in ACCEPTED for v in results):
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _run_own_rewrite(args, path, source, config, options) -> int:
+    """``--against REV`` / ``--rewritten OTHER.py``: the user's rewrite, through the same harness."""
+    from ms_lint.source import UnreadableSource, read_source
+    from ms_lint.verifier import VerifyError, verify_pair
+    from ms_lint.verifier.runner import Verification
+
+    if args.against is not None:
+        before, problem = _git_show(path, args.against)
+        if problem:
+            return _error(problem)
+        original, rewritten, origin = before, source.text, f"{path} at {args.against}"
+        if original == rewritten:
+            return _error(f"{path} has no changes against {args.against}: edit it first, or compare with an older "
+                          "revision (--against HEAD~1)")
+    else:
+        try:
+            other = read_source(args.rewritten)
+        except UnreadableSource as exc:
+            return _error(f"--rewritten {args.rewritten}: {exc.reason}")
+        original, rewritten, origin = source.text, other.text, args.rewritten
+    if args.function:
+        for text, where in ((rewritten, args.rewritten or path), (original, origin)):
+            if not _target_defined(text, args.function):
+                return _error(_unknown_function(args.function, where, source, config)
+                              if where == path else f"{where}: --function {args.function}: not defined there")
+        targets = [args.function]
+    else:
+        targets = _changed_targets(original, rewritten)
+        if not targets:
+            return _error(f"no top-level function or class differs between {origin} and "
+                          f"{args.rewritten or path}: name the one to verify with --function")
+
+    printer = _Printer(args.format == "text")
+    results = []
+    for target in targets:
+        line = _def_line(source.text, target)
+        print(f"ms-lint: verifying {path}:{line or '?'} {target} against {origin} ...", file=sys.stderr, flush=True)
+        try:
+            verification = verify_pair(original, rewritten, function=target, path=path, line=line,
+                                       inputs_source=rewritten, **options)
+        except VerifyError as exc:
+            verification = Verification(function=target, verdict="error", message=str(exc), path=path, line=line,
+                                        device=args.device)
+        results.append(verification)
+        printer.show(verification)
+        if _environment_error(verification) or _module_error(verification):
+            break
+    return _finish(results, args.format == "text", "nothing to verify")
+
+
 def _run(args: argparse.Namespace) -> int:
+    import os
+
     from ms_lint import fixer
     from ms_lint.source import UnreadableSource, read_source
-    from ms_lint.verifier import VerifyError, parse_spec, render_json, render_text, verify_finding
-    from ms_lint.verifier.runner import ACCEPTED, Verification
+    from ms_lint.verifier import VerifyError, parse_spec, verify_finding
+    from ms_lint.verifier.runner import Verification
     from ms_lint.verifier.targets import target_contains
 
     if args.timeout <= 0:
-        print("ms-lint: error: --timeout must be positive", file=sys.stderr)
-        return EXIT_ERROR
+        return _error("--timeout must be positive")
     if args.inputs is not None:
         try:
             parse_spec(args.inputs)
         except VerifyError as exc:
-            print(f"ms-lint: error: --inputs: {exc}", file=sys.stderr)
-            return EXIT_ERROR
+            return _error(f"--inputs: {exc}")
+    if args.setup is not None and args.setup_file is not None:
+        return _error("give --setup or --setup-file, not both")
+    setup, setup_name = args.setup, "--setup"
+    if args.setup_file is not None:
+        try:
+            with open(args.setup_file, encoding="utf-8") as handle:
+                setup = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            return _error(f"--setup-file {args.setup_file}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
+        setup_name = args.setup_file
+    if setup is not None:
+        try:
+            compile(setup, setup_name, "exec")
+        except SyntaxError as exc:
+            return _error(f"{setup_name}: line {exc.lineno}: {exc.msg}")
+    for directory in args.pythonpath:
+        if not os.path.isdir(directory):
+            return _error(f"--pythonpath {directory}: not a folder")
+    if args.against is not None and args.rewritten is not None:
+        return _error("give --against or --rewritten, not both")
     loaded = load_run(args)
     if loaded is None:
         return EXIT_ERROR
     if loaded.stdin:
-        print("ms-lint: error: verify needs a file, not stdin", file=sys.stderr)
-        return EXIT_ERROR
+        return _error("verify needs a file, not stdin")
     files = loaded.files
-    if args.function and len(files) != 1:
-        print(f"ms-lint: error: --function needs exactly one file, got {len(files)}", file=sys.stderr)
-        return EXIT_ERROR
+    own_rewrite = args.against is not None or args.rewritten is not None
+    if (args.function or own_rewrite) and len(files) != 1:
+        what = "--function" if args.function else ("--against" if args.against is not None else "--rewritten")
+        return _error(f"{what} needs exactly one file, got {len(files)}")
 
     text_out = args.format == "text"
+    printer = _Printer(text_out)
     results: List[Verification] = []
     exit_code = EXIT_CLEAN
-    stop = False
     skipped = 0
     for path in files:
         try:
@@ -130,7 +392,13 @@ def _run(args: argparse.Namespace) -> int:
             exit_code = EXIT_ERROR
             continue
         config = loaded.config_for(path)
+        options = _options(args, setup, setup_name, config)
+        if own_rewrite:
+            return _run_own_rewrite(args, path, source, config, options)
+        if args.function and not _target_defined(source.text, args.function):
+            return _error(_unknown_function(args.function, path, source, config))
         variants = fixer.single_fix_variants(source, config, path)
+        stop = False
         for finding, rewritten in variants:
             if rewritten == source.text:
                 continue
@@ -144,43 +412,26 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ms-lint: verifying {finding.path}:{finding.line} {finding.code} ...", file=sys.stderr,
                   flush=True)
             try:
-                verification = verify_finding(
-                    source.text, rewritten, finding, function=args.function, path=path, inputs=args.inputs,
-                    init=args.init, device=args.device, repeat=args.repeat, rtol=args.rtol, atol=args.atol,
-                    grad=args.grad, timeout=args.timeout, verify_config=config.verify,
-                )
+                verification = verify_finding(source.text, rewritten, finding, function=args.function, path=path,
+                                              **options)
             except VerifyError as exc:  # a bad comment/pyproject spec for this function: report, go on
                 verification = Verification(function=args.function or "?", verdict="error", message=str(exc),
                                             path=finding.path, code=finding.code, line=finding.line,
                                             device=args.device)
             results.append(verification)
-            if text_out:
-                sys.stdout.write(render_text(verification) + "\n\n")
-                sys.stdout.flush()
+            printer.show(verification)
             if _environment_error(verification):
                 print("ms-lint: stopping: every other rewrite would fail the same way", file=sys.stderr)
                 stop = True
                 break
+            if _module_error(verification):
+                print(f"ms-lint: skipping the other rewrites of {path}: they would fail the same way",
+                      file=sys.stderr)
+                break
         if stop:
             break
 
-    if args.format == "json":
-        sys.stdout.write(render_json(results) + "\n")
-    elif not results:
-        where = f" inside {args.function}" if args.function else ""
-        extra = f" ({skipped} module-level fix(es) skipped)" if skipped else ""
-        sys.stdout.write(f"nothing to verify: no fixable findings{where}{extra}\n")
-    else:
-        counts = {}
-        for verification in results:
-            counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
-        summary = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
-        sys.stdout.write(f"{len(results)} rewrite(s) checked: {summary}\n")
-
-    if any(v.verdict == "error" for v in results):
-        return EXIT_ERROR
-    if exit_code == EXIT_ERROR:
-        return exit_code
-    if any(v.verdict not in ACCEPTED for v in results):
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+    where = f" inside {args.function}" if args.function else ""
+    extra = f" ({skipped} module-level fix(es) skipped)" if skipped else ""
+    code = _finish(results, text_out, f"nothing to verify: no fixable findings{where}{extra}")
+    return EXIT_ERROR if exit_code == EXIT_ERROR else code

@@ -6,14 +6,17 @@ device being unavailable, an import error or a compile error such as ``Exceed fu
 to ``result.json`` in the working directory as a structured record. Outputs (and gradients) go to ``outputs.npz``,
 their structure to ``result.json``.
 
-Request keys: ``module_file`` (path of the module source), ``module_dir`` (the original file's directory, appended
-to sys.path so sibling imports work, or null), ``function`` (``func``, ``Class`` or ``Class.method``), ``init``
+Request keys: ``module_file`` (path of the module source), ``module_name`` (the dotted name to import it as, e.g.
+``pkg.sub.model`` or a sibling copy ``pkg.sub._ms_lint_verify_rewritten_1a2b``), ``in_place`` (the file on disk:
+imported by name), ``package`` (imported first, so relative imports resolve), ``sys_root`` and ``pythonpath``
+(folders put first on sys.path, in that order), ``setup`` / ``setup_name`` (statements run in the module's namespace
+before ``init``), ``module_dir`` (legacy: a folder appended to sys.path), ``function`` (``func``, ``Class`` or ``Class.method``), ``init``
 (constructor expression or null), ``device``, ``inputs_file`` (npz of tensor inputs), ``input_order`` (names in
 order), ``scalars`` (name -> Python scalar), ``steady_calls``, ``grad`` (bool), ``jit`` ("auto" | "always" |
 "never"), ``display_path`` (the original path, used in place of the temporary one in messages).
 
 Failure kinds: ``numpy-missing``, ``mindspore-missing``, ``mindspore-broken``, ``device-unavailable``,
-``import-error``, ``target-not-found``, ``init-failed``, ``bad-inputs``, ``call-failed``, ``grad-failed``,
+``import-error``, ``setup-failed``, ``target-not-found``, ``init-failed``, ``bad-inputs``, ``call-failed``, ``grad-failed``,
 ``output-unsupported``, ``internal``. The first six say nothing about the program and make the verdict ``error``.
 
 This module imports only the standard library at top level (numpy and MindSpore are imported inside, guarded).
@@ -195,30 +198,93 @@ class Child:
 
     # -- the program ---------------------------------------------------------------------------------------------
     def import_module(self, ms):
+        import importlib
         import importlib.util
 
         self.stage("import-module")
         module_file = self.req["module_file"]
-        module_dir = self.req.get("module_dir")
-        if module_dir and module_dir not in sys.path:
-            sys.path.append(module_dir)
+        module_name = self.req.get("module_name") or TARGET_MODULE_NAME
+        package = self.req.get("package") or ""
+        # the package root first (imports work as for the user), then --pythonpath folders, in order
+        front = [d for d in [self.req.get("sys_root")] + list(self.req.get("pythonpath") or []) if d]
+        for directory in reversed(front):
+            while directory in sys.path:
+                sys.path.remove(directory)
+            sys.path.insert(0, directory)
+        legacy_dir = self.req.get("module_dir")
+        if legacy_dir and legacy_dir not in sys.path:
+            sys.path.append(legacy_dir)
         try:
-            spec = importlib.util.spec_from_file_location(TARGET_MODULE_NAME, module_file)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[TARGET_MODULE_NAME] = module
-            spec.loader.exec_module(module)
+            if self.req.get("in_place") and all(p.isidentifier() for p in module_name.split(".")):
+                module = importlib.import_module(module_name)
+            else:
+                if package:
+                    importlib.import_module(package)  # its __init__ runs first, as in a real import
+                spec = importlib.util.spec_from_file_location(module_name, module_file)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[module_name] = module
+                spec.loader.exec_module(module)
         except BaseException as exc:  # SystemExit from a script's top level too
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            name, summary, detail = summarize_exception(exc, self.display)
-            failure = ChildFailure("import-error", f"importing the module failed: {name}: {summary}", exc)
-            raise failure
+            raise self.import_failure(exc, module_name)
         # the module may have switched modes or devices at import; graph mode is what we verify
         try:
             ms.set_context(mode=ms.GRAPH_MODE)
         except Exception:
             pass
         return module
+
+    def import_failure(self, exc, module_name):
+        """One line: which module is missing, where it was imported, and what to do."""
+        shown = self.req.get("display_module") or module_name
+        if isinstance(exc, ModuleNotFoundError) and getattr(exc, "name", None):
+            missing = exc.name
+            where = ""
+            for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+                if not frame.filename.startswith("<") and "importlib" not in frame.filename:
+                    where = f" (imported at {self.display.get(frame.filename, frame.filename)}:{frame.lineno})"
+                    break
+            top = missing.split(".")[0]
+            own = (self.req.get("package") or module_name).split(".")[0]
+            root = self.req.get("sys_root") or "?"
+            if top == own or os.path.isdir(os.path.join(root, top)):
+                hint = (f"it is not found under {root}: check the name, or pass --pythonpath DIR with the folder "
+                        f"that holds {top}/")
+            else:
+                hint = (f"install it (pip install {top}), or, if it is part of your project, run from the project "
+                        f"root or pass --pythonpath DIR with the folder that holds it")
+            message = f"cannot import {shown}: no module named {missing!r}{where}; {hint}"
+            return ChildFailure("import-error", message, exc)
+        name, summary, _ = summarize_exception(exc, self.display)
+        where = ""
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")
+                  and "importlib" not in f.filename]
+        if frames:
+            last = frames[-1]
+            where = f" at {self.display.get(last.filename, last.filename)}:{last.lineno}"
+        return ChildFailure("import-error", f"importing {shown} failed{where}: {name}: {summary}", exc)
+
+    def run_setup(self, module):
+        """``--setup`` / ``--setup-file``: statements run in the module's namespace before ``--init``."""
+        setup = self.req.get("setup")
+        if not setup:
+            return
+        self.stage("setup")
+        label = self.req.get("setup_name") or "--setup"
+        try:
+            code = compile(setup, label, "exec")
+            exec(code, module.__dict__)  # noqa: S102 - the user's own set-up statements
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            name, summary, _ = summarize_exception(exc, self.display)
+            line = ""
+            for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+                if frame.filename == label:
+                    line = f" (line {frame.lineno})"
+                    break
+            raise ChildFailure("setup-failed", f"{label} failed{line}: {name}: {summary}", exc)
 
     def resolve_target(self, ms, module):
         """(callable, signature_callable, description)."""
@@ -259,11 +325,12 @@ class Child:
 
     def instantiate(self, cls, module, init):
         self.stage("init")
+        if not init:
+            self.check_constructor(cls)
         seed_weights()
         try:
             if init:
-                namespace = dict(vars(module))
-                instance = eval(init, namespace)  # noqa: S307 - the user's own constructor expression
+                instance = eval(init, vars(module))  # noqa: S307 - the user's own constructor expression
             else:
                 instance = cls()
         except BaseException as exc:
@@ -275,6 +342,19 @@ class Child:
         if init and not isinstance(instance, cls):
             self.result["notes"].append(f"--init built a {type(instance).__name__}, not a {cls.__name__}")
         return instance
+
+    def check_constructor(self, cls):
+        """Without --init, a constructor with required parameters is a clear error naming them, with a template."""
+        import inspect
+
+        try:
+            params = list(inspect.signature(cls).parameters.values())
+        except (TypeError, ValueError):
+            return
+        required = [p.name for p in params if p.default is p.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        if required:
+            raise ChildFailure("init-failed", constructor_message(cls.__name__, required))
 
     def maybe_jit(self, ms, fn):
         mode = self.req.get("jit", "auto")
@@ -302,8 +382,23 @@ class Child:
             with np.load(inputs_file, allow_pickle=False) as data:
                 arrays = {key: data[key] for key in data.files}
         values = {}
+        tree = self.req.get("inputs_tree") or {}
+
+        def build(node):
+            kind = node.get("t")
+            if kind == "array":
+                return ms.Tensor(arrays[node["key"]])
+            if kind == "none":
+                return None
+            if kind in ("tuple", "list"):
+                items = [build(item) for item in node["items"]]
+                return tuple(items) if kind == "tuple" else items
+            return node.get("value")
+
         for name in order:
-            if name in scalars:
+            if name in tree:
+                values[name] = build(tree[name])
+            elif name in scalars:
                 values[name] = scalars[name]
             elif name in arrays:
                 values[name] = ms.Tensor(arrays[name])
@@ -416,6 +511,7 @@ class Child:
         ms = self.import_mindspore()
         self.set_device(ms, self.req.get("device", "CPU"))
         module = self.import_module(ms)
+        self.run_setup(module)
         fn, sig_callable, description = self.resolve_target(ms, module)
         self.result["target"] = description
         args, values = self.build_args(ms, sig_callable)
@@ -461,6 +557,21 @@ class Child:
         self.result["peak_mb"] = _maxrss_mb(resource)
         self.result["ok"] = True
         self.stage("done")
+
+
+def constructor_message(class_name, required, config_hints=None):
+    """The error for a class whose ``__init__`` needs arguments and no --init was given (shared with the runner)."""
+    config_hints = config_hints or {}
+    args = ", ".join(f"{name}={name}" if name in config_hints else f"{name}=..." for name in required)
+    text = (f"{class_name}.__init__ needs {', '.join(required)} (no defaults) and no --init was given; pass "
+            f"--init \"{class_name}({args})\"")
+    if config_hints:
+        setup = "; ".join(config_hints.values())
+        text += f" with --setup \"{setup}\" (your values)"
+    else:
+        text += (" (your values); build objects it needs with --setup \"from .config import Config; "
+                 "cfg = Config(...)\"")
+    return text
 
 
 def seed_weights(seed=0):

@@ -11,7 +11,12 @@ Types:
   ``int32[8](0,5)`` draws integers in [0, 5); ``float32[4](-1,1)`` draws uniformly in [-1, 1).
   Defaults: floats standard normal, integers in [0, 10), bools fair coin.
 * ``<dtype>:<value>`` -- a 0-d tensor holding that value, e.g. ``float32:0.5``.
-* ``int:4``, ``float:0.5``, ``bool:true`` -- a plain Python scalar (a compile-time constant in graph mode).
+* ``int:4``, ``float:0.5``, ``bool:true`` -- a plain Python scalar (a compile-time constant in graph mode); a bare
+  literal works too: ``4``, ``0.5``, ``true``/``True``.
+* ``None`` -- the Python ``None`` (an optional argument left out: ``mask=None``).
+* ``tuple(ITEM, ITEM, ...)`` / ``list(...)`` -- a tuple or list; an item is any of the types above (nested tuples
+  too), and ``N*ITEM`` repeats it: ``grads=tuple(60*float32[8,4])`` is 60 tensors of shape (8, 4), each drawn
+  from its own stream; ``tuple(float32[4], int:3, None)`` mixes kinds.
 
 Values are generated with numpy from a fixed seed; each input has its own stream derived from the seed and its name,
 so both versions of a program (and every process) get identical inputs.
@@ -42,7 +47,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ms_lint.verifier.errors import VerifyError
 
-EXAMPLE = '"xs=float32[100,2]; mask=bool[100]; n=int:4"'
+EXAMPLE = '"xs=float32[100,2]; mask=bool[100]; n=int:4; grads=tuple(3*float32[8,4]); bias=None"'
 
 TENSOR_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 FLOAT_DTYPES = ("float16", "float32", "float64")
@@ -69,13 +74,16 @@ class TensorSpec:
     high: Optional[float] = None
     value: Optional[Union[int, float, bool]] = None
 
-    def to_text(self) -> str:
+    def type_text(self) -> str:
         if self.value is not None:
-            return f"{self.name}={self.dtype}:{_scalar_text(self.value)}"
-        text = f"{self.name}={self.dtype}[{','.join(str(d) for d in self.shape)}]"
+            return f"{self.dtype}:{_scalar_text(self.value)}"
+        text = f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
         if self.low is not None:
             text += f"({_scalar_text(self.low)},{_scalar_text(self.high)})"
         return text
+
+    def to_text(self) -> str:
+        return f"{self.name}={self.type_text()}"
 
 
 @dataclass(frozen=True)
@@ -86,8 +94,11 @@ class ScalarSpec:
     kind: str  # "int" | "float" | "bool"
     value: Union[int, float, bool]
 
+    def type_text(self) -> str:
+        return f"{self.kind}:{_scalar_text(self.value)}"
+
     def to_text(self) -> str:
-        return f"{self.name}={self.kind}:{_scalar_text(self.value)}"
+        return f"{self.name}={self.type_text()}"
 
 
 @dataclass(frozen=True)
@@ -97,11 +108,54 @@ class ArraySpec:
     name: str
     array: Any
 
+    def type_text(self) -> str:
+        return f"{self.array.dtype}[{','.join(str(d) for d in self.array.shape)}](given)"
+
     def to_text(self) -> str:
-        return f"{self.name}={self.array.dtype}[{','.join(str(d) for d in self.array.shape)}](given)"
+        return f"{self.name}={self.type_text()}"
 
 
-InputSpec = Union[TensorSpec, ScalarSpec, ArraySpec]
+@dataclass(frozen=True)
+class NoneSpec:
+    """The Python ``None``."""
+
+    name: str
+
+    def type_text(self) -> str:
+        return "None"
+
+    def to_text(self) -> str:
+        return f"{self.name}=None"
+
+
+@dataclass(frozen=True)
+class SeqSpec:
+    """A tuple or list of inputs; item ``i`` is named ``name.i`` (its own random stream)."""
+
+    name: str
+    kind: str  # "tuple" | "list"
+    items: Tuple[Any, ...]
+
+    def type_text(self) -> str:
+        parts: List[str] = []
+        texts = [item.type_text() for item in self.items]
+        index = 0
+        while index < len(texts):
+            run = 1
+            while index + run < len(texts) and texts[index + run] == texts[index]:
+                run += 1
+            parts.append(f"{run}*{texts[index]}" if run > 1 else texts[index])
+            index += run
+        return f"{self.kind}({', '.join(parts)})"
+
+    def to_text(self) -> str:
+        return f"{self.name}={self.type_text()}"
+
+
+InputSpec = Union[TensorSpec, ScalarSpec, ArraySpec, NoneSpec, SeqSpec]
+MAX_ITEMS = 100_000
+_SEQ_RE = re.compile(r"^(?P<kind>tuple|list)\s*\((?P<body>.*)\)$", re.S)
+_REPEAT_RE = re.compile(r"^(?P<count>\d+)\s*\*\s*(?P<item>.+)$", re.S)
 
 
 def _scalar_text(value: Union[int, float, bool]) -> str:
@@ -170,6 +224,62 @@ def _parse_entry(entry: str) -> InputSpec:
         raise _bad(entry, f"{name!r} is not a valid parameter name")
     if not typ:
         raise _bad(entry, "missing type after '='")
+    return _parse_type(name, typ, entry)
+
+
+def _split_items(body: str, entry: str) -> List[str]:
+    """Split a tuple body at the commas outside brackets."""
+    items, depth, current = [], 0, []
+    for char in body:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+            if depth < 0:
+                raise _bad(entry, "unbalanced brackets")
+        if char == "," and depth == 0:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    if depth != 0:
+        raise _bad(entry, "unbalanced brackets")
+    last = "".join(current).strip()
+    if last or items:
+        items.append(last)
+    return items
+
+
+def _parse_seq(name: str, kind: str, body: str, entry: str) -> SeqSpec:
+    items: List[Any] = []
+    for text in _split_items(body, entry):
+        if not text:
+            raise _bad(entry, f"empty item in {kind}(...)")
+        count = 1
+        repeat = _REPEAT_RE.match(text)
+        if repeat:
+            count = int(repeat.group("count"))
+            text = repeat.group("item").strip()
+        if len(items) + count > MAX_ITEMS:
+            raise _bad(entry, f"more than {MAX_ITEMS} items")
+        for _ in range(count):
+            items.append(_parse_type(f"{name}.{len(items)}", text, entry))
+    return SeqSpec(name, kind, tuple(items))
+
+
+def _parse_type(name: str, typ: str, entry: str) -> InputSpec:
+    seq = _SEQ_RE.match(typ)
+    if seq:
+        return _parse_seq(name, seq.group("kind"), seq.group("body"), entry)
+    if typ == "None":
+        return NoneSpec(name)
+    literal = typ.lower()
+    if literal in ("true", "false"):
+        return ScalarSpec(name, "bool", literal == "true")
+    if re.match(r"^[-+]?\d+$", typ):
+        return ScalarSpec(name, "int", int(typ))
+    if re.match(r"^[-+]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$", typ):
+        return ScalarSpec(name, "float", float(typ))
 
     match = _TENSOR_RE.match(typ)
     if match:
@@ -231,8 +341,9 @@ def _parse_entry(entry: str) -> InputSpec:
                           + {"int": "4", "float": "0.5", "bool": "true"}[typ.lower()])
     if typ.lower() in TENSOR_DTYPES or typ.lower() in _DTYPE_ALIASES:
         raise _bad(entry, f"a tensor needs a shape, e.g. {name}={typ.lower()}[4,3] (or {typ.lower()}[] for 0-d)")
-    raise _bad(entry, "type must be dtype[shape] (e.g. float32[100,2]), dtype:value (e.g. float32:0.5) "
-                      "or int:/float:/bool: with a value")
+    raise _bad(entry, "type must be dtype[shape] (e.g. float32[100,2]), dtype:value (e.g. float32:0.5), "
+                      "int:/float:/bool: with a value (or a bare 4, 0.5, true), None, or tuple(...)/list(...) "
+                      "of those (e.g. tuple(60*float32[8,4]))")
 
 
 def parse_spec(text: str) -> List[InputSpec]:
@@ -267,6 +378,8 @@ def specs_from_mapping(mapping: Mapping[str, Any]) -> List[InputSpec]:
             specs.append(ScalarSpec(name, "int", value))
         elif isinstance(value, float):
             specs.append(ScalarSpec(name, "float", value))
+        elif value is None:
+            specs.append(NoneSpec(name))
         elif hasattr(value, "dtype") and hasattr(value, "shape"):
             import numpy as np
 
@@ -287,7 +400,8 @@ def to_specs(inputs: Union[None, str, Mapping[str, Any], List[InputSpec]]) -> Li
         return parse_spec(inputs)
     if isinstance(inputs, Mapping):
         return specs_from_mapping(inputs)
-    if isinstance(inputs, (list, tuple)) and all(isinstance(s, (TensorSpec, ScalarSpec, ArraySpec)) for s in inputs):
+    if isinstance(inputs, (list, tuple)) and all(
+            isinstance(s, (TensorSpec, ScalarSpec, ArraySpec, NoneSpec, SeqSpec)) for s in inputs):
         return list(inputs)
     raise VerifyError(f"inputs must be a spec string such as {EXAMPLE} or a dict, got {type(inputs).__name__}")
 
@@ -297,33 +411,59 @@ def spec_to_string(specs: List[InputSpec]) -> str:
 
 
 def generate(specs: List[InputSpec], seed: int = 0) -> Dict[str, Any]:
-    """Deterministic values for the specs: numpy arrays for tensors, Python scalars for scalars."""
+    """Deterministic values for the specs: numpy arrays for tensors, Python scalars for scalars, None, and tuples /
+    lists of those. Each tensor (each tuple item too) has its own stream, from the seed and its name."""
+    return {spec.name: _value(spec, seed) for spec in specs}
+
+
+def _value(spec: InputSpec, seed: int) -> Any:
     import numpy as np
 
-    values: Dict[str, Any] = {}
-    for spec in specs:
-        if isinstance(spec, ScalarSpec):
-            values[spec.name] = spec.value
-            continue
-        if isinstance(spec, ArraySpec):
-            values[spec.name] = np.array(spec.array, copy=True)
-            continue
-        if spec.value is not None:
-            values[spec.name] = np.array(spec.value, dtype=spec.dtype)
-            continue
-        rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(spec.name.encode("utf-8"))])
-        if spec.dtype == "bool":
-            arr = rng.random(spec.shape) < 0.5
-        elif spec.dtype in INT_DTYPES:
-            low = 0 if spec.low is None else int(spec.low)
-            high = 10 if spec.high is None else int(spec.high)
-            arr = rng.integers(low, high, size=spec.shape, dtype=np.int64)
-        elif spec.low is not None:
-            arr = rng.uniform(float(spec.low), float(spec.high), size=spec.shape)
-        else:
-            arr = rng.standard_normal(spec.shape)
-        values[spec.name] = np.asarray(arr).astype(spec.dtype)
-    return values
+    if isinstance(spec, ScalarSpec):
+        return spec.value
+    if isinstance(spec, NoneSpec):
+        return None
+    if isinstance(spec, SeqSpec):
+        items = [_value(item, seed) for item in spec.items]
+        return tuple(items) if spec.kind == "tuple" else items
+    if isinstance(spec, ArraySpec):
+        return np.array(spec.array, copy=True)
+    if spec.value is not None:
+        return np.array(spec.value, dtype=spec.dtype)
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(spec.name.encode("utf-8"))])
+    if spec.dtype == "bool":
+        arr = rng.random(spec.shape) < 0.5
+    elif spec.dtype in INT_DTYPES:
+        low = 0 if spec.low is None else int(spec.low)
+        high = 10 if spec.high is None else int(spec.high)
+        arr = rng.integers(low, high, size=spec.shape, dtype=np.int64)
+    elif spec.low is not None:
+        arr = rng.uniform(float(spec.low), float(spec.high), size=spec.shape)
+    else:
+        arr = rng.standard_normal(spec.shape)
+    return np.asarray(arr).astype(spec.dtype)
+
+
+def encode_values(values: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """(tree, arrays): a JSON description of each input for the child (``{"t": "array", "key": k}``,
+    ``{"t": "value", "value": v}``, ``{"t": "none"}``, ``{"t": "tuple"|"list", "items": [...]}``) and the arrays
+    it names, for an npz file."""
+    import numpy as np
+
+    arrays: Dict[str, Any] = {}
+
+    def encode(value: Any) -> Dict[str, Any]:
+        if value is None:
+            return {"t": "none"}
+        if isinstance(value, (tuple, list)):
+            return {"t": "tuple" if isinstance(value, tuple) else "list", "items": [encode(v) for v in value]}
+        if isinstance(value, np.ndarray):
+            key = f"a{len(arrays)}"
+            arrays[key] = value
+            return {"t": "array", "key": key}
+        return {"t": "value", "value": value}
+
+    return {name: encode(value) for name, value in values.items()}, arrays
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -581,3 +721,48 @@ def required_parameters(source: str, function: str) -> Optional[List[str]]:
         positional = positional[1:]
     without_default = len(positional) - len(args.defaults)
     return [a.arg for a in positional[:without_default]]
+
+
+def suggest_types(source: str, function: str, params: List[str]) -> Dict[str, str]:
+    """A starting spec for each parameter, from its annotation and its use in the body: ``int:4`` for a count
+    (``range(n)``, an ``int`` annotation), ``float:0.5`` / ``bool:true`` for those annotations, a tuple of tensors
+    for a parameter that is iterated, ``zip``-ped or measured with ``len`` (gradients, parameters), a tensor else."""
+    suggestions = {name: "float32[4]" for name in params}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return suggestions
+    chain = _find_def(tree, function)
+    if not chain:
+        return suggestions
+    node = chain[0]
+    if isinstance(node, ast.ClassDef):
+        node = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "construct"), None)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return suggestions
+    wanted = set(params)
+    scalar_of = {"int": "int:4", "float": "float:0.5", "bool": "bool:true"}
+    for arg in list(node.args.posonlyargs) + list(node.args.args) + list(node.args.kwonlyargs):
+        if arg.arg in wanted and isinstance(arg.annotation, ast.Name) and arg.annotation.id in scalar_of:
+            suggestions[arg.arg] = scalar_of[arg.annotation.id]
+    sequence = "tuple(4*float32[4])"
+
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.For, ast.comprehension)) and isinstance(sub.iter, ast.Name) \
+                and sub.iter.id in wanted:
+            suggestions[sub.iter.id] = sequence
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            if sub.func.id in ("zip", "enumerate", "len"):
+                for arg in sub.args:
+                    if isinstance(arg, ast.Name) and arg.id in wanted:
+                        suggestions[arg.id] = sequence
+            elif sub.func.id == "range":
+                for arg in sub.args:
+                    if isinstance(arg, ast.Name) and arg.id in wanted:
+                        suggestions[arg.id] = "int:4"
+        if isinstance(sub, ast.Subscript):
+            # a parameter used as an index: a 0-d integer tensor in a range valid for any size >= 2
+            index = sub.slice
+            if isinstance(index, ast.Name) and index.id in wanted and suggestions[index.id] == "float32[4]":
+                suggestions[index.id] = "int32[](0,2)"
+    return suggestions

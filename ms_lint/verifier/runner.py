@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ms_lint.verifier.child import ENV_KINDS, scrub_cache_env
 from ms_lint.verifier.compare import compare_trees, load_leaves
@@ -41,16 +41,19 @@ from ms_lint.verifier.inputs import (
     ArraySpec,
     ScalarSpec,
     TensorSpec,
+    encode_values,
     generate,
     required_parameters,
     resolve_inputs,
+    suggest_types,
 )
-from ms_lint.verifier.targets import defined_targets, enclosing_target
+from ms_lint.verifier.location import VersionCopies, disk_text, locate
+from ms_lint.verifier.targets import constructor_needs, defined_targets, enclosing_target
 
 VERDICTS = ("verified", "tradeoff", "slower", "mismatch", "original-failed", "rewrite-failed", "error")
 ACCEPTED = ("verified", "tradeoff")
 DEVICES = ("CPU", "GPU", "Ascend")
-SETUP_KINDS = ("import-error", "target-not-found", "init-failed", "bad-inputs")
+SETUP_KINDS = ("import-error", "setup-failed", "target-not-found", "init-failed", "bad-inputs")
 RUN_KINDS = ("call-failed", "grad-failed", "output-unsupported", "crashed")
 
 # noise margins: a difference smaller than this is "the same"
@@ -237,18 +240,30 @@ def run_version(
     jit: str = "auto",
     steady_calls: int = STEADY_CALLS,
     keep_workdir: bool = False,
+    module: Optional[Mapping[str, Any]] = None,
+    setup: Optional[str] = None,
+    setup_name: Optional[str] = None,
+    inputs_tree: Optional[Mapping[str, Any]] = None,
 ) -> _Run:
-    """One fresh process running one version once."""
+    """One fresh process running one version once.
+
+    ``module`` says how to import this version (``module_file``, ``module_name``, ``in_place``, ``package``,
+    ``sys_root``, ``pythonpath``, ``display_module``: see ``ms_lint.verifier.location``); without it the source is
+    written to the private folder and loaded as a standalone module.
+    """
     workdir = tempfile.mkdtemp(prefix=f"ms-lint-verify-{label}-")
     try:
-        src_dir = os.path.join(workdir, "src")
-        os.mkdir(src_dir)
-        basename = os.path.basename(display_path) if display_path else f"{label}.py"
-        if not basename.endswith(".py"):
-            basename += ".py"
-        module_file = os.path.join(src_dir, basename)
-        with open(module_file, "w", encoding="utf-8") as handle:
-            handle.write(source)
+        if module is None:
+            src_dir = os.path.join(workdir, "src")
+            os.mkdir(src_dir)
+            basename = os.path.basename(display_path) if display_path else f"{label}.py"
+            if not basename.endswith(".py"):
+                basename += ".py"
+            module_file = os.path.join(src_dir, basename)
+            with open(module_file, "w", encoding="utf-8") as handle:
+                handle.write(source)
+        else:
+            module_file = module["module_file"]
         request = {
             "module_file": module_file,
             "module_dir": module_dir,
@@ -262,7 +277,13 @@ def run_version(
             "steady_calls": steady_calls,
             "grad": grad,
             "jit": jit,
+            "setup": setup,
+            "setup_name": setup_name,
+            "inputs_tree": dict(inputs_tree) if inputs_tree else None,
         }
+        if module is not None:
+            request.update({k: v for k, v in module.items() if k != "module_file"})
+            request["module_dir"] = None
         request_file = os.path.join(workdir, "request.json")
         with open(request_file, "w") as handle:
             json.dump(request, handle)
@@ -438,7 +459,17 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
         out["message"] = f"outputs match but the rewrite {what} and gains nothing: {speed}"
     else:
         out["verdict"] = "verified"
-        out["message"] = f"outputs match and the rewrite is no slower: {speed}"
+        noise = f"within the noise margin of {REL_NOISE:.0%} + {_fmt_s(COMPILE_ABS_NOISE_S)} compile / " \
+                f"{_fmt_ms(RUN_ABS_NOISE_S * 1e3)} run"
+        same = [what for what, better in (("compile", compile_better), ("run", run_better)) if not better]
+        if len(same) == 2:
+            out["message"] = (f"outputs match; no measurable change in compile or run time ({noise}): {speed}")
+        elif same:
+            gained = "compiles" if compile_better else "runs"
+            out["message"] = (f"outputs match; the rewrite {gained} faster and its {same[0]} time shows no "
+                              f"measurable change ({noise}): {speed}")
+        else:
+            out["message"] = f"outputs match and the rewrite compiles and runs faster: {speed}"
     return out
 
 
@@ -472,6 +503,10 @@ def verify_pair(
     pyproject: Optional[str] = None,
     verify_config: Optional[Mapping[str, Any]] = None,
     keep_workdirs: bool = False,
+    pythonpath: Sequence[str] = (),
+    setup: Optional[str] = None,
+    setup_name: Optional[str] = None,
+    inputs_source: Optional[str] = None,
 ) -> Verification:
     """Run both versions of a module ``repeat`` times each in fresh processes and judge the rewrite.
 
@@ -480,6 +515,11 @@ def verify_pair(
     numpy array), or None to take it from a ``# ms-lint: inputs=`` comment above the function in
     ``original_source`` or from ``[tool.ms-lint.verify]`` (``verify_config``, the loaded table, else the
     pyproject.toml given as ``pyproject`` or nearest ``path``).
+    With ``path``, the module is imported inside its package (``ms_lint.verifier.location``): the version whose
+    text is the file on disk in place, the other as a sibling copy removed afterwards; ``pythonpath`` folders come
+    next on ``sys.path``. ``setup`` (statements; ``setup_name`` names them in messages) runs in the module's
+    namespace before ``init``. ``inputs_source`` is the text whose ``# ms-lint:`` comments give the inputs when
+    ``original_source`` has none for the target (the working tree when the original is an older revision).
     ``timeout`` is per process. ``jit="auto"`` wraps a target that is not already ``ms.jit``-decorated (or a Cell)
     in ``ms.jit`` so it is compiled as graph code.
 
@@ -503,6 +543,13 @@ def verify_pair(
 
     resolved = resolve_inputs(original_source, function, path=path, inputs=inputs, init=init, pyproject=pyproject,
                               verify_config=verify_config)
+    if inputs_source is not None and inputs_source != original_source:
+        other = resolve_inputs(inputs_source, function, path=path, inputs=inputs, init=init, pyproject=pyproject,
+                               verify_config=verify_config)
+        if resolved.origin == "none":
+            resolved.specs, resolved.origin = other.specs, other.origin
+        if resolved.init is None:
+            resolved.init = other.init
     verification = Verification(
         function=function, verdict="error", message="", path=path, code=code, line=line, device=device,
         inputs=resolved.text, inputs_origin=resolved.origin, init=resolved.init, repeat=repeat, rtol=float(rtol),
@@ -516,13 +563,28 @@ def verify_pair(
                                     f"(top-level functions and classes: {known})")
             return verification
         if required:
+            suggested = suggest_types(original_source, function, required)
             verification.message = (
                 f"cannot verify {function}: it takes ({', '.join(required)}) and no inputs were given; pass "
-                f"--inputs \"{'; '.join(f'{p}=float32[4]' for p in required)}\" (your shapes and dtypes), put a "
+                f"--inputs \"{'; '.join(f'{p}={suggested[p]}' for p in required)}\" (your shapes, dtypes and values; "
+                "tuple(N*dtype[shape]) for a tuple, None, int:4 / float:0.5 / bool:true for Python values), put a "
                 f"'# ms-lint: inputs=...' comment above the function, or add {function} to [tool.ms-lint.verify] "
                 "in pyproject.toml"
             )
             return verification
+
+    if resolved.init is None:
+        needed = constructor_needs(original_source, function)
+        if needed:
+            verification.message = needed
+            verification.original.error = {"kind": "init-failed", "message": needed}
+            verification.elapsed_s = time.perf_counter() - started
+            return verification
+    if setup:
+        try:
+            compile(setup, setup_name or "--setup", "exec")
+        except SyntaxError as exc:
+            raise VerifyError(f"{setup_name or '--setup'}: line {exc.lineno}: {exc.msg}") from None
 
     try:
         import numpy as np
@@ -534,11 +596,25 @@ def verify_pair(
 
     python = python or sys.executable
     module_dir = os.path.dirname(os.path.abspath(path)) if path else None
+    sources = {"original": original_source, "rewritten": rewritten_source}
     shared = tempfile.mkdtemp(prefix="ms-lint-verify-inputs-")
+    copies = VersionCopies()
     try:
+        modules: Dict[str, Optional[Dict[str, Any]]] = {"original": None, "rewritten": None}
+        if path:
+            location = locate(path)
+            on_disk = disk_text(location.path)
+            base = {"package": location.package, "sys_root": location.root,
+                    "pythonpath": [os.path.abspath(d) for d in pythonpath], "display_module": location.module}
+            for label, text in sources.items():
+                if text == on_disk:
+                    modules[label] = dict(base, module_file=location.path, module_name=location.module,
+                                          in_place=True)
+                else:
+                    modules[label] = dict(base, **copies.place(location, label, text))
         values = generate(resolved.specs, seed=seed)
-        arrays = {k: v for k, v in values.items() if isinstance(v, np.ndarray)}
-        scalars = {k: v for k, v in values.items() if not isinstance(v, np.ndarray)}
+        tree, arrays = encode_values(values)
+        scalars: Dict[str, Any] = {}
         inputs_file = None
         if arrays:
             inputs_file = os.path.join(shared, "inputs.npz")
@@ -546,15 +622,14 @@ def verify_pair(
         common = dict(function=function, display_path=path, module_dir=module_dir, init=resolved.init,
                       device=device, inputs_file=inputs_file, input_order=[s.name for s in resolved.specs],
                       scalars=scalars, grad=bool(grad), timeout=float(timeout), python=python, jit=jit,
-                      keep_workdir=keep_workdirs)
+                      keep_workdir=keep_workdirs, setup=setup, setup_name=setup_name, inputs_tree=tree)
         runs: Dict[str, List[_Run]] = {"original": [], "rewritten": []}
-        sources = {"original": original_source, "rewritten": rewritten_source}
         failed_for_good = set()
         for _ in range(repeat):
             for label in ("original", "rewritten"):
                 if label in failed_for_good:
                     continue
-                run = run_version(sources[label], label=label, **common)
+                run = run_version(sources[label], label=label, module=modules[label], **common)
                 runs[label].append(run)
                 if not run.ok:
                     kind = (run.error or {}).get("kind")
@@ -564,6 +639,7 @@ def verify_pair(
                     failed_for_good.add(label)
         return _judge(verification, runs, rtol, atol, started)
     finally:
+        copies.cleanup()
         shutil.rmtree(shared, ignore_errors=True)
 
 

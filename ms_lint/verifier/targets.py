@@ -61,3 +61,64 @@ def defined_targets(source: str) -> List[str]:
     except SyntaxError:
         return []
     return [n.name for n in tree.body if isinstance(n, _DEFS + (ast.ClassDef,))]
+
+
+def _imported_from(tree: ast.Module) -> dict:
+    """``Name -> "from X import Name"`` for the module's top-level from-imports (relative ones included)."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            where = "." * node.level + (node.module or "")
+            for alias in node.names:
+                name = alias.asname or alias.name
+                text = f"from {where} import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
+                found[name] = text
+    return found
+
+
+def constructor_needs(source: str, function: str) -> Optional[str]:
+    """For a class target (``Class`` or ``Class.method``) whose own ``__init__`` has parameters without defaults:
+    the error naming them, with an ``--init`` template (and a ``--setup`` one for annotated config objects).
+    None when the class needs nothing, is not defined here, or inherits its ``__init__`` (the child checks that)."""
+    from ms_lint.verifier.child import constructor_message
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    name = function.split(".")[0]
+    cls = None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            cls = node
+    if cls is None:
+        return None
+    init = None
+    for item in cls.body:
+        if isinstance(item, _DEFS) and item.name == "__init__":
+            init = item
+    if init is None:
+        return None
+    args = init.args
+    positional = (list(args.posonlyargs) + list(args.args))[1:]  # self
+    without_default = positional[: len(positional) - len(args.defaults)]
+    kwonly = [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    required = without_default + kwonly
+    if not required:
+        return None
+    imports = _imported_from(tree)
+    local_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    hints = {}
+    for arg in required:
+        annotation = arg.annotation
+        type_name = None
+        if isinstance(annotation, ast.Name):
+            type_name = annotation.id
+        elif isinstance(annotation, ast.Constant) and isinstance(annotation.value, str) \
+                and annotation.value.isidentifier():
+            type_name = annotation.value
+        if type_name in imports:
+            hints[arg.arg] = f"{imports[type_name]}; {arg.arg} = {type_name}(...)"
+        elif type_name in local_classes:
+            hints[arg.arg] = f"{arg.arg} = {type_name}(...)"
+    return constructor_message(name, [a.arg for a in required], hints)
