@@ -17,7 +17,7 @@ import pytest
 
 ms = pytest.importorskip("mindspore")
 
-from mindspore import Parameter, Tensor, nn  # noqa: E402
+from mindspore import Parameter, Tensor, jit, nn  # noqa: E402
 
 from ms_lint.config import Config  # noqa: E402
 from ms_lint.fixer import fix_text  # noqa: E402
@@ -217,6 +217,10 @@ def _step(value, shape_one=False):
 
 
 FIXTURE_RUNS.update({
+    # the per-gradient finiteness check the loss-scale step calls, compiled on its own
+    "branches/overflow_from_helpers.py": lambda m: [
+        jit(m._all_finite)(grads()), jit(m._all_finite)(grads(bad=True)),
+    ],
     "lookalikes_optim/adam_family.py": _lamb,
     "lookalikes_optim/momentum_lars_thor.py": _lars,
     "lookalikes_optim/clip_accumulate_ema.py": lambda m: [
