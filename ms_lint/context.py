@@ -67,13 +67,41 @@ class ModuleContext:
         info = self.scope.functions.get(func)
         bound = self.scope.owner_of.get(func) is not None
         if info is None or info.is_root:
-            return root_param_kinds(func, self.imports, bound)
+            kinds = root_param_kinds(func, self.imports, bound)
+            if info is not None and func.name.value == "construct" and self.project is not None:
+                kinds.update(self._sub_cell_argument_kinds(func, info.owner))
+            return kinds
         # A helper: a parameter is a Tensor only when every call site in graph code passes one.
         if func in self._param_stack:
             return {}
         self._param_stack.add(func)
         try:
             return self._param_kinds_from_calls(func, bound)
+        finally:
+            self._param_stack.discard(func)
+
+    def _sub_cell_argument_kinds(self, func: cst.FunctionDef, owner: Optional[str]) -> Dict[str, Kind]:
+        """A Cell's ``construct`` called as a sub-cell by graph code of the project (``self.block(x, c)``): a
+        parameter every such call passes the same kind of value takes that kind (a Python int computed from a
+        shape stays an int; a Tensor step passed for a parameter annotated ``int`` is a Tensor)."""
+        if owner is None or func in self._param_stack:
+            return {}
+        self._param_stack.add(func)
+        try:
+            sites = self.project.construct_call_sites(owner)
+            if not sites:
+                return {}
+            seen: Dict[str, list] = {}
+            for context, caller_def, call in sites:
+                binding = bind_arguments(func, True, call)
+                if binding is None or binding[1]:
+                    return {}
+                caller = context.values(caller_def)
+                for name, value in binding[0]:
+                    seen.setdefault(name, []).append(caller.kind(value))
+            return {name: found[0] for name, found in seen.items()
+                    if len(found) == len(sites) and len(set(found)) == 1
+                    and found[0] in (Kind.TENSOR, Kind.CONST, Kind.TENSOR_SEQ)}
         finally:
             self._param_stack.discard(func)
 

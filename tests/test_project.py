@@ -367,3 +367,35 @@ def test_flake8_gives_the_project_findings_too(tmp_path):
                           capture_output=True, text=True, timeout=120)
     lines = {line.split(" ")[0] + line.split(" ")[1] for line in done.stdout.splitlines()}
     assert lines == {"pkg/heads/head.py:8:9:MSL103", "pkg/heads/head.py:10:9:MSL201"}, done.stdout + done.stderr
+
+
+def test_sub_cell_arguments_take_the_kinds_their_callers_pass(tmp_path, capsys):
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/blocks.py": """\
+        from mindspore import nn
+
+
+        class Block(nn.Cell):
+            def construct(self, x, channels, step):
+                if channels % 16:
+                    x = x * 2
+                if step > 10:
+                    x = x + 1
+                return x
+        """, "pkg/net.py": """\
+        from mindspore import nn
+
+        from .blocks import Block
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def construct(self, x, step):
+                c = x.shape[1]
+                return self.block(x, c, step)
+        """})
+    code, found = check(tmp_path, capsys, "pkg")
+    # `channels` is a Python int computed from a shape in the caller: not a Tensor branch; `step` is a Tensor
+    assert found == [("pkg/blocks.py", 8, "MSL201")]

@@ -164,6 +164,35 @@ class ProjectView:
                     sites.append((context, caller, call))
         return sites
 
+    def construct_call_sites(self, class_qualname: str):
+        """(caller's context, caller def, call) for each call of a sub-cell of this class from graph code of the
+        project (``self.block(x, c)`` where ``self.block = Block(...)``), or None when there is none or one cannot
+        be read: then ``construct``'s parameters keep the entry-point kinds."""
+        if self.module is None:
+            return None
+        index = self.index
+        graph = index.graph_functions()
+        sites = []
+        for name in sorted(index.project_modules):
+            summary = index.modules[name]
+            for owner, info in summary.classes.items():
+                for attr, callee in info.attribute_classes.items():
+                    if index.class_ref(name, callee) != (self.module, class_qualname):
+                        continue
+                    for method in info.methods.values():
+                        if (name, method.qualname) not in graph or f"self.{attr}" not in method.calls:
+                            continue
+                        context = self.context_for(name)
+                        caller = context.scope.function_named(method.qualname) if context is not None else None
+                        if caller is None:
+                            return None
+                        for call in find(caller.body, cst.Call):
+                            func = call.func
+                            if (isinstance(func, cst.Attribute) and func.attr.value == attr
+                                    and isinstance(func.value, cst.Name) and func.value.value == "self"):
+                                sites.append((context, caller, call))
+        return sites or None
+
     def constructor_int(self, class_qualname: str, param: str) -> Tuple[Optional[int], str]:
         """The int ``__init__`` parameter ``param`` of a class of this module takes when the project builds it
         (its literal default, or the literals its constructions pass), with where that comes from."""

@@ -37,6 +37,8 @@ class ClassSummary:
     bases: List[str]  # dotted names as written (``nn.Cell``, ``BaseDecoder``); others ``<expr>``
     methods: Dict[str, FunctionSummary] = field(default_factory=dict)
     local: bool = False  # defined inside a function body
+    # ``self.attr = Callee(...)`` in ``__init__``: attr -> callee as written (the sub-cells a construct calls)
+    attribute_classes: Dict[str, str] = field(default_factory=dict)
 
     @property
     def has_construct(self) -> bool:
@@ -209,6 +211,14 @@ class _Summarizer(ast.NodeVisitor):
 
     # -- module constants --------------------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign) -> None:
+        current = self.function_stack[-1] if self.function_stack else None
+        if (current is not None and current.name == "__init__" and current.owner is not None and self.class_stack
+                and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+            target = node.targets[0]
+            callee = dotted_name(node.value.func)
+            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+                    and callee is not None):
+                self.class_stack[-1].attribute_classes.setdefault(target.attr, callee)
         if not self.function_stack and not self.class_stack:
             for target in node.targets:
                 for name in _bound_names(target):
