@@ -221,6 +221,9 @@ FIXTURE_RUNS.update({
     "branches/overflow_from_helpers.py": lambda m: [
         jit(m._all_finite)(grads()), jit(m._all_finite)(grads(bad=True)),
     ],
+    # per-step comprehension over a list of 18 forecast steps (the Cell is built with the same seed both times)
+    "loops/per_step_lists.py": lambda m: (ms.set_seed(3), [
+        m.Sampler()(t(np.ones((1, 8, 4, 4))), t(np.arange(18 * 128).reshape(18, 1, 8, 4, 4) / 1000.0))])[1],
     "lookalikes_optim/adam_family.py": _lamb,
     "lookalikes_optim/momentum_lars_thor.py": _lars,
     "lookalikes_optim/clip_accumulate_ema.py": lambda m: [

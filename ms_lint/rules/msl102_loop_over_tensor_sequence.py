@@ -27,6 +27,7 @@ from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_insid
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.loops import calls_cell_picked_by
+from ms_lint.walk import find
 from ms_lint.values import FunctionValues, Kind
 
 # Sequences with one entry per parameter. Plural forms only: ``weight``/``moment`` are single tensors.
@@ -90,6 +91,14 @@ class _Origins:
             if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
                 return self.of(expr.value, depth + 1)
             return None
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and kind is Kind.TENSOR_SEQ:
+            return self._comprehension(expr, depth)
+        if (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)
+                and isinstance(expr.left, (cst.List, cst.Tuple)) and kind is not Kind.CONST):
+            count = self.values.fold(expr.right)  # ``[h0] * self.forecast_steps``
+            if count is not None and count * len(expr.left.elements) > LITERAL_LIMIT:
+                return Origin(f"a list of {count * len(expr.left.elements)} tensors", "list")
+            return None
         if isinstance(expr, cst.Call):
             return self._call(expr, depth)
         if isinstance(expr, cst.Attribute):
@@ -125,6 +134,19 @@ class _Origins:
                 inner = self.of(func.value, depth + 1)
                 return Origin(f"`{short_code(expr)}`", "tuple") if inner else None
         return None
+
+    def _comprehension(self, expr, depth: int) -> Optional[Origin]:
+        """``[f(x[i]) for i in range(x.shape[0])]``: one tensor per row of ``x``; ``[g(h) for h in seq]``: as long
+        as ``seq``."""
+        clause = expr.for_in
+        if clause.inner_for_in is not None or clause.ifs:
+            return None
+        iterable = clause.iter
+        if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"
+                and len(iterable.args) == 1 and any(a.attr.value == "shape" for a in find(iterable, cst.Attribute))):
+            return Origin(f"a list with one tensor per `{short_code(iterable.args[0].value)}`", "list")
+        inner = self.of(iterable, depth + 1)
+        return Origin(inner.description, "list") if inner is not None else None
 
     def _mapped(self, expr: cst.BaseExpression) -> bool:
         """``ops.HyperMap()(f, seq)``, or a local name bound only to such calls."""
