@@ -148,14 +148,15 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
                        initargs=(configs, project))
 
 
-def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None):
+def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None,
+                jobs: Optional[int] = None):
     """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached."""
     from ms_lint.analysis.index import ProjectIndex, SummaryCache
     from ms_lint.cache import SummaryStore
 
     store = SummaryStore(config.root, cache_dir) if use_cache else None
     summaries = SummaryCache(store.load() if store else None)
-    index = ProjectIndex.for_files(files, summaries, cell_bases=config.cell_bases,
+    index = ProjectIndex.for_files(files, summaries, jobs=jobs, cell_bases=config.cell_bases,
                                    unresolved_construct_is_cell=config.unresolved_bases == "cell-if-construct")
     if store is not None and summaries.dirty:
         store.save(summaries.entries)
@@ -186,7 +187,7 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
 
     def project():
         if not built:
-            built.append(build_index(files, first, use_cache, cache_dir))
+            built.append(build_index(files, first, use_cache, cache_dir, jobs))
         return built[0]
 
     fingerprints: Dict[str, str] = {}

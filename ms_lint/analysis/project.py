@@ -173,24 +173,19 @@ class ProjectView:
         index = self.index
         graph = index.graph_functions()
         sites = []
-        for name in sorted(index.project_modules):
-            summary = index.modules[name]
-            for owner, info in summary.classes.items():
-                for attr, callee in info.attribute_classes.items():
-                    if index.class_ref(name, callee) != (self.module, class_qualname):
-                        continue
-                    for method in info.methods.values():
-                        if (name, method.qualname) not in graph or f"self.{attr}" not in method.calls:
-                            continue
-                        context = self.context_for(name)
-                        caller = context.scope.function_named(method.qualname) if context is not None else None
-                        if caller is None:
-                            return None
-                        for call in find(caller.body, cst.Call):
-                            func = call.func
-                            if (isinstance(func, cst.Attribute) and func.attr.value == attr
-                                    and isinstance(func.value, cst.Name) and func.value.value == "self"):
-                                sites.append((context, caller, call))
+        for name, owner, attr in index.sub_cell_holders((self.module, class_qualname)):
+            for method in index.modules[name].classes[owner].methods.values():
+                if (name, method.qualname) not in graph or f"self.{attr}" not in method.calls:
+                    continue
+                context = self.context_for(name)
+                caller = context.scope.function_named(method.qualname) if context is not None else None
+                if caller is None:
+                    return None
+                for call in find(caller.body, cst.Call):
+                    func = call.func
+                    if (isinstance(func, cst.Attribute) and func.attr.value == attr
+                            and isinstance(func.value, cst.Name) and func.value.value == "self"):
+                        sites.append((context, caller, call))
         return sites or None
 
     def constructor_int(self, class_qualname: str, param: str) -> Tuple[Optional[int], str]:
