@@ -6,14 +6,14 @@ MindSpore's own source (``from ..cell import Cell``) resolves too.
 """
 from __future__ import annotations
 
-import os
 from typing import Collection, Dict, Iterable, Optional
 
 import libcst as cst
 
-from ms_lint.cstutil import small_statements, walk_statements
-
+from ms_lint.analysis.index import package_of
 from ms_lint.analysis.qualnames import CANONICAL_PREFIXES, canonical  # noqa: F401 (re-exported)
+from ms_lint.analysis.summary import resolve_relative
+from ms_lint.cstutil import small_statements, walk_statements
 
 
 def dotted(expr: cst.BaseExpression) -> Optional[str]:
@@ -30,15 +30,7 @@ def module_package(path: Optional[str]) -> Optional[str]:
     """The dotted package a file belongs to, from ``__init__.py`` files above it (None outside packages)."""
     if not path:
         return None
-    folder = os.path.dirname(os.path.abspath(path))
-    parts = []
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        parts.append(os.path.basename(folder))
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return ".".join(reversed(parts)) or None
+    return package_of(path)[0]
 
 
 class ImportTable:
@@ -72,7 +64,7 @@ class ImportTable:
         elif isinstance(node, cst.ImportFrom):
             base = dotted(node.module) if node.module is not None else ""
             if node.relative:
-                base = self._resolve_relative(len(node.relative), base or "")
+                base = resolve_relative(self._package, len(node.relative), base or "")
                 if base is None:
                     return
             if isinstance(node.names, cst.ImportStar):
@@ -83,15 +75,6 @@ class ImportTable:
                     continue
                 local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
                 self.aliases[local] = f"{base}.{name}" if base else name
-
-    def _resolve_relative(self, level: int, module: str) -> Optional[str]:
-        if not self._package:
-            return None
-        parts = self._package.split(".")
-        if level - 1 > len(parts) - 1:
-            return None
-        parts = parts[: len(parts) - (level - 1)]
-        return ".".join(parts + ([module] if module else []))
 
     def qualify(self, expr: cst.BaseExpression) -> Optional[str]:
         """Qualified, canonical name of a dotted expression, or None if its head was not imported."""
