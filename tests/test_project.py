@@ -8,7 +8,6 @@ import os
 import sys
 import textwrap
 
-import pytest
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value, is_test_module
 from ms_lint.cli import main
