@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -15,6 +15,10 @@ from ms_lint.walk import find
 from ms_lint.values import (
     ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, return_kind, root_param_kinds,
 )
+
+
+# MultitypeFuncGraph registration names of Python values (``@op.register("Number", "Tensor")``).
+PYTHON_TYPES = {"Number", "Bool", "String", "Int", "Float", "UInt", "Int32", "Int64", "Float32", "Float64", "None"}
 
 
 class ModuleContext:
@@ -107,7 +111,7 @@ class ModuleContext:
 
     def _param_kinds_from_calls(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
         params = positional_params(func, bound)
-        seen: Dict[str, list] = {}
+        observed: List[Dict[str, Kind]] = []  # one per call site: what it passes each parameter
         sites = [(self, site.caller, site.call) for site in self.scope.call_sites.get(func, [])]
         if self.project is not None:  # graph code in other modules that calls this function
             external = self.project.external_call_sites(func, self.scope.owner_of.get(func))
@@ -119,12 +123,32 @@ class ModuleContext:
             binding = bind_arguments(func, bound, call)
             if binding is None:
                 return {}
-            for name, value in binding[0]:
-                seen.setdefault(name, []).append(caller.kind(value))
+            observed.append({name: caller.kind(value) for name, value in binding[0]})
+        registered = self.scope.registered_types.get(func, [])
+        for site in self.scope.mapped_sites.get(func, []):  # hyper_map(partial(op, a), seq): op's overloads
+            caller = self.values(site.caller)
+            passed = {}
+            for position, param in enumerate(params):
+                if position < len(site.bound):
+                    passed[param.name.value] = caller.kind(site.bound[position])
+                elif position - len(site.bound) < len(site.sequences):
+                    sequence = caller.kind(site.sequences[position - len(site.bound)])
+                    passed[param.name.value] = {Kind.TENSOR_SEQ: Kind.TENSOR, Kind.CONST: Kind.CONST}.get(
+                        sequence, Kind.UNKNOWN)
+                # MindSpore picks this overload only for arguments of the registered types: a "Number", "Bool" or
+                # "String" parameter is a Python value whatever the caller seems to pass; "Tensor" ones are what
+                # the caller passes (a tuple of Python flags registered as "Tensor" stays a constant).
+                declared = registered[position] if position < len(registered) else None
+                if declared in PYTHON_TYPES:
+                    passed[param.name.value] = Kind.CONST
+                elif declared is not None and declared != "Tensor":
+                    passed[param.name.value] = Kind.UNKNOWN
+            observed.append(passed)
         kinds: Dict[str, Kind] = {}
-        for name, found in seen.items():
+        for name in {name for passed in observed for name in passed}:
+            found = [passed.get(name) for passed in observed]
             unique = set(found)
-            kinds[name] = unique.pop() if len(unique) == 1 and len(found) == len(sites) else Kind.UNKNOWN
+            kinds[name] = found[0] if len(unique) == 1 and found[0] is not None else Kind.UNKNOWN
         for param in params:  # parameters no call site passes take their default
             if param.name.value not in kinds and param.default is not None:
                 kinds[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN

@@ -72,6 +72,16 @@ class CallSite:
     bound_method: bool  # ``self.f(...)``: the callee's first parameter is ``self``
 
 
+@dataclass
+class MappedSite:
+    """``hyper_map(F.partial(op, a, b), seq1, seq2)`` in graph code, for an overload ``@op.register(...)`` of a
+    ``MultitypeFuncGraph``: its first parameters take ``a, b``, the next ones one element of each sequence."""
+
+    caller: cst.FunctionDef
+    bound: List[cst.BaseExpression]
+    sequences: List[cst.BaseExpression]
+
+
 class GraphScope:
     def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None):
         self.module = module
@@ -83,8 +93,12 @@ class GraphScope:
         self.owner_of: Dict[cst.FunctionDef, Optional[str]] = {}
         self.functions: Dict[cst.FunctionDef, FunctionInfo] = {}
         self.call_sites: Dict[cst.FunctionDef, List[CallSite]] = {}
+        self.mapped_sites: Dict[cst.FunctionDef, List[MappedSite]] = {}
+        self.overloads: Dict[str, List[cst.FunctionDef]] = {}  # MultitypeFuncGraph name -> its registered functions
+        self.registered_types: Dict[cst.FunctionDef, List[Optional[str]]] = {}  # overload -> "Tensor", "Number"...
         self.calls: List[ModuleCall] = find_module_calls(module)  # every call, for the roots and the cache rules
         self._collect_definitions()
+        self._collect_overloads()
         self._mark_cells()
         self._find_roots()
         self._add_project_graph_functions()
@@ -120,6 +134,43 @@ class GraphScope:
                     self._collect_in(suite_statements(inner.body), f"{qualname}.{inner.name.value}.<locals>.", True)
             elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While)) and not prefix:
                 continue  # definitions under module-level blocks: as before, not collected
+
+    def _collect_overloads(self) -> None:
+        """``@op.register("Tensor", ...)`` on module functions, where ``op = ...MultitypeFuncGraph(...)``."""
+        multitype = set()
+        for stmt in self.module.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                            and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call)
+                            and self.imports.qualify(small.value.func) == "mindspore.ops.MultitypeFuncGraph"):
+                        multitype.add(small.targets[0].target.value)
+        for func in self.module_functions.values():
+            for deco in func.decorators:
+                call = deco.decorator
+                if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                        and call.func.attr.value == "register" and isinstance(call.func.value, cst.Name)
+                        and call.func.value.value in multitype):
+                    self.overloads.setdefault(call.func.value.value, []).append(func)
+                    self.registered_types[func] = [
+                        arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else None
+                        for arg in call.args]
+
+    def _mapped_overloads(self, call: cst.Call):
+        """(overload name, partial-bound arguments, mapped sequences) for ``mapper(op, seqs...)`` or
+        ``mapper(partial(op, args...), seqs...)``; None otherwise."""
+        if not self.overloads or not call.args or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        first = call.args[0].value
+        if (self.imports.qualify(call.func) or "").endswith(".partial"):
+            return None  # the partial itself: the call that applies it is the mapper
+        if isinstance(first, cst.Name) and first.value in self.overloads:
+            return first.value, [], [a.value for a in call.args[1:]]
+        if (isinstance(first, cst.Call) and first.args and (self.imports.qualify(first.func) or "").endswith(".partial")
+                and isinstance(first.args[0].value, cst.Name) and first.args[0].value.value in self.overloads
+                and not any(a.keyword is not None or a.star for a in first.args)):
+            return first.args[0].value.value, [a.value for a in first.args[1:]], [a.value for a in call.args[1:]]
+        return None
 
     def _mark_cells(self) -> None:
         for qualname, info in self.classes.items():
@@ -274,6 +325,12 @@ class GraphScope:
                     ref = self.resolve_callable(arg.value, owner)
                     if ref is not None:
                         self._reach(ref[0], caller, pending)
+                mapped = self._mapped_overloads(call)
+                if mapped is not None:  # the overloads of a MultitypeFuncGraph a HyperMap applies
+                    name, bound, sequences = mapped
+                    for overload in self.overloads[name]:
+                        self.mapped_sites.setdefault(overload, []).append(MappedSite(caller, bound, sequences))
+                        self._reach(overload, caller, pending)
 
     def _reach(self, callee: cst.FunctionDef, caller: cst.FunctionDef, pending: List[cst.FunctionDef]) -> None:
         if callee in self.functions or self.is_compile_time_helper(callee):
