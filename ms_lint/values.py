@@ -65,6 +65,7 @@ NON_TENSOR_OPS = {"mindspore.ops.partial", "mindspore.ops.HyperMap", "mindspore.
 TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mindspore.ops.split",
                       "mindspore.ops.chunk", "mindspore.ops.Unstack", "mindspore.ops.Split",
                       "mindspore.ops.tensor_split", "mindspore.ops.meshgrid"}
+MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
 TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor", "mindspore.numpy"}
 CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
 PARAM_SEQ_METHODS = {"trainable_params", "get_parameters", "untrainable_params"}
@@ -105,6 +106,8 @@ def join(kinds: Iterable[Kind]) -> Kind:
         return found.pop()
     if Kind.TENSOR in found and found <= {Kind.TENSOR, Kind.CONST, Kind.UNKNOWN}:
         return Kind.TENSOR  # once a name holds a tensor, graph code treats it as one from there on
+    if found == {Kind.TENSOR_SEQ, Kind.CONST}:
+        return Kind.TENSOR_SEQ  # ``out = ()`` then ``out = out + (g,)``: a tuple of tensors being built
     return Kind.UNKNOWN
 
 
@@ -205,11 +208,13 @@ class ClassAttributes:
         self._kinds: Dict[str, Dict[str, Kind]] = {}
         self._ints: Dict[str, Dict[str, int]] = {}
         self._origins: Dict[str, Dict[str, str]] = {}  # class -> attr -> where a constructor-default int came from
+        self._made: Dict[str, Dict[str, str]] = {}  # class -> attr -> what built it (``self.map = C.HyperMap()``)
 
     def _collect(self, class_name: str) -> None:
         kinds: Dict[str, List[Kind]] = {}
         ints: Dict[str, List[Optional[int]]] = {}
         origins: Dict[str, str] = {}
+        made: Dict[str, List[Optional[str]]] = {}
         chain = self._class_chain(class_name)
         for cls in chain:
             info = self.scope.classes[cls]
@@ -218,6 +223,9 @@ class ClassAttributes:
                 env = _InitEnv(self, method, self.imports, cls if is_init else None)
                 for attr, value in env.self_assignments():
                     kinds.setdefault(attr, []).append(env.kind(value))
+                    builder = value.func if isinstance(value, cst.Call) else None
+                    made.setdefault(attr, []).append(
+                        (self.imports.qualify(builder) or dotted(builder)) if builder is not None else None)
                     folded = env.fold(value) if is_init else None
                     ints.setdefault(attr, []).append(folded)
                     origin = env.origin_of(value) if folded is not None else None
@@ -229,6 +237,7 @@ class ClassAttributes:
             attr: found[0] for attr, found in ints.items() if len(found) == 1 and found[0] is not None
         }
         self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
+        self._made[class_name] = {attr: found[0] for attr, found in made.items() if len(found) == 1 and found[0]}
 
     def _class_chain(self, class_name: str) -> List[str]:
         chain, pending = [], [class_name]
@@ -289,6 +298,15 @@ class ClassAttributes:
             if value is not None:
                 return value
         return None
+
+    def made_by(self, class_name: Optional[str], attr: str) -> Optional[str]:
+        """What built ``self.attr`` when one ``self.attr = Builder(...)`` in the class chain sets it: the qualified
+        name (``mindspore.ops.HyperMap``) or, for a class of this module, its name."""
+        if class_name is None or class_name not in self.scope.classes:
+            return None
+        if class_name not in self._made:
+            self._collect(class_name)
+        return self._made[class_name].get(attr)
 
     def api_method_kind(self, class_name: Optional[str], method: str) -> Kind:
         """What a method inherited from a MindSpore class returns, per MindSpore's docstrings
@@ -383,7 +401,11 @@ class ExpressionKinds:
         return Kind.UNKNOWN
 
     def _kind_BinaryOperation(self, expr: cst.BinaryOperation) -> Kind:
-        return self._combine([self.kind(expr.left), self.kind(expr.right)])
+        left, right = self.kind(expr.left), self.kind(expr.right)
+        if isinstance(expr.operator, cst.Add) and Kind.TENSOR_SEQ in (left, right) and {left, right} <= {
+                Kind.TENSOR_SEQ, Kind.CONST}:
+            return Kind.TENSOR_SEQ  # tuple concatenation: ``grads + (g,)``, ``() + new``
+        return self._combine([left, right])
 
     def _kind_BooleanOperation(self, expr: cst.BooleanOperation) -> Kind:
         return self._combine([self.kind(expr.left), self.kind(expr.right)])
@@ -644,6 +666,10 @@ class FunctionValues(ExpressionKinds):
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
         kind = super()._kind_Call(expr)
+        if kind in (Kind.TENSOR, Kind.UNKNOWN):
+            sequence = self._sequence_result(expr)
+            if sequence is not None:
+                return sequence
         if kind is Kind.UNKNOWN and _constructs_cell(self.scope, expr.func, self.owner):
             return Kind.CELL
         if kind is Kind.UNKNOWN and self.returns is not None and not self.returns_off:
@@ -671,6 +697,28 @@ class FunctionValues(ExpressionKinds):
             return Kind.UNKNOWN  # @constexpr: runs in Python at compile time, its result is not modelled
         kinds = argument_kinds(self, callee, bound, call)
         return Kind.UNKNOWN if kinds is None else returns(callee, kinds)  # type: ignore[misc]
+
+    def _sequence_result(self, call: cst.Call) -> Optional[Kind]:
+        """TENSOR_SEQ for the calls that return a tuple of tensors where the generic rule says "a Tensor": a
+        ``HyperMap``/``Map`` applied to a tensor sequence (``self.hyper_map(self.add, grads, noise)``), and a
+        sub-cell of this module whose ``construct`` returns one (``self.clip(grads, 1.0)``)."""
+        func = call.func
+        if isinstance(func, cst.Call):
+            made = self.imports.qualify(func.func)
+        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+              and self.attributes is not None):
+            made = self.attributes.made_by(self.owner, func.attr.value)
+        else:
+            return None
+        if made in MAPPERS:
+            mapped = [self.kind(arg.value) for arg in call.args[1:]]
+            return Kind.TENSOR_SEQ if Kind.TENSOR_SEQ in mapped else None
+        if made and made in self.scope.classes and self.scope.classes[made].is_cell and self.returns is not None:
+            construct = self.scope.find_method(made, "construct")
+            kinds = argument_kinds(self, construct, True, call) if construct is not None else None
+            if kinds is not None and self.returns(construct, kinds) is Kind.TENSOR_SEQ:
+                return Kind.TENSOR_SEQ
+        return None
 
     def int_origin(self, expr: cst.BaseExpression) -> Optional[str]:
         """Where a folded int in ``expr`` comes from when a constructor default made it (``self.num_steps``)."""
@@ -943,6 +991,11 @@ def _statement_bindings(model: ExpressionKinds, stmt: cst.BaseStatement, loop_in
 
 def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseExpression):
     if isinstance(target, cst.Name):
+        if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
+                and isinstance(value.left, cst.Name) and value.left.value == target.value
+                and model.kind(value.right) is Kind.TENSOR_SEQ):
+            yield target.value, Kind.TENSOR_SEQ, None  # ``out = out + (g,)``: accumulating a tuple of tensors
+            return
         yield target.value, model.kind(value), model.fold(value)
     elif isinstance(target, (cst.Tuple, cst.List)):
         value_kind = model.kind(value)

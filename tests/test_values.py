@@ -310,3 +310,56 @@ def test_a_call_result_does_not_make_a_rebound_name_a_tensor():
     env = local_env((FIXTURES / "branches" / "overflow_from_helpers.py").read_text(encoding="utf-8"))
     assert env["features"] is Kind.UNKNOWN
     assert env["item"] is Kind.UNKNOWN
+
+
+SEQUENCES = """
+import mindspore as ms
+from mindspore import nn, ops
+from mindspore.ops import composite as C
+
+
+class Clip(nn.Cell):
+    def construct(self, grads, bound):
+        clipped = ()
+        for grad in grads:
+            clipped = clipped + (ops.clip_by_value(grad, -bound, bound),)
+        return clipped
+
+
+class Step(nn.Cell):
+    def __init__(self, network, weights):
+        super().__init__()
+        self.network = network
+        self.weights = weights
+        self.grad = C.GradOperation(get_by_list=True)
+        self.clip = Clip()
+        self.hyper_map = C.HyperMap()
+        self.add = ops.Add()
+        self.dense = nn.Dense(2, 2)
+
+    def construct(self, x, bound):
+        grads = self.grad(self.network, self.weights)(x)
+        clipped = self.clip(grads, bound)
+        summed = self.hyper_map(self.add, clipped, grads)
+        total = self.dense(x)
+        return summed, total
+"""
+
+
+def sequence_kinds():
+    module = cst.parse_module(SEQUENCES)
+    context = ModuleContext(module, SEQUENCES, "sequences.py", Config())
+    found = {}
+    for info in context.scope.graph_functions():
+        found[(info.owner, info.node.name.value)] = context.values(info.node).env
+    return found
+
+
+def test_tuple_accumulation_gradients_hypermap_results_and_sub_cell_returns_are_tensor_sequences():
+    kinds = sequence_kinds()
+    assert kinds[("Clip", "construct")]["clipped"] is Kind.TENSOR_SEQ  # () then clipped + (g,)
+    step = kinds[("Step", "construct")]
+    assert step["grads"] is Kind.TENSOR_SEQ  # GradOperation(get_by_list=True)(net, weights)(x)
+    assert step["clipped"] is Kind.TENSOR_SEQ  # the sub-cell's construct returns the tuple it built
+    assert step["summed"] is Kind.TENSOR_SEQ  # a HyperMap over tensor sequences
+    assert step["total"] is Kind.TENSOR  # a MindSpore layer: a Tensor, as before
