@@ -89,9 +89,7 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text, path)
-        is_package = os.path.basename(path) == "__init__.py"
-        return summarize(tree, name, os.path.abspath(path), digest_of(raw), is_package, package,
-                         "mindspore" in text)
+        return summarize(tree, name, os.path.abspath(path), digest_of(raw), package)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     finally:

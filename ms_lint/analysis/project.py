@@ -27,7 +27,6 @@ class ProjectView:
         self.config = config
         summary = index.by_path.get(self.path)
         self.module = summary.name if summary is not None else None
-        self.consulted: set = set()  # modules whose text this file's findings used (for the results cache)
         self._graph: Optional[Dict[str, str]] = None
 
     # -- classes and graph scope ----------------------------------------------------------------------
@@ -50,10 +49,7 @@ class ProjectView:
         """The libcst analysis of another module of the project (None when it cannot be read or parsed)."""
         key = (id(self.index), module)
         if key in _CONTEXTS:
-            found = _CONTEXTS[key]
-            if found is not None:
-                self.consulted.add(module)
-            return found
+            return _CONTEXTS[key]
         from ms_lint.context import ModuleContext
         from ms_lint.source import UnreadableSource, read_source
 
@@ -70,8 +66,6 @@ class ProjectView:
         if len(_CONTEXTS) >= _MAX_CONTEXTS:
             _CONTEXTS.clear()
         _CONTEXTS[key] = context
-        if context is not None:
-            self.consulted.add(module)
         return context
 
     def external_bases(self, class_qualname: str) -> List[Tuple[object, str]]:

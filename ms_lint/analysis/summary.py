@@ -36,7 +36,6 @@ class ClassSummary:
     line: int
     bases: List[str]  # dotted names as written (``nn.Cell``, ``BaseDecoder``); others ``<expr>``
     methods: Dict[str, FunctionSummary] = field(default_factory=dict)
-    local: bool = False  # defined inside a function body
     # ``self.attr = Callee(...)`` in ``__init__``: attr -> callee as written (the sub-cells a construct calls)
     attribute_classes: Dict[str, str] = field(default_factory=dict)
 
@@ -50,7 +49,6 @@ class ModuleSummary:
     name: str  # dotted module name (``pkg.models.head``); a script outside packages: its file stem
     path: str
     digest: str
-    is_package: bool  # an ``__init__.py``
     imports: Dict[str, str] = field(default_factory=dict)  # local name -> qualified target (relative resolved)
     star_imports: List[str] = field(default_factory=list)  # ``from x import *`` targets
     classes: Dict[str, ClassSummary] = field(default_factory=dict)  # by qualname
@@ -63,7 +61,6 @@ class ModuleSummary:
     module_calls: List[Tuple[str, List[str]]] = field(default_factory=list)
     # Calls of capitalized names (class constructions): (callee as written, positional literals, keyword literals).
     constructions: List[Tuple[str, List[object], Dict[str, object]]] = field(default_factory=list)
-    mentions_mindspore: bool = False
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:
@@ -164,7 +161,6 @@ class _Summarizer(ast.NodeVisitor):
         info = ClassSummary(
             name=node.name, qualname=qualname, line=node.lineno,
             bases=[dotted_name(base) or "<expr>" for base in node.bases],
-            local=bool(self.function_stack),
         )
         self.summary.classes.setdefault(qualname, info)
         self.class_stack.append(info)
@@ -323,10 +319,8 @@ def _bound_names(target: ast.AST) -> List[str]:
     return []
 
 
-def summarize(tree: ast.Module, name: str, path: str, digest: str, is_package: bool, package: Optional[str],
-              mentions_mindspore: bool) -> ModuleSummary:
-    summary = ModuleSummary(name=name, path=path, digest=digest, is_package=is_package,
-                            mentions_mindspore=mentions_mindspore)
+def summarize(tree: ast.Module, name: str, path: str, digest: str, package: Optional[str]) -> ModuleSummary:
+    summary = ModuleSummary(name=name, path=path, digest=digest)
     visitor = _Summarizer(summary, package)
     visitor.visit(tree)
     for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
