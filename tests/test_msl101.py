@@ -818,3 +818,24 @@ def test_a_body_that_only_reads_shapes_builds_no_graph_nodes():
             sizes += (x.shape[1] * i, x.ndim, len(x))
         return x.reshape((-1,))[sizes[0]:sizes[1]]
     """) == []
+
+
+def test_a_python_int_while_counting_down_from_a_shape_is_unrolled():
+    code = """
+    import mindspore as ms
+    from mindspore import nn, ops
+
+
+    class DiscountedReturn(nn.Cell):
+        def construct(self, reward, done, last_value):
+            returns = ops.zeros_like(reward)
+            step = reward.shape[0] - 1
+            while step >= 0:
+                last_value = reward[step] + (1 - done[step]) * 0.99 * last_value
+                returns[step] = last_value
+                step -= 1
+            return returns
+    """
+    found = [f for f in lint(textwrap.dedent(code), select=["MSL101"])]
+    assert [(f.line, f.code) for f in found] == [(10, "MSL101")]
+    assert "down from `reward.shape[0] - 1`" in found[0].message

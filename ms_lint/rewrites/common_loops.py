@@ -827,12 +827,16 @@ class WhileCounter:
 
     name: str
     bound: cst.BaseExpression
-    start: int
+    start: Optional[int]  # None: the start is a compile-time expression (``step = x.shape[0] - 1``), in start_expr
     step: int
     operator: str  # the comparison, written with the counter on the left
+    start_expr: Optional[cst.BaseExpression] = None
 
     def trip_count(self, stop: int) -> Optional[int]:
-        """Iterations for a constant bound ``stop`` (None for a comparison that may never end)."""
+        """Iterations for a constant bound ``stop`` (None for a comparison that may never end, or a start that is
+        not an int literal)."""
+        if self.start is None:
+            return None
         if self.operator in ("<", "<=") and self.step > 0:
             return max(0, len(range(self.start, stop + (self.operator == "<="), self.step)))
         if self.operator in (">", ">=") and self.step < 0:
@@ -862,10 +866,10 @@ def while_counter(context: ModuleContext, loop: cst.While, values: FunctionValue
         if values.kind(bound) is not Kind.CONST:
             continue
         step = _counter_step(body, counter.value)
-        start = _counter_start(context, loop, counter.value)
-        if step is None or start is None:
+        start, start_expr = _counter_start(context, loop, counter.value)
+        if step is None or (start is None and (start_expr is None or values.kind(start_expr) is not Kind.CONST)):
             continue
-        return WhileCounter(counter.value, bound, start, step, op)
+        return WhileCounter(counter.value, bound, start, step, op, start_expr)
     return None
 
 
@@ -897,11 +901,13 @@ def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]
     return steps[0]
 
 
-def _counter_start(context: ModuleContext, loop: cst.While, name: str) -> Optional[int]:
-    """The int literal the counter is set to by the last statement before the loop that binds it."""
+def _counter_start(context: ModuleContext, loop: cst.While, name: str
+                   ) -> Tuple[Optional[int], Optional[cst.BaseExpression]]:
+    """(the int literal the counter is set to by the last statement before the loop that binds it, or None; the
+    expression it is set to when that is not a literal, or None)."""
     block, index = statement_block(context, loop)
     if block is None or index is None:
-        return None
+        return None, None
     for stmt in reversed(block[:index]):
         if name not in assigned_in([stmt]):
             continue
@@ -909,9 +915,9 @@ def _counter_start(context: ModuleContext, loop: cst.While, name: str) -> Option
             small = stmt.body[0]
             if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                 known, value = _int_literal(small.value)
-                return value if known else None
-        return None
-    return None
+                return (value, None) if known else (None, small.value)
+        return None, None
+    return None, None
 
 
 # -- "certainly one Tensor" (stricter than Kind.TENSOR) ------------------------------------------------------------

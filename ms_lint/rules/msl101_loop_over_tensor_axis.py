@@ -266,6 +266,10 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if counter is None:
             return
         shape = self._resolver().shape_int(counter.bound)
+        direction = "up to"
+        if shape is None and counter.start_expr is not None and counter.step < 0:
+            shape = self._resolver().shape_int(counter.start_expr)  # counting down from a shape: ``t = n - 1``
+            direction = "down from"
         if shape is None or not does_graph_work(node.body, self.values) or _calls_by_index(node, counter.name):
             return
         carried, sums = _carried(node.body, {counter.name})
@@ -273,7 +277,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}; otherwise "
             "a Tensor counter makes it a real loop (compiled once, slower per call)")
         short = _short_cure(carried, sums, False, builder_refused=False, loop="a Tensor counter")
-        self.report(node, f"`while` on int `{cut(counter.name, 16)}` up to `{_origin(shape.origin)}` (Tensor shape): "
+        self.report(node, f"`while` on int `{cut(counter.name, 16)}` {direction} `{_origin(shape.origin)}` (Tensor shape): "
                           f"unrolled per slice; {short}",
                     detail=f"`while` loop with the Python-int counter `{counter.name}` runs to `{shape.origin}`, "
                            "which comes from a Tensor's shape: MindSpore unrolls it like a `for`, compiling one copy "
