@@ -460,13 +460,13 @@ def test_no_rewrite_when_not_equivalent(lines):
             out.append(ops.relu(x[i]))
         return ops.stack(out)
     """,
-    # concatenated, not stacked
+    # concatenated, not stacked: rows without a new length-1 axis, the concat merges the mapped axis
     """
     @ms.jit
     def f(x):
         out = []
         for i in range(x.shape[0]):
-            out.append(ops.expand_dims(x[i], 0))
+            out.append(x[i] * 2)
         return ops.concat(out)
     """,
     # a temporary of the body read after the loop
@@ -818,3 +818,131 @@ def test_a_body_that_only_reads_shapes_builds_no_graph_nodes():
             sizes += (x.shape[1] * i, x.ndim, len(x))
         return x.reshape((-1,))[sizes[0]:sizes[1]]
     """) == []
+
+
+# -- rows gathered into a tuple, or concatenated with a new length-1 axis --------------------------------------
+@pytest.mark.parametrize("code, expected", [
+    ("""
+    @ms.jit
+    def f(x, y):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.relu(x[i] * y[i]).unsqueeze(0),)
+        return ops.concat(out)
+    """, "ms.vmap(lambda x_i, y_i: ops.relu(x_i * y_i), in_axes=(0, 0), out_axes=0)(x, y)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = ()
+        for j in range(x.shape[1]):
+            out += (ops.expand_dims(x[:, j] * 2, 1),)
+        return ops.cat(out, 1)
+    """, "ms.vmap(lambda x_j: x_j * 2, in_axes=1, out_axes=1)(x)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.softmax(x[i], axis=-1),)
+        return ops.stack(out)
+    """, "ms.vmap(lambda x_i: ops.softmax(x_i, axis=-1), in_axes=0, out_axes=0)(x)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.expand_dims(x[i] * 2, 0))
+        return ops.concat(out)
+    """, "ms.vmap(lambda x_i: x_i * 2, in_axes=0, out_axes=0)(x)"),
+    ("""
+    @ms.jit
+    def f(p, ids):
+        return ops.cat([ops.index_select(p[i], 0, ids[i]).unsqueeze(0) for i in range(p.shape[0])])
+    """, "ms.vmap(lambda p_i, ids_i: ops.index_select(p_i, 0, ids_i), in_axes=(0, 0), out_axes=0)(p, ids)"),
+])
+def test_tuple_rows_and_concat_of_unsqueezed_rows_are_vmapped(code, expected):
+    out = assert_fixed(code)
+    assert expected in out
+
+
+def test_tuple_accumulation_is_not_reported_as_loop_carried():
+    found = findings("""
+    @ms.jit
+    def f(x, w):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.matmul(x[i], w),)
+        return ops.concat(out)
+    """)
+    assert len(found) == 1 and "carries" not in found[0].message and found[0].fix_object is None
+
+
+@pytest.mark.parametrize("code", [
+    # the row reads the tuple built so far
+    """
+    @ms.jit
+    def f(x):
+        out = (x[0],)
+        for i in range(1, x.shape[0]):
+            out = out + (x[i] + out[-1],)
+        return ops.stack(out)
+    """,
+    # the tuple does not start empty
+    """
+    @ms.jit
+    def f(x):
+        out = (x[0] * 0,)
+        for i in range(x.shape[0]):
+            out = out + (x[i] * 2,)
+        return ops.stack(out)
+    """,
+    # the new axis is not the concat axis
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(1),)
+        return ops.concat(out)
+    """,
+    # a negative axis
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(-1),)
+        return ops.concat(out, -1)
+    """,
+    # the tuple grows under a condition
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            if x.shape[1] > 2:
+                out = out + (x[i].unsqueeze(0),)
+        return ops.concat(out)
+    """,
+    # the tuple is read again after the concat
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(0),)
+        y = ops.concat(out)
+        return y, out
+    """,
+    # two elements added per iteration
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(0), x[i].unsqueeze(0))
+        return ops.concat(out)
+    """,
+])
+def test_tuple_rows_not_rewritten(code):
+    assert_flagged_without_fix(code)
