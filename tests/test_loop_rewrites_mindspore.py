@@ -42,6 +42,7 @@ _counter = itertools.count()
 EXAMPLE_INPUTS = {
     ("MSL101", 1): "logits=float32[6,5]; labels=float32[6,5]; weight=float32[]",
     ("MSL101", 2): "x=float32[4,7]",
+    ("MSL101", 4): "anchor=float32[6,3]; positive=float32[6,3]; negative=float32[6,3]",
 }
 
 
@@ -220,3 +221,35 @@ def test_fori_loop_rewrite_is_a_real_loop_beyond_the_unroll_depth_limit(tmp_path
     for _ in range(600):
         expected = x + x * y + expected
     np.testing.assert_allclose(out, expected, rtol=1e-4)
+
+
+# -- gradients through the tuple-row rewrites (float inputs) ------------------------------------------------------
+TUPLE_ROWS = ROOT / "fixtures" / "loops" / "per_sample_tuples.py"
+
+
+def _grad_cases():
+    source = TUPLE_ROWS.read_text(encoding="utf-8")
+    for target in _verifiable_targets(source):
+        yield pytest.param(source, target, directives_from_source(source, target)["inputs"], id=target)
+    example = textwrap.dedent(rule_by_code("MSL101").INVALID[4].code)
+    yield pytest.param(example, "triplet_margin", EXAMPLE_INPUTS[("MSL101", 4)], id="MSL101-invalid-4")
+
+
+@pytest.mark.parametrize("source, target, spec", list(_grad_cases()))
+def test_tuple_rows_fix_keeps_gradients(source, target, spec, tmp_path):
+    """``rows = rows + (row.unsqueeze(0),)`` + ``ops.concat`` -> vmap: the gradients with respect to every
+    float input match too (ms.grad of a non-scalar output: the gradient of the sum of the outputs)."""
+    fixed = _fix(source, Config())
+    assert fixed != source
+    specs = parse_spec(spec)
+    values = generate(specs, seed=11)
+    args = [ms.Tensor(values[s.name]) for s in specs]
+    floats = tuple(i for i, s in enumerate(specs) if str(values[s.name].dtype).startswith("float"))
+    if not floats:
+        pytest.skip("no float inputs")
+    grads = []
+    for text, label in ((source, "orig"), (fixed, "fixed")):
+        module = _import(text, tmp_path, f"grad_{label}")
+        fn, is_cell = _call(module, target, values)
+        grads.append(_flatten(ms.grad(fn, grad_position=floats)(*args)))  # sensitivity: ones, i.e. d(sum)
+    assert_same(grads[0], grads[1], f"{target} gradients")
