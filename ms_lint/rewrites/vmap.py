@@ -269,10 +269,11 @@ class VmapBuilder:
         if stack_call is None:
             return None
         call, axis, concatenated = stack_call
+        merged = False
         if concatenated:  # ``ops.concat(rows, a)`` of ``row.unsqueeze(a)``: the rows stacked on ``a``
-            value = unsqueezed_row(self.context, self.values, value, axis)
-            if value is None:
-                return None
+            row = unsqueezed_row(self.context, self.values, value, axis)
+            merged = row is None  # else rows concatenated on their own axis a: stacked on a, then a and a+1 merged
+            value = value if row is None else row
         leaked = set(written) | {loop_var}
         if read_after(self.context, loop, leaked):
             return None  # later code reads a name the loop left behind
@@ -302,7 +303,7 @@ class VmapBuilder:
             return None
         if self._vmap_problem(list(new_prefix) + [cst.Expr(new_value)], params) is not None:
             return None
-        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value)
+        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value, merged)
 
     def _stack_use(self, stmt: cst.BaseStatement, acc: str) -> Optional[Tuple[cst.Call, int, bool]]:
         """(call, axis, is_concat) for the one call in ``stmt`` that stacks or concatenates ``acc``."""
@@ -325,11 +326,14 @@ class VmapBuilder:
 
     def _emit(self, loop: cst.For, init: cst.SimpleStatementLine, stack_stmt: cst.SimpleStatementLine,
               call: cst.Call, axis: int, acc: str, mapped: List[_Mapped], prefix: List[cst.BaseStatement],
-              value: cst.BaseExpression) -> Optional[Fix]:
+              value: cst.BaseExpression, merged: bool = False) -> Optional[Fix]:
         spelled = self._vmap_name()
         if spelled is None:
             return None
         vmap_name, imports = spelled
+        flatten = self.context.spell("mindspore.ops.flatten") if merged else None
+        if merged and flatten is None:
+            return None
         adjacent_init = init is not None and _is_previous(loop, init, self.context)
         carried_lines = list(init.leading_lines) if adjacent_init else []
         edits: List[Tuple[cst.CSTNode, object]] = [(init, None)]
@@ -345,6 +349,8 @@ class VmapBuilder:
             edits.append((loop, None))
             moved_lines = carried_lines + list(loop.leading_lines)
         vmap_call = _vmap_call(vmap_name, function_expr, mapped, axis)
+        if flatten is not None:
+            vmap_call, imports = _merged(flatten[0], vmap_call, axis), tuple(imports) + tuple(flatten[1])
         new_stmt = stack_stmt.visit(ReplaceNode(call, vmap_call))
         new_stmt = new_stmt.with_changes(leading_lines=moved_lines + list(stack_stmt.leading_lines))
         edits.append((stack_stmt, new_stmt))
@@ -357,10 +363,11 @@ class VmapBuilder:
         and ``row`` is what is mapped."""
         clause = comp.for_in
         element = comp.elt
+        merged = False
         if concatenated:
-            element = unsqueezed_row(self.context, self.values, element, axis)
-            if element is None:
-                return None
+            row = unsqueezed_row(self.context, self.values, element, axis)
+            merged = row is None
+            element = element if row is None else row
         if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
             return None
         if not isinstance(clause.target, cst.Name):
@@ -397,6 +404,11 @@ class VmapBuilder:
             return None
         vmap_name, imports = spelled
         vmap_call = _vmap_call(vmap_name, _lambda([m.param for m in mapped], substituted[1]), mapped, axis)
+        if merged:
+            flatten = self.context.spell("mindspore.ops.flatten")
+            if flatten is None:
+                return None
+            vmap_call, imports = _merged(flatten[0], vmap_call, axis), tuple(imports) + tuple(flatten[1])
         return Fix(SAFE, "map the expression over the axis with vmap", edits=((stack_call, vmap_call),),
                    imports=imports)
 
@@ -694,6 +706,13 @@ def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mappe
     template = cst.parse_expression(f"{vmap_name}(__fn__, in_axes={in_axes}, out_axes={out_axis})({args})")
     return template.visit(_ReplaceName("__fn__", function))
 
+
+def _merged(flatten_name: str, vmap_call: cst.Call, axis: int) -> cst.Call:
+    """``ops.concat(rows, a)`` of rows without a new axis: the vmap stacks them on ``a`` (row ``i`` at index ``i``
+    of axis ``a``, its own axis ``a`` moved to ``a + 1``); merging axes ``a`` and ``a + 1`` (C order) puts row ``i``'s
+    element ``j`` at ``i * k + j``, where the concat puts it."""
+    template = cst.parse_expression(f"{flatten_name}(__vmapped__, start_dim={axis}, end_dim={axis + 1})")
+    return template.visit(_ReplaceName("__vmapped__", vmap_call))
 
 
 class _SubscriptFinder(cst.CSTVisitor):
