@@ -460,14 +460,14 @@ def test_no_rewrite_when_not_equivalent(lines):
             out.append(ops.relu(x[i]))
         return ops.stack(out)
     """,
-    # concatenated, not stacked: rows without a new length-1 axis, the concat merges the mapped axis
+    # concatenated on an axis the rows may not have (a negative axis)
     """
     @ms.jit
     def f(x):
         out = []
         for i in range(x.shape[0]):
             out.append(x[i] * 2)
-        return ops.concat(out)
+        return ops.concat(out, -1)
     """,
     # a temporary of the body read after the loop
     """
@@ -494,11 +494,11 @@ def test_no_rewrite_when_not_equivalent(lines):
     def f(x):
         return ops.stack([ops.relu(x[i]) for i in range(x.shape[0]) if i % 2 == 0])
     """,
-    # a comprehension that is not stacked
+    # a comprehension concatenated on a negative axis
     """
     @ms.jit
     def f(x):
-        return ops.concat([ops.relu(x[i]) for i in range(x.shape[0])])
+        return ops.concat([ops.relu(x[i]) for i in range(x.shape[0])], -1)
     """,
     # an nn cell not known to work under vmap (BatchNorm updates statistics while training)
     """
@@ -874,7 +874,34 @@ def test_tuple_accumulation_is_not_reported_as_loop_carried():
             out = out + (ops.matmul(x[i], w),)
         return ops.concat(out)
     """)
-    assert len(found) == 1 and "carries" not in found[0].message and found[0].fix_object is None
+    assert len(found) == 1 and "carries" not in found[0].message and found[0].fix_object is not None
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("""
+    @ms.jit
+    def f(x, w):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.matmul(x[i], w),)
+        return ops.concat(out)
+    """, "ops.flatten(ms.vmap(lambda x_i: ops.matmul(x_i, w), in_axes=0, out_axes=0)(x), start_dim=0, end_dim=1)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = []
+        for j in range(x.shape[1]):
+            out.append(x[:, j] * 2)
+        return ops.cat(out, 1)
+    """, "ops.flatten(ms.vmap(lambda x_j: x_j * 2, in_axes=1, out_axes=1)(x), start_dim=1, end_dim=2)"),
+    ("""
+    @ms.jit
+    def f(x):
+        return ops.concat([x[i] * 2 for i in range(x.shape[0])])
+    """, "ops.flatten(ms.vmap(lambda x_i: x_i * 2, in_axes=0, out_axes=0)(x), start_dim=0, end_dim=1)"),
+])
+def test_concat_of_rows_without_a_new_axis_is_a_vmap_then_a_merge_of_two_axes(code, expected):
+    assert expected in assert_fixed(code)
 
 
 @pytest.mark.parametrize("code", [
@@ -896,14 +923,14 @@ def test_tuple_accumulation_is_not_reported_as_loop_carried():
             out = out + (x[i] * 2,)
         return ops.stack(out)
     """,
-    # the new axis is not the concat axis
+    # the concat axis is not a literal
     """
     @ms.jit
-    def f(x):
+    def f(x, axis=0):
         out = ()
         for i in range(x.shape[0]):
-            out = out + (x[i].unsqueeze(1),)
-        return ops.concat(out)
+            out = out + (x[i].unsqueeze(0),)
+        return ops.concat(out, axis)
     """,
     # a negative axis
     """
