@@ -253,3 +253,31 @@ def test_tuple_rows_fix_keeps_gradients(source, target, spec, tmp_path):
         fn, is_cell = _call(module, target, values)
         grads.append(_flatten(ms.grad(fn, grad_position=floats)(*args)))  # sensitivity: ones, i.e. d(sum)
     assert_same(grads[0], grads[1], f"{target} gradients")
+
+
+MATMUL_LANES = '''
+import mindspore as ms
+from mindspore import ops
+
+
+@ms.jit
+def matrix_by_vector(a, b):
+    return ms.vmap(lambda a_i, b_i: ops.matmul(a_i, b_i), in_axes=(0, 0))(a, b)
+
+
+@ms.jit
+def vector_by_matrix(b, c):
+    return ms.vmap(lambda b_i, c_i: ops.matmul(b_i, c_i), in_axes=(0, 0))(b, c)
+'''
+
+
+def test_vmap_of_a_product_of_two_mapped_operands_with_a_1d_lane_is_wrong_in_2_10(tmp_path):
+    """Why the vmap rewrite refuses matmul/@ of two mapped operands: with a 1-D lane, MindSpore 2.10 fails to
+    compile (2-D x 1-D) or returns the wrong shape (1-D x 2-D: (6, 6, 3) where the loop gives (6, 3))."""
+    module = _import(MATMUL_LANES, tmp_path, "matmul")
+    a = ms.Tensor(np.ones((6, 5, 4), np.float32))
+    b = ms.Tensor(np.ones((6, 4), np.float32))
+    c = ms.Tensor(np.ones((6, 4, 3), np.float32))
+    with pytest.raises((RuntimeError, ValueError)):
+        module.matrix_by_vector(a, b)
+    assert module.vector_by_matrix(b, c).shape != (6, 3)

@@ -973,3 +973,23 @@ def test_concat_of_rows_without_a_new_axis_is_a_vmap_then_a_merge_of_two_axes(co
 ])
 def test_tuple_rows_not_rewritten(code):
     assert_flagged_without_fix(code)
+
+
+@pytest.mark.parametrize("code", [
+    """
+    @ms.jit
+    def f(q, k):
+        out = ()
+        for i in range(q.shape[0]):
+            out = out + (ops.matmul(k[i], q[i]).unsqueeze(0),)
+        return ops.concat(out)
+    """,
+    """
+    @ms.jit
+    def f(q, k):
+        return ops.stack([k[i] @ q[i] for i in range(q.shape[0])])
+    """,
+])
+def test_a_product_of_two_mapped_operands_is_not_vmapped(code):
+    """MindSpore 2.10's vmap gets matmul with a 1-D lane wrong (see test_loop_rewrites_mindspore.py)."""
+    assert_flagged_without_fix(code)

@@ -51,6 +51,13 @@ VMAP_CELLS = {"Dense", "Conv1d", "Conv2d", "LayerNorm", "Embedding", "GELU", "Re
 INDEXING_OPS = {"StridedSlice", "strided_slice", "Slice", "slice", "gather", "Gather", "GatherD", "gather_d",
                 "gather_elements", "index_select", "narrow", "take", "GatherNd", "gather_nd", "select_ext"}
 
+# A matrix product of two mapped operands: in 2.10, with a 1-D lane on one side, vmap fails to compile
+# (2-D x 1-D: "shape1[-1] must be equal to shape2[-2]") or silently gives the wrong shape (1-D x 2-D: (6, 6, 3)
+# instead of (6, 3)). Lane ranks are not known statically, so any product of two mapped operands is refused.
+MATMUL_OPS = {"matmul", "mm", "bmm", "mv", "dot", "inner", "MatMul", "BatchMatMul"}
+MATMUL_PROBLEM = ("multiplies two mapped operands (matmul/@): MindSpore 2.10's vmap gets a product with a 1-D "
+                  "lane wrong (a compile error, or a wrong shape), and the lanes' ranks are not known here")
+
 
 def stack_axis(context: ModuleContext, owner: Optional[str], call: cst.Call, sequence: cst.CSTNode) -> Optional[int]:
     """The axis when ``call`` stacks exactly ``sequence`` (``ops.stack(seq, 1)``, ``P.Stack(1)(seq)``...)."""
@@ -459,6 +466,10 @@ class _VmapTaint:
                 if not _is_shape_tuple(base):
                     return (f"indexes `{code_of(base)}`, which is the same for every slice: MindSpore 2.10's vmap cannot "
                             "compile indexing of an unmapped tensor (index it before the loop)")
+        products = _MatMulFinder()
+        node.visit(products)
+        if any(read_names(p.left) & tainted and read_names(p.right) & tainted for p in products.found):
+            return MATMUL_PROBLEM
         calls = _CallFinder()
         node.visit(calls)
         for call in calls.calls:
@@ -475,6 +486,8 @@ class _VmapTaint:
         if qualified and qualified.rsplit(".", 1)[-1] in INDEXING_OPS and not any(args_tainted):
             return (f"calls `{qualified.rsplit('.', 1)[-1]}` on values that are the same for every slice, which "
                     "MindSpore 2.10's vmap cannot compile")
+        if qualified and qualified.rsplit(".", 1)[-1] in MATMUL_OPS and sum(args_tainted[:2]) == 2:
+            return MATMUL_PROBLEM
         target = None
         if _is_self_attribute(func) and owner is not None:
             method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
@@ -525,6 +538,15 @@ class _VmapTaint:
                     if problem:
                         return problem
         return self.check(simple, inner, callee_owner, depth + 1)
+
+
+class _MatMulFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: List[cst.BinaryOperation] = []
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            self.found.append(node)
 
 
 def _bindings(stmt: cst.CSTNode):
