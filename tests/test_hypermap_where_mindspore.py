@@ -120,6 +120,8 @@ EXAMPLE_RUNS = {
                               m.CappedLoss()(t([10.0, 20.0]), t([0.0, 0.0]))],
     ("MSL201", 7): lambda m: [m.masked(t([1.0, 2.0, 3.0]), t([0.0, 0.0, 0.0])),
                               m.masked(t([1.0, 2.0, 3.0]), t([1.0, 0.0, 1.0]))],
+    ("MSL201", 8): lambda m: [m.clamp_fp16(t(v, dt)) for dt in (np.float16, np.float32)
+                              for v in ([1.0, -2.0, 3.0], [1.0, np.inf, -np.inf], [np.nan, 1.0, 65000.0])],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -192,6 +194,17 @@ FIXTURE_RUNS = {
 }
 
 
+def _feed_forward(m, dtype, residual):
+    """FeedForwardOutput with fixed weights; float16 runs the clamp's select, an inf residual takes the clamp."""
+    cell = m.FeedForwardOutput(hidden=4)
+    cell.dense.weight.set_data(Tensor(np.arange(16, dtype=np.float32).reshape(4, 4) / 10))
+    cell.dense.bias.set_data(Tensor(np.zeros(4, np.float32)))
+    if dtype == np.float16:
+        cell.to_float(ms.float16)
+    x = Tensor((np.arange(8).reshape(2, 4) - 3).astype(dtype))
+    return [cell(x, Tensor(np.full((2, 4), residual, dtype)))]
+
+
 def _lamb(m):
     weights = params(f"lamb{next(_module_ids)}_")
     opt = m.LoopLamb(weights, learning_rate=0.1)
@@ -242,6 +255,9 @@ FIXTURE_RUNS.update({
         m.ClampedLoss()(t([1.0, 2.0]), t([0.0, 0.0])), m.ClampedLoss()(t([100.0, 20.0]), t([0.0, 0.0])),
         m.ClampedLoss(reduction="sum")(t([1.0, 2.0]), t([0.0, 0.0])),
     ],
+    "branches/fp16_overflow_clamps.py": lambda m: (
+        _feed_forward(m, np.float32, 1.0) + _feed_forward(m, np.float32, np.inf)
+        + _feed_forward(m, np.float16, 1.0) + _feed_forward(m, np.float16, np.inf)),
     "lookalikes_branches/jit_scalars_and_loops.py": lambda m: [
         m.halve_until(t(np.ones((2, 3))), Tensor(np.int32(3))),
         m.halve_until(t(np.full((2, 3), 0.2)), Tensor(np.int32(2))),
@@ -483,3 +499,16 @@ def test_parameters_read_after_an_update_see_the_update_in_both_rewrites(tmp_pat
         step = load(tmp_path, text).Step()
         runs.append([step(t(1.0), grads()), step(t(-1.0), grads()), step.scale.value()])
     assert_same(runs[0], runs[1])
+
+
+def test_fp16_clamp_split_keeps_gradients(tmp_path):
+    """``if dtype == float16 and isinf(h).any(): h = clamp(h)`` -> ``if dtype == float16: h = where(isinf...)``:
+    the gradients match too, for float16 and float32 inputs, finite and not (clamp is finite on both sides)."""
+    example = rule_by_code("MSL201").INVALID[8]
+    outcome = fix(example.code, select=["MSL201"])
+    assert outcome.changed and outcome.error is None
+    before, after = load(tmp_path, textwrap.dedent(example.code)), load(tmp_path, outcome.fixed)
+    for dtype in (np.float16, np.float32):
+        for value in ([1.0, -2.0, 3.0], [1.0, np.inf, -np.inf], [np.nan, 1.0, 65000.0]):
+            x = t(value, dtype)
+            assert_same([ms.grad(before.clamp_fp16)(x)], [ms.grad(after.clamp_fp16)(x)])

@@ -42,6 +42,7 @@ _counter = itertools.count()
 EXAMPLE_INPUTS = {
     ("MSL101", 1): "logits=float32[6,5]; labels=float32[6,5]; weight=float32[]",
     ("MSL101", 2): "x=float32[4,7]",
+    ("MSL101", 4): "anchor=float32[6,3]; positive=float32[6,3]; negative=float32[6,3]",
 }
 
 
@@ -220,3 +221,63 @@ def test_fori_loop_rewrite_is_a_real_loop_beyond_the_unroll_depth_limit(tmp_path
     for _ in range(600):
         expected = x + x * y + expected
     np.testing.assert_allclose(out, expected, rtol=1e-4)
+
+
+# -- gradients through the tuple-row rewrites (float inputs) ------------------------------------------------------
+TUPLE_ROWS = ROOT / "fixtures" / "loops" / "per_sample_tuples.py"
+
+
+def _grad_cases():
+    source = TUPLE_ROWS.read_text(encoding="utf-8")
+    for target in _verifiable_targets(source):
+        yield pytest.param(source, target, directives_from_source(source, target)["inputs"], id=target)
+    example = textwrap.dedent(rule_by_code("MSL101").INVALID[4].code)
+    yield pytest.param(example, "triplet_margin", EXAMPLE_INPUTS[("MSL101", 4)], id="MSL101-invalid-4")
+
+
+@pytest.mark.parametrize("source, target, spec", list(_grad_cases()))
+def test_tuple_rows_fix_keeps_gradients(source, target, spec, tmp_path):
+    """``rows = rows + (row.unsqueeze(0),)`` + ``ops.concat`` -> vmap: the gradients with respect to every
+    float input match too (ms.grad of a non-scalar output: the gradient of the sum of the outputs)."""
+    fixed = _fix(source, Config())
+    assert fixed != source
+    specs = parse_spec(spec)
+    values = generate(specs, seed=11)
+    args = [ms.Tensor(values[s.name]) for s in specs]
+    floats = tuple(i for i, s in enumerate(specs) if str(values[s.name].dtype).startswith("float"))
+    if not floats:
+        pytest.skip("no float inputs")
+    grads = []
+    for text, label in ((source, "orig"), (fixed, "fixed")):
+        module = _import(text, tmp_path, f"grad_{label}")
+        fn, is_cell = _call(module, target, values)
+        grads.append(_flatten(ms.grad(fn, grad_position=floats)(*args)))  # sensitivity: ones, i.e. d(sum)
+    assert_same(grads[0], grads[1], f"{target} gradients")
+
+
+MATMUL_LANES = '''
+import mindspore as ms
+from mindspore import ops
+
+
+@ms.jit
+def matrix_by_vector(a, b):
+    return ms.vmap(lambda a_i, b_i: ops.matmul(a_i, b_i), in_axes=(0, 0))(a, b)
+
+
+@ms.jit
+def vector_by_matrix(b, c):
+    return ms.vmap(lambda b_i, c_i: ops.matmul(b_i, c_i), in_axes=(0, 0))(b, c)
+'''
+
+
+def test_vmap_of_a_product_of_two_mapped_operands_with_a_1d_lane_is_wrong_in_2_10(tmp_path):
+    """Why the vmap rewrite refuses matmul/@ of two mapped operands: with a 1-D lane, MindSpore 2.10 fails to
+    compile (2-D x 1-D) or returns the wrong shape (1-D x 2-D: (6, 6, 3) where the loop gives (6, 3))."""
+    module = _import(MATMUL_LANES, tmp_path, "matmul")
+    a = ms.Tensor(np.ones((6, 5, 4), np.float32))
+    b = ms.Tensor(np.ones((6, 4), np.float32))
+    c = ms.Tensor(np.ones((6, 4, 3), np.float32))
+    with pytest.raises((RuntimeError, ValueError)):
+        module.matrix_by_vector(a, b)
+    assert module.vector_by_matrix(b, c).shape != (6, 3)

@@ -460,14 +460,14 @@ def test_no_rewrite_when_not_equivalent(lines):
             out.append(ops.relu(x[i]))
         return ops.stack(out)
     """,
-    # concatenated, not stacked
+    # concatenated on an axis the rows may not have (a negative axis)
     """
     @ms.jit
     def f(x):
         out = []
         for i in range(x.shape[0]):
-            out.append(ops.expand_dims(x[i], 0))
-        return ops.concat(out)
+            out.append(x[i] * 2)
+        return ops.concat(out, -1)
     """,
     # a temporary of the body read after the loop
     """
@@ -494,11 +494,11 @@ def test_no_rewrite_when_not_equivalent(lines):
     def f(x):
         return ops.stack([ops.relu(x[i]) for i in range(x.shape[0]) if i % 2 == 0])
     """,
-    # a comprehension that is not stacked
+    # a comprehension concatenated on a negative axis
     """
     @ms.jit
     def f(x):
-        return ops.concat([ops.relu(x[i]) for i in range(x.shape[0])])
+        return ops.concat([ops.relu(x[i]) for i in range(x.shape[0])], -1)
     """,
     # an nn cell not known to work under vmap (BatchNorm updates statistics while training)
     """
@@ -839,3 +839,178 @@ def test_a_python_int_while_counting_down_from_a_shape_is_unrolled():
     found = [f for f in lint(textwrap.dedent(code), select=["MSL101"])]
     assert [(f.line, f.code) for f in found] == [(10, "MSL101")]
     assert "down from `reward.shape[0] - 1`" in found[0].message
+
+
+# -- rows gathered into a tuple, or concatenated with a new length-1 axis --------------------------------------
+@pytest.mark.parametrize("code, expected", [
+    ("""
+    @ms.jit
+    def f(x, y):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.relu(x[i] * y[i]).unsqueeze(0),)
+        return ops.concat(out)
+    """, "ms.vmap(lambda x_i, y_i: ops.relu(x_i * y_i), in_axes=(0, 0), out_axes=0)(x, y)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = ()
+        for j in range(x.shape[1]):
+            out += (ops.expand_dims(x[:, j] * 2, 1),)
+        return ops.cat(out, 1)
+    """, "ms.vmap(lambda x_j: x_j * 2, in_axes=1, out_axes=1)(x)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.softmax(x[i], axis=-1),)
+        return ops.stack(out)
+    """, "ms.vmap(lambda x_i: ops.softmax(x_i, axis=-1), in_axes=0, out_axes=0)(x)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.expand_dims(x[i] * 2, 0))
+        return ops.concat(out)
+    """, "ms.vmap(lambda x_i: x_i * 2, in_axes=0, out_axes=0)(x)"),
+    ("""
+    @ms.jit
+    def f(p, ids):
+        return ops.cat([ops.index_select(p[i], 0, ids[i]).unsqueeze(0) for i in range(p.shape[0])])
+    """, "ms.vmap(lambda p_i, ids_i: ops.index_select(p_i, 0, ids_i), in_axes=(0, 0), out_axes=0)(p, ids)"),
+])
+def test_tuple_rows_and_concat_of_unsqueezed_rows_are_vmapped(code, expected):
+    out = assert_fixed(code)
+    assert expected in out
+
+
+def test_tuple_accumulation_is_not_reported_as_loop_carried():
+    found = findings("""
+    @ms.jit
+    def f(x, w):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.matmul(x[i], w),)
+        return ops.concat(out)
+    """)
+    assert len(found) == 1 and "carries" not in found[0].message and found[0].fix_object is not None
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("""
+    @ms.jit
+    def f(x, w):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (ops.matmul(x[i], w),)
+        return ops.concat(out)
+    """, "ops.flatten(ms.vmap(lambda x_i: ops.matmul(x_i, w), in_axes=0, out_axes=0)(x), start_dim=0, end_dim=1)"),
+    ("""
+    @ms.jit
+    def f(x):
+        out = []
+        for j in range(x.shape[1]):
+            out.append(x[:, j] * 2)
+        return ops.cat(out, 1)
+    """, "ops.flatten(ms.vmap(lambda x_j: x_j * 2, in_axes=1, out_axes=1)(x), start_dim=1, end_dim=2)"),
+    ("""
+    @ms.jit
+    def f(x):
+        return ops.concat([x[i] * 2 for i in range(x.shape[0])])
+    """, "ops.flatten(ms.vmap(lambda x_i: x_i * 2, in_axes=0, out_axes=0)(x), start_dim=0, end_dim=1)"),
+])
+def test_concat_of_rows_without_a_new_axis_is_a_vmap_then_a_merge_of_two_axes(code, expected):
+    assert expected in assert_fixed(code)
+
+
+@pytest.mark.parametrize("code", [
+    # the row reads the tuple built so far
+    """
+    @ms.jit
+    def f(x):
+        out = (x[0],)
+        for i in range(1, x.shape[0]):
+            out = out + (x[i] + out[-1],)
+        return ops.stack(out)
+    """,
+    # the tuple does not start empty
+    """
+    @ms.jit
+    def f(x):
+        out = (x[0] * 0,)
+        for i in range(x.shape[0]):
+            out = out + (x[i] * 2,)
+        return ops.stack(out)
+    """,
+    # the concat axis is not a literal
+    """
+    @ms.jit
+    def f(x, axis=0):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(0),)
+        return ops.concat(out, axis)
+    """,
+    # a negative axis
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(-1),)
+        return ops.concat(out, -1)
+    """,
+    # the tuple grows under a condition
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            if x.shape[1] > 2:
+                out = out + (x[i].unsqueeze(0),)
+        return ops.concat(out)
+    """,
+    # the tuple is read again after the concat
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(0),)
+        y = ops.concat(out)
+        return y, out
+    """,
+    # two elements added per iteration
+    """
+    @ms.jit
+    def f(x):
+        out = ()
+        for i in range(x.shape[0]):
+            out = out + (x[i].unsqueeze(0), x[i].unsqueeze(0))
+        return ops.concat(out)
+    """,
+])
+def test_tuple_rows_not_rewritten(code):
+    assert_flagged_without_fix(code)
+
+
+@pytest.mark.parametrize("code", [
+    """
+    @ms.jit
+    def f(q, k):
+        out = ()
+        for i in range(q.shape[0]):
+            out = out + (ops.matmul(k[i], q[i]).unsqueeze(0),)
+        return ops.concat(out)
+    """,
+    """
+    @ms.jit
+    def f(q, k):
+        return ops.stack([k[i] @ q[i] for i in range(q.shape[0])])
+    """,
+])
+def test_a_product_of_two_mapped_operands_is_not_vmapped(code):
+    """MindSpore 2.10's vmap gets matmul with a 1-D lane wrong (see test_loop_rewrites_mindspore.py)."""
+    assert_flagged_without_fix(code)

@@ -421,3 +421,94 @@ def test_a_python_tuple_in_a_branch_is_not_a_number():
         """)
     found = findings(code)
     assert [f.fix_object.applicability for f in found] == ["unsafe", "safe"]
+
+
+# -- a compile-time test joined to a Tensor test ------------------------------------------------------------------
+SPLIT = """
+if h.dtype == ms.float16 and (ops.isinf(h).any() or ops.isnan(h).any()):
+    c = 65504.0 - 1000
+    h = ops.clamp(h, -c, c)
+return h
+"""
+
+
+def test_compile_time_part_stays_an_if_and_the_tensor_part_becomes_a_select():
+    code = jit(SPLIT, "h")
+    finding = only(code)
+    assert finding.fix["applicability"] == "safe"
+    outcome = fix(code, select=["MSL201"])
+    assert outcome.error is None
+    assert ("    if h.dtype == ms.float16:\n"
+            "        c = 65504.0 - 1000\n"
+            "        h = ops.where(ops.logical_or(ops.isinf(h).any(), ops.isnan(h).any()), ops.clamp(h, -c, c), h)\n"
+            ) in outcome.fixed
+    assert not findings(outcome.fixed)
+    assert not fix(outcome.fixed, select=["MSL201"]).changed  # idempotent
+
+
+def test_several_compile_time_tests_and_several_constants():
+    code = jit("""
+    if flag and h.dtype == ms.float16 and ops.isinf(h).any():  # keep
+        big = 65504.0
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """, "h, flag=True")
+    outcome = fix(code, select=["MSL201"], unsafe=True)
+    kept = "    if flag and h.dtype == ms.float16:  # keep\n        big = 65504.0\n        c = 64504.0\n"
+    assert kept in outcome.fixed
+    assert "h = ops.where(ops.isinf(h).any(), ops.clamp(h, -c, c), h)" in outcome.fixed
+
+
+@pytest.mark.parametrize("body", [
+    # the Tensor test first
+    """
+    if ops.isinf(h).any() and h.dtype == ms.float16:
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """,
+    # a Tensor computed before the assignment
+    """
+    if h.dtype == ms.float16 and ops.isinf(h).any():
+        c = ops.abs(h).min() + 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """,
+    # two Tensors assigned
+    """
+    if h.dtype == ms.float16 and ops.isinf(h).any():
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+        k = ops.clamp(k, -c, c)
+    return h, k
+    """,
+    # the Tensor test reads a name the branch assigns (the old value, in the original)
+    """
+    c = 10.0
+    if h.dtype == ms.float16 and (h > c).any():
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """,
+    # an else branch
+    """
+    if h.dtype == ms.float16 and ops.isinf(h).any():
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    else:
+        h = h * 1.0
+    return h
+    """,
+    # `or`: the Tensor test runs even when the compile-time test is false
+    """
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """,
+])
+def test_split_not_offered(body):
+    code = jit(body, "h, k")
+    finding = only(code)
+    assert finding.fix_object is None, finding.fix

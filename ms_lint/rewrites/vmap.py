@@ -33,6 +33,12 @@ from ms_lint.values import FunctionValues, Kind
 
 STACK_FUNCTIONS = {"mindspore.ops.stack": "axis", "mindspore.mint.stack": "dim"}
 STACK_PRIMITIVE = "mindspore.ops.Stack"
+# Concatenation of rows that each carry a new length-1 axis ``a`` (``row.unsqueeze(a)``) is a stack on ``a``.
+CONCAT_FUNCTIONS = {"mindspore.ops.concat": "axis", "mindspore.ops.cat": "axis", "mindspore.mint.cat": "dim",
+                    "mindspore.mint.concat": "dim"}
+UNSQUEEZE_FUNCTIONS = {"mindspore.ops.unsqueeze": "dim", "mindspore.ops.expand_dims": "axis",
+                       "mindspore.mint.unsqueeze": "dim"}
+UNSQUEEZE_METHODS = {"unsqueeze": "dim", "expand_dims": "axis"}
 UNSTACK_FUNCTIONS = {"mindspore.ops.unstack": "axis"}
 UNSTACK_PRIMITIVE = "mindspore.ops.Unstack"
 
@@ -44,6 +50,13 @@ VMAP_CELLS = {"Dense", "Conv1d", "Conv2d", "LayerNorm", "Embedding", "GELU", "Re
 # Ops that index: in 2.10 they fail to compile inside vmap when none of their inputs is mapped.
 INDEXING_OPS = {"StridedSlice", "strided_slice", "Slice", "slice", "gather", "Gather", "GatherD", "gather_d",
                 "gather_elements", "index_select", "narrow", "take", "GatherNd", "gather_nd", "select_ext"}
+
+# A matrix product of two mapped operands: in 2.10, with a 1-D lane on one side, vmap fails to compile
+# (2-D x 1-D: "shape1[-1] must be equal to shape2[-2]") or silently gives the wrong shape (1-D x 2-D: (6, 6, 3)
+# instead of (6, 3)). Lane ranks are not known statically, so any product of two mapped operands is refused.
+MATMUL_OPS = {"matmul", "mm", "bmm", "mv", "dot", "inner", "MatMul", "BatchMatMul"}
+MATMUL_PROBLEM = ("multiplies two mapped operands (matmul/@): MindSpore 2.10's vmap gets a product with a 1-D "
+                  "lane wrong (a compile error, or a wrong shape), and the lanes' ranks are not known here")
 
 
 def stack_axis(context: ModuleContext, owner: Optional[str], call: cst.Call, sequence: cst.CSTNode) -> Optional[int]:
@@ -69,6 +82,39 @@ def stack_axis(context: ModuleContext, owner: Optional[str], call: cst.Call, seq
         return None
     known, axis = int_argument(construction, 0, "axis", 0)
     return axis if known else None
+
+
+def concat_axis(context: ModuleContext, call: cst.Call, sequence: cst.CSTNode) -> Optional[int]:
+    """The axis when ``call`` is ``ops.concat(sequence, axis)`` / ``ops.cat`` / ``mint.cat`` with a literal axis."""
+    args = call_name_args(call)
+    if not args or args[0].value is not sequence or len(call.args) > 2:
+        return None
+    qualified = context.imports.qualify(call.func)
+    if qualified not in CONCAT_FUNCTIONS:
+        return None
+    known, axis = int_argument(call, 1, CONCAT_FUNCTIONS[qualified], 0)
+    return axis if known and axis is not None and axis >= 0 else None
+
+
+def unsqueezed_row(context: ModuleContext, values: FunctionValues, expr: cst.BaseExpression, axis: int
+                   ) -> Optional[cst.BaseExpression]:
+    """``row`` when ``expr`` is ``row.unsqueeze(axis)`` / ``ops.unsqueeze(row, axis)`` / ``ops.expand_dims(row,
+    axis)`` with that literal axis: the row before the length-1 axis was added."""
+    if not isinstance(expr, cst.Call) or expr.lpar or any(arg.star for arg in expr.args):
+        return None
+    func = expr.func
+    qualified = context.imports.qualify(func)
+    if qualified in UNSQUEEZE_FUNCTIONS:
+        args = call_name_args(expr)
+        if not args or len(expr.args) != 2:
+            return None
+        known, found = int_argument(expr, 1, UNSQUEEZE_FUNCTIONS[qualified], None)
+        return args[0].value if known and found == axis else None
+    if isinstance(func, cst.Attribute) and func.attr.value in UNSQUEEZE_METHODS and qualified is None \
+            and len(expr.args) == 1 and values.kind(func.value) is Kind.TENSOR:
+        known, found = int_argument(expr, 0, UNSQUEEZE_METHODS[func.attr.value], None)
+        return func.value if known and found == axis else None
+    return None
 
 
 def unstack_source(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression
@@ -198,6 +244,10 @@ class VmapBuilder:
         if not body:
             return None
         appended = _append_call(body[-1])
+        collected = "list"
+        if appended is None:
+            appended = tuple_accumulation(body[-1])
+            collected = "tuple"
         if appended is None:
             return None
         acc, value = appended
@@ -218,14 +268,19 @@ class VmapBuilder:
         if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | {loop_var}):
             return None  # the moved body would bind these names in a new scope, not where later code reads them
         # The list: ``acc = []`` before the loop, untouched until the loop; stacked right after it, once.
-        init = _list_init(block, index, acc)
+        init = _list_init(block, index, acc, collected)
         if init is None:
             return None
         stack_stmt = block[index + 1]
         stack_call = self._stack_use(stack_stmt, acc)
         if stack_call is None:
             return None
-        call, axis = stack_call
+        call, axis, concatenated = stack_call
+        merged = False
+        if concatenated:  # ``ops.concat(rows, a)`` of ``row.unsqueeze(a)``: the rows stacked on ``a``
+            row = unsqueezed_row(self.context, self.values, value, axis)
+            merged = row is None  # else rows concatenated on their own axis a: stacked on a, then a and a+1 merged
+            value = value if row is None else row
         leaked = set(written) | {loop_var}
         if read_after(self.context, loop, leaked):
             return None  # later code reads a name the loop left behind
@@ -255,9 +310,10 @@ class VmapBuilder:
             return None
         if self._vmap_problem(list(new_prefix) + [cst.Expr(new_value)], params) is not None:
             return None
-        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value)
+        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value, merged)
 
-    def _stack_use(self, stmt: cst.BaseStatement, acc: str) -> Optional[Tuple[cst.Call, int]]:
+    def _stack_use(self, stmt: cst.BaseStatement, acc: str) -> Optional[Tuple[cst.Call, int, bool]]:
+        """(call, axis, is_concat) for the one call in ``stmt`` that stacks or concatenates ``acc``."""
         if not isinstance(stmt, cst.SimpleStatementLine):
             return None
         uses = [name for name in read_name_nodes(stmt) if name.value == acc]
@@ -269,16 +325,22 @@ class VmapBuilder:
             args = call_name_args(call)
             if args and args[0].value is uses[0]:
                 axis = stack_axis(self.context, self.owner, call, uses[0])
-                return (call, axis) if axis is not None else None
+                if axis is not None:
+                    return call, axis, False
+                axis = concat_axis(self.context, call, uses[0])
+                return (call, axis, True) if axis is not None else None
         return None
 
     def _emit(self, loop: cst.For, init: cst.SimpleStatementLine, stack_stmt: cst.SimpleStatementLine,
               call: cst.Call, axis: int, acc: str, mapped: List[_Mapped], prefix: List[cst.BaseStatement],
-              value: cst.BaseExpression) -> Optional[Fix]:
+              value: cst.BaseExpression, merged: bool = False) -> Optional[Fix]:
         spelled = self._vmap_name()
         if spelled is None:
             return None
         vmap_name, imports = spelled
+        flatten = self.context.spell("mindspore.ops.flatten") if merged else None
+        if merged and flatten is None:
+            return None
         adjacent_init = init is not None and _is_previous(loop, init, self.context)
         carried_lines = list(init.leading_lines) if adjacent_init else []
         edits: List[Tuple[cst.CSTNode, object]] = [(init, None)]
@@ -294,15 +356,25 @@ class VmapBuilder:
             edits.append((loop, None))
             moved_lines = carried_lines + list(loop.leading_lines)
         vmap_call = _vmap_call(vmap_name, function_expr, mapped, axis)
+        if flatten is not None:
+            vmap_call, imports = _merged(flatten[0], vmap_call, axis), tuple(imports) + tuple(flatten[1])
         new_stmt = stack_stmt.visit(ReplaceNode(call, vmap_call))
         new_stmt = new_stmt.with_changes(leading_lines=moved_lines + list(stack_stmt.leading_lines))
         edits.append((stack_stmt, new_stmt))
         return Fix(SAFE, "map the body over the axis with vmap", edits=tuple(edits), imports=imports)
 
     # -- the comprehension form ---------------------------------------------------------------------------------
-    def comprehension(self, comp: Comprehension, stack_call: cst.Call, axis: int, trip: Optional[ShapeRef]
-                      ) -> Optional[Fix]:
+    def comprehension(self, comp: Comprehension, stack_call: cst.Call, axis: int, trip: Optional[ShapeRef],
+                      concatenated: bool = False) -> Optional[Fix]:
+        """``concatenated``: ``stack_call`` concatenates on ``axis``, so the element must be ``row.unsqueeze(axis)``
+        and ``row`` is what is mapped."""
         clause = comp.for_in
+        element = comp.elt
+        merged = False
+        if concatenated:
+            row = unsqueezed_row(self.context, self.values, element, axis)
+            merged = row is None
+            element = element if row is None else row
         if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
             return None
         if not isinstance(clause.target, cst.Name):
@@ -316,7 +388,7 @@ class VmapBuilder:
             statement = enclosing_statement(self.context, comp)
             if statement is None or not self._trip_is_current(trip, clause.iter, statement):
                 return None
-            mapped = self._index_slices([comp.elt], var, trip, set())
+            mapped = self._index_slices([element], var, trip, set())
             if mapped is None:
                 return None
             taken = read_names(self.function) | local_names(self.function)
@@ -328,7 +400,7 @@ class VmapBuilder:
             if source is None:
                 return None
             mapped = [_Mapped(source[0], source[1], var)]
-        substituted = _substitute([], comp.elt, mapped)
+        substituted = _substitute([], element, mapped)
         params = {m.param for m in mapped}
         if substituted is None or not _depends_on([], substituted[1], params):
             return None
@@ -339,6 +411,11 @@ class VmapBuilder:
             return None
         vmap_name, imports = spelled
         vmap_call = _vmap_call(vmap_name, _lambda([m.param for m in mapped], substituted[1]), mapped, axis)
+        if merged:
+            flatten = self.context.spell("mindspore.ops.flatten")
+            if flatten is None:
+                return None
+            vmap_call, imports = _merged(flatten[0], vmap_call, axis), tuple(imports) + tuple(flatten[1])
         return Fix(SAFE, "map the expression over the axis with vmap", edits=((stack_call, vmap_call),),
                    imports=imports)
 
@@ -389,6 +466,10 @@ class _VmapTaint:
                 if not _is_shape_tuple(base):
                     return (f"indexes `{code_of(base)}`, which is the same for every slice: MindSpore 2.10's vmap cannot "
                             "compile indexing of an unmapped tensor (index it before the loop)")
+        products = _MatMulFinder()
+        node.visit(products)
+        if any(read_names(p.left) & tainted and read_names(p.right) & tainted for p in products.found):
+            return MATMUL_PROBLEM
         calls = _CallFinder()
         node.visit(calls)
         for call in calls.calls:
@@ -405,6 +486,8 @@ class _VmapTaint:
         if qualified and qualified.rsplit(".", 1)[-1] in INDEXING_OPS and not any(args_tainted):
             return (f"calls `{qualified.rsplit('.', 1)[-1]}` on values that are the same for every slice, which "
                     "MindSpore 2.10's vmap cannot compile")
+        if qualified and qualified.rsplit(".", 1)[-1] in MATMUL_OPS and sum(args_tainted[:2]) == 2:
+            return MATMUL_PROBLEM
         target = None
         if _is_self_attribute(func) and owner is not None:
             method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
@@ -457,6 +540,15 @@ class _VmapTaint:
         return self.check(simple, inner, callee_owner, depth + 1)
 
 
+class _MatMulFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: List[cst.BinaryOperation] = []
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            self.found.append(node)
+
+
 def _bindings(stmt: cst.CSTNode):
     """(name, value) pairs a simple statement binds (every name of an unpacking gets the whole value)."""
     if isinstance(stmt, cst.SimpleStatementLine):
@@ -501,15 +593,44 @@ def _append_call(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpress
     return func.value.value, call.args[0].value
 
 
-def _list_init(block: Sequence[cst.BaseStatement], index: int, acc: str) -> Optional[cst.SimpleStatementLine]:
-    """The ``acc = []`` line before the loop, with nothing between it and the loop mentioning ``acc``."""
+def tuple_accumulation(stmt: cst.CSTNode) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(tuple name, added value) for a statement that is exactly ``acc = acc + (value,)`` (or ``acc += (value,)``),
+    the tuple form of ``acc.append(value)``; the value must not read ``acc``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        acc = small.targets[0].target.value
+        added = small.value
+        if not (isinstance(added, cst.BinaryOperation) and isinstance(added.operator, cst.Add)
+                and isinstance(added.left, cst.Name) and added.left.value == acc and not added.left.lpar):
+            return None
+        added = added.right
+    elif isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \
+            and isinstance(small.target, cst.Name):
+        acc, added = small.target.value, small.value
+    else:
+        return None
+    if not (isinstance(added, cst.Tuple) and len(added.elements) == 1):
+        return None
+    element = added.elements[0]
+    if not isinstance(element, cst.Element) or acc in read_names(element.value):
+        return None
+    return acc, element.value
+
+
+def _list_init(block: Sequence[cst.BaseStatement], index: int, acc: str, collected: str = "list"
+               ) -> Optional[cst.SimpleStatementLine]:
+    """The ``acc = []`` (``acc = ()`` for a tuple) line before the loop, with nothing between it and the loop
+    mentioning ``acc``."""
     for position in range(index - 1, -1, -1):
         stmt = block[position]
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             small = stmt.body[0]
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == acc):
-                empty = isinstance(small.value, cst.List) and not small.value.elements
+                kind = cst.List if collected == "list" else cst.Tuple
+                empty = isinstance(small.value, kind) and not small.value.elements
                 return stmt if empty else None
         if acc in read_names(stmt) or acc in _all_written(stmt):
             return None
@@ -607,6 +728,13 @@ def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mappe
     template = cst.parse_expression(f"{vmap_name}(__fn__, in_axes={in_axes}, out_axes={out_axis})({args})")
     return template.visit(_ReplaceName("__fn__", function))
 
+
+def _merged(flatten_name: str, vmap_call: cst.Call, axis: int) -> cst.Call:
+    """``ops.concat(rows, a)`` of rows without a new axis: the vmap stacks them on ``a`` (row ``i`` at index ``i``
+    of axis ``a``, its own axis ``a`` moved to ``a + 1``); merging axes ``a`` and ``a + 1`` (C order) puts row ``i``'s
+    element ``j`` at ``i * k + j``, where the concat puts it."""
+    template = cst.parse_expression(f"{flatten_name}(__vmapped__, start_dim={axis}, end_dim={axis + 1})")
+    return template.visit(_ReplaceName("__vmapped__", vmap_call))
 
 
 class _SubscriptFinder(cst.CSTVisitor):

@@ -21,7 +21,7 @@ from ms_lint.rewrites.common_loops import (
     ShapeResolver, ShapeRef, assigned_in, code_of, does_graph_work, first_reads, inside_compile_time_helper,
     read_name_nodes, surely_tensor, while_counter,
 )
-from ms_lint.rewrites.vmap import VmapBuilder, stack_axis, unstack_source
+from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 
 Comprehension = Union[cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp]
@@ -190,6 +190,37 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                     return ops.stack(outputs, axis=1), h
             """
         ),
+        # Rows gathered into a tuple (``t = t + (row,)``) and concatenated: each row gets a new length-1 axis 0,
+        # so the concat is a stack on axis 0 and the iterations are independent.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def triplet_margin(anchor, positive, negative):
+                rows = ()
+                for i in range(anchor.shape[0]):
+                    d_pos = ((anchor[i] - positive[i]) ** 2).sum()
+                    d_neg = ((anchor[i] - negative[i]) ** 2).sum()
+                    rows = rows + (ops.relu(d_pos - d_neg + 0.2).unsqueeze(0),)
+                return ops.concat(rows)
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def triplet_margin(anchor, positive, negative):
+                def _rows_item(anchor_i, positive_i, negative_i):
+                    d_pos = ((anchor_i - positive_i) ** 2).sum()
+                    d_neg = ((anchor_i - negative_i) ** 2).sum()
+                    return ops.relu(d_pos - d_neg + 0.2)
+                return ms.vmap(_rows_item, in_axes=(0, 0, 0), out_axes=0)(anchor, positive, negative)
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -319,9 +350,14 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return None
         owner = self.context.scope.owner_of.get(self.function)
         axis = stack_axis(self.context, owner, call, node)
+        concatenated = False
+        if axis is None:  # ``ops.cat([row.unsqueeze(a) for ...], a)``: the rows stacked on ``a``
+            axis = concat_axis(self.context, call, node)
+            concatenated = True
         if axis is None:
             return None
-        return VmapBuilder(self.context, self.function, self.values).comprehension(node, call, axis, trip)
+        return VmapBuilder(self.context, self.function, self.values).comprehension(node, call, axis, trip,
+                                                                                    concatenated)
 
 
 def _is_builtin_call(expr: cst.BaseExpression, name: str) -> bool:
@@ -360,8 +396,29 @@ def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], 
     appended: List[str] = []
     summed: Dict[str, int] = {}
     other_writes: Set[str] = set()
+    grown: List[str] = []  # ``t = t + (expr,)``: the tuple form of ``t.append(expr)``
+    growing: Set[int] = set()
 
     class _Scan(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, line: cst.SimpleStatementLine) -> None:
+            found = tuple_accumulation(line)
+            if found is not None:
+                grown.append(found[0])
+                growing.add(id(line.body[0]))
+
+        def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
+            return False if id(node) in growing else None
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> Optional[bool]:
+            if id(node) in growing:
+                return False
+            if isinstance(node.target, cst.Name):
+                if isinstance(node.operator, cst.AddAssign):
+                    summed[node.target.value] = summed.get(node.target.value, 0) + 1
+                else:
+                    other_writes.add(node.target.value)
+            return None
+
         def visit_Call(self, call: cst.Call) -> None:
             func = call.func
             if (isinstance(func, cst.Attribute) and func.attr.value == "append"
@@ -375,21 +432,26 @@ def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], 
                 carried.add(inner.value.value)
             other_writes.update(target_names(inner))
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if isinstance(node.target, cst.Name):
-                if isinstance(node.operator, cst.AddAssign):
-                    summed[node.target.value] = summed.get(node.target.value, 0) + 1
-                else:
-                    other_writes.add(node.target.value)
-
     body_block.visit(_Scan())
     reads = [n.value for n in read_name_nodes(body_block)]
     for name in set(appended):
         if reads.count(name) > appended.count(name):
             carried.add(name)
+    for name in set(grown):
+        # Only read where it grows (``t + (...)``, ``t += (...)``), never otherwise bound: each iteration adds
+        # its own element.
+        plain = sum(1 for line in body if _grows_by_assign(line, name))
+        if name in carried and name not in other_writes and reads.count(name) == plain \
+                and name not in appended and name not in summed:
+            carried.discard(name)
     sums = {name for name in carried if name in summed and name not in other_writes
             and reads.count(name) == summed[name]}
     return carried, sums
+
+
+def _grows_by_assign(stmt: cst.CSTNode, name: str) -> bool:
+    found = tuple_accumulation(stmt)
+    return found is not None and found[0] == name
 
 
 _WHAT_PATTERNS = (

@@ -304,6 +304,34 @@ class TensorConditionBranch(Rule):
             """,
             unsafe=True,
         ),
+        # A compile-time test joined to a Tensor test: the dtype test stays a Python ``if`` (folded), the constant
+        # stays in place, and only the Tensor test becomes a select.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clamp_fp16(h):
+                if h.dtype == ms.float16 and (ops.isinf(h).any() or ops.isnan(h).any()):
+                    c = 65504.0 - 1000
+                    h = ops.clamp(h, -c, c)
+                return h
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clamp_fp16(h):
+                if h.dtype == ms.float16:
+                    c = 65504.0 - 1000
+                    h = ops.where(ops.logical_or(ops.isinf(h).any(), ops.isnan(h).any()), ops.clamp(h, -c, c), h)
+                return h
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -489,6 +517,9 @@ class TensorConditionBranch(Rule):
             return None, "an `elif` branch (rewrite the chain by hand as nested ops.where)"
         if isinstance(node.orelse, cst.If):
             return None, "an `if`/`elif` chain (rewrite by hand as nested ops.where)"
+        split = self._split_fix(values, node)
+        if split is not None:
+            return split
         body = _single(node.body)
         if body is None:
             return None, "a branch does more than assign one name or return one value"
@@ -517,6 +548,53 @@ class TensorConditionBranch(Rule):
                           "the branch that does not assign it)")
         return self._build(values, node, node.test, body.value, cst.Name(target), target, [node],
                            self._previous_value(target, siblings, index))
+
+    def _split_fix(self, values: FunctionValues, node: cst.If) -> Optional[Tuple[Optional[Fix], Optional[str]]]:
+        """``if <compile-time test> and <tensor test>:`` with constant-only statements and one ``h = expr`` last,
+        no ``else``: keep ``if <compile-time test>:`` (folded at compile time) with the constant statements in
+        place, and select on the tensor test: ``h = ops.where(<tensor test>, expr, h)``. None when the ``if`` is
+        not of that shape (the other fixes decide)."""
+        test = node.test
+        if node.orelse is not None or not isinstance(test, cst.BooleanOperation) \
+                or not isinstance(test.operator, cst.And) or test.lpar:
+            return None
+        constant, tensor = test.left, test.right
+        if any(values.kind(o) is Kind.TENSOR for o in _truth_operands(constant) + [constant]) \
+                or values.kind(tensor) is not Kind.TENSOR:
+            return None
+        if not isinstance(node.body, cst.IndentedBlock) or not node.body.body:
+            return None
+        lines = list(node.body.body)
+        smalls = [_single_line(line) for line in lines]
+        target = _assign_target(smalls[-1])
+        if target is None or any(_assign_target(small) is None for small in smalls[:-1]):
+            return None
+        prelude = {_assign_target(small) for small in smalls[:-1]}
+        for small in smalls[:-1]:
+            if values.kind(small.value) is not Kind.CONST:  # type: ignore[union-attr]
+                return None, ("the branch computes more than constants before its one assignment (only "
+                              "constant-only statements can stay in place)")
+        if target in prelude or prelude & names_read(tensor):
+            return None, "the Tensor test reads a name the branch assigns"
+        siblings, index = self._siblings(node)
+        if not self._bound_before(values, target, siblings, index):
+            return None, (f"`{target}` is not bound to a known Tensor before the `if` (a select needs a Tensor for "
+                          "the branch that does not assign it)")
+        fix, why = self._build(values, node, tensor, smalls[-1].value, cst.Name(target), target,  # type: ignore
+                               [node], self._previous_value(target, siblings, index))
+        if fix is None:
+            return None, why
+        replaced = fix.edits[0][1]
+        call = replaced.body[0].value  # type: ignore[union-attr]
+        last = lines[-1].with_changes(body=[smalls[-1].with_changes(value=call)])  # type: ignore[union-attr]
+        new_if = node.with_changes(test=constant, body=node.body.with_changes(body=lines[:-1] + [last]))
+        summary = fix.message.replace("replace the branch with ops.where(cond, a, b)",
+                                      f"keep `if {short_code(constant)}` (folded at compile time) and select on "
+                                      "the Tensor test with ops.where(cond, a, b)", 1)
+        split = Fix(fix.applicability, summary, edits=((node, new_if),), imports=fix.imports)
+        if id(fix) in self._unsafe:
+            self._unsafe[id(split)] = self._unsafe.pop(id(fix))
+        return split, None
 
     def _ifexp_fix(self, values: FunctionValues, node: cst.IfExp) -> Tuple[Optional[Fix], Optional[str]]:
         return self._build(values, node, node.test, node.body, node.orelse, None, [node])
