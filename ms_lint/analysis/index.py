@@ -388,15 +388,19 @@ class ProjectIndex:
             self._class_refs[key] = self._class_ref(module, dotted)
         return self._class_refs[key]
 
+    def definition(self, module: str, dotted: str) -> Optional[Tuple[str, str]]:
+        """(module, class qualname or function name) that ``dotted``, as written in ``module``, names (through the
+        module's imports and re-exports); None for a module, or a name that cannot be read."""
+        qualified = self.qualify(module, dotted)
+        found = self.resolve(qualified) if qualified is not None else None
+        return found if found is not None and found[1] else None
+
     def _class_ref(self, module: str, dotted: str) -> Optional[ClassRef]:
         summary = self.module(module)
         if summary is not None and dotted in summary.classes:
             return module, dotted
-        qualified = self.qualify(module, dotted)
-        if qualified is None:
-            return None
-        found = self.resolve(qualified)
-        if found is None or not found[1]:
+        found = self.definition(module, dotted)
+        if found is None:
             return None
         owner = self.module(found[0])
         return (found[0], found[1]) if owner is not None and found[1] in owner.classes else None
@@ -663,11 +667,8 @@ class _GraphClosure:
             return found[0][0], found[1]
         if not rest and head in summary.functions:
             return module, summary.functions[head]
-        qualified = index.qualify(module, dotted)
-        if qualified is None:
-            return None
-        target = index.resolve(qualified)
-        if target is None or not target[1]:
+        target = index.definition(module, dotted)
+        if target is None:
             return None
         owner = index.modules.get(target[0])
         if owner is None or target[0] not in index.project_modules:

@@ -95,10 +95,7 @@ class ProjectView:
         """A module function of another project module that ``name`` (as written here) refers to."""
         if self.module is None:
             return None
-        qualified = self.index.qualify(self.module, name)
-        if qualified is None:
-            return None
-        target = self.index.resolve(qualified)
+        target = self.index.definition(self.module, name)
         if target is None or target[0] == self.module or target[0] not in self.index.project_modules:
             return None
         context = self.context_for(target[0])
@@ -111,11 +108,8 @@ class ProjectView:
         """(module, name) of the project function or class ``dotted`` (as written here) names, else None."""
         if self.module is None:
             return None
-        qualified = self.index.qualify(self.module, dotted)
-        target = self.index.resolve(qualified) if qualified else None
-        if target is None or target[0] not in self.index.project_modules or not target[1]:
-            return None
-        return target
+        target = self.index.definition(self.module, dotted)
+        return target if target is not None and target[0] in self.index.project_modules else None
 
     def argparse_default(self, holder: str, dest: str) -> object:
         """The default an ``argparse`` option gives ``holder.dest`` (``args.mode``): a parser of this module, or of
