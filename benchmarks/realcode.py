@@ -176,6 +176,31 @@ def score(rows: List[Row]) -> Score:
     return result
 
 
+def no_fix_reason(finding: dict) -> str:
+    """The one-line reason a finding comes without a fix, read from its ``detail``: what follows "no automatic
+    rewrite:" (or "select:"), or for MSL101 whether the loop is loop-carried or its body is not a shape the
+    vmap rewrite builds."""
+    text = " ".join((finding.get("detail") or finding["message"]).split())
+    match = re.search(r"no automatic (?:rewrite|select)(?::| \()\s*(.*)", text)
+    if match:
+        reason = match.group(1).rstrip(" .)")
+    elif "from the previous one" in text or "does not apply" in text:
+        reason = "loop-carried: each iteration reads the previous one's result (ForiLoop/while only as advice)"
+    elif "if the iterations are independent" in text or "if the elements are independent" in text:
+        reason = "the vmap rewrite does not build this body (it names no refusal)"
+    else:
+        reason = "no reason given"
+    return reason if len(reason) <= 150 else reason[:150].rsplit(" ", 1)[0] + " …"
+
+
+def no_fix_reasons(no_fix: List[Tuple[str, dict]]) -> Dict[Tuple[str, str], List[str]]:
+    grouped: Dict[Tuple[str, str], List[str]] = defaultdict(list)
+    for _package, finding in no_fix:
+        why = re.sub(r"`[^`]*`", "`…`", no_fix_reason(finding))  # one reason for `square_sum` and `m` alike
+        grouped[(finding["code"], why[:160])].append(f"`{finding['path'].rsplit('/', 1)[-1]}:{finding['line']}`")
+    return grouped
+
+
 def ratio(num: int, den: int) -> Optional[float]:
     return num / den if den else None
 
@@ -209,6 +234,10 @@ def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
     for code in FIXABLE:
         counts = result.fixes.get(code, Counter())
         lines.append(f"| {code} | {counts['safe']} | {counts['unsafe']} | {counts['none']} |")
+    lines += ["", "Why the others get none, one line per reason (from each finding's `detail`):", ""]
+    lines += [f"- {code} ({len(sites)}): {why}; at {', '.join(sites[:4])}{' and more' if len(sites) > 4 else ''}"
+              for (code, why), sites in sorted(no_fix_reasons(result.no_fix).items(),
+                                               key=lambda item: (item[0][0], -len(item[1]), item[0][1]))]
     causes = read_causes()
     lines += ["", "## Misses", "", "Each with the label's reason and, after `cause:`, why ms-lint misses it "
               "(`benchmarks/realcode/causes.tsv`).", ""]
