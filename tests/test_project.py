@@ -398,3 +398,74 @@ def test_sub_cell_arguments_take_the_kinds_their_callers_pass(tmp_path, capsys):
     code, found = check(tmp_path, capsys, "pkg")
     # `channels` is a Python int computed from a shape in the caller: not a Tensor branch; `step` is a Tensor
     assert found == [("pkg/blocks.py", 8, "MSL201")]
+
+
+def test_constructor_injected_sub_cells_take_the_kinds_their_holder_passes(tmp_path, capsys):
+    """``controller: Controller`` stored as ``self.controllers = CellList(controller)`` and called as
+    ``self.controllers[i](x, step)``: every subclass's ``construct`` may be the one called, so a Tensor ``step``
+    makes its ``if step % n == 0`` a Tensor branch, even with ``step: int = 0`` in the signature."""
+    make(tmp_path, {"sim/__init__.py": "", "sim/control.py": """\
+        from mindspore import nn
+
+
+        class Controller(nn.Cell):
+            def __init__(self, control_step: int = 1):
+                super().__init__()
+                self.control_step = control_step
+
+            def construct(self, velocity, step: int = 0):
+                return velocity
+        """, "sim/thermostat.py": """\
+        from .control import Controller
+
+
+        class Rescale(Controller):
+            def construct(self, velocity, step: int = 0):
+                if step % self.control_step == 0:
+                    velocity = velocity * 0.5
+                return velocity
+        """, "sim/updater.py": """\
+        import mindspore as ms
+        from mindspore import Parameter, Tensor, nn, ops
+
+        from .control import Controller
+
+
+        class Updater(nn.Cell):
+            def __init__(self, controller: Controller = None):
+                super().__init__()
+                self.controllers = nn.CellList([controller])
+                self.controller = nn.CellList(controller)
+                self.step = Parameter(Tensor(0, ms.int32), name="step")
+                self.identity = ops.Identity()
+
+            def construct(self, velocity):
+                step = self.identity(self.step)
+                for i in range(1):
+                    velocity = self.controller[i](velocity, step)
+                return velocity
+        """, "sim/offline.py": """\
+        from mindspore import nn
+
+        from .thermostat import Rescale
+
+
+        class Fixed(Rescale):
+            def construct(self, velocity, step: int = 0):
+                if step % self.control_step == 0:
+                    velocity = velocity + 1
+                return velocity
+
+
+        class Runner(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fixed = Fixed()
+
+            def construct(self, velocity):
+                return self.fixed(velocity, 3)
+        """})
+    code, found = check(tmp_path, capsys, "sim")
+    # Fixed is also a Rescale a holder of a Controller may call with a Tensor, but the project builds it only
+    # as Runner.fixed, called with the Python int 3: the two kinds disagree, so its step stays unknown
+    assert found == [("sim/thermostat.py", 6, "MSL201")]

@@ -38,6 +38,7 @@ NOT_READ = ("mindspore",)
 
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
+Holders = Dict[ClassRef, List[Tuple[str, str, str]]]  # class -> (module, class, attribute) holding one
 
 
 def is_test_module(path: str) -> bool:
@@ -220,7 +221,7 @@ class ProjectIndex:
         self._graph: Optional[Dict[FunctionRef, str]] = None
         self._callers: Dict[FunctionRef, List[FunctionRef]] = {}
         self._constructions: Optional[Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]] = None
-        self._holders: Optional[Dict[ClassRef, List[Tuple[str, str, str]]]] = None
+        self._holders: Optional[Tuple[Holders, Holders]] = None  # (built by __init__, declared by annotation)
         self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
 
     # -- building --------------------------------------------------------------------------------
@@ -476,17 +477,25 @@ class ProjectIndex:
         return self._graph
 
     def sub_cell_holders(self, ref: ClassRef) -> List[Tuple[str, str, str]]:
-        """(module, class, attribute) of every project class whose ``__init__`` sets ``self.attribute = Ref(...)``."""
+        """(module, class, attribute) of every project class whose ``__init__`` sets ``self.attribute = Ref(...)``,
+        or stores a constructor argument annotated with ``Ref`` or one of its bases (``controller: Controller``,
+        ``self.controller = CellList(controller)``): the object such an attribute holds may be a ``Ref``."""
         if self._holders is None:
-            holders: Dict[ClassRef, List[Tuple[str, str, str]]] = {}
+            built_by: Holders = {}
+            declared: Holders = {}
             for name in sorted(self.project_modules):
                 for owner, info in self.modules[name].classes.items():
-                    for attr, callee in info.attribute_classes.items():
-                        built = self.class_ref(name, callee)
-                        if built is not None:
-                            holders.setdefault(built, []).append((name, owner, attr))
-            self._holders = holders
-        return self._holders.get(ref, [])
+                    for table, held in ((built_by, info.attribute_classes), (declared, info.attribute_declared)):
+                        for attr, callee in held.items():
+                            target = self.class_ref(name, callee)
+                            if target is not None:
+                                table.setdefault(target, []).append((name, owner, attr))
+            self._holders = (built_by, declared)
+        built_by, declared = self._holders
+        found = list(built_by.get(ref, []))
+        for base in self.method_owner_chain(ref):
+            found += [holder for holder in declared.get(base, []) if holder not in found]
+        return found
 
     def callers_of(self, ref: FunctionRef) -> List[FunctionRef]:
         """The graph functions (any module) whose calls reach this one."""
@@ -551,6 +560,10 @@ class ProjectIndex:
         for qual in sorted(summary.classes):
             for owner in self.method_owner_chain((summary.name, qual)):
                 stamp.update(f"{owner}:{self.constructions(owner)!r};".encode())
+            for holder, _, _ in self.sub_cell_holders((summary.name, qual)):  # their calls give construct's kinds
+                other = self.modules.get(holder)
+                if other is not None and holder != summary.name:
+                    stamp.update(f"{holder}:{other.digest};".encode())
         return stamp.hexdigest()
 
     def _direct_dependencies(self, name: str) -> Set[str]:

@@ -163,14 +163,15 @@ class ProjectView:
         sites = []
         for name, owner, attr in index.sub_cell_holders((self.module, class_qualname)):
             for method in index.modules[name].classes[owner].methods.values():
-                if (name, method.qualname) not in graph or f"self.{attr}" not in method.calls:
+                if (name, method.qualname) not in graph or (
+                        f"self.{attr}" not in method.calls and f"self.{attr}[]" not in method.calls):
                     continue
                 context = self.context_for(name)
                 caller = context.scope.function_named(method.qualname) if context is not None else None
                 if caller is None:
                     return None
                 for call in find(caller.body, cst.Call):
-                    func = call.func
+                    func = call.func.value if isinstance(call.func, cst.Subscript) else call.func  # ``self.blocks[i]``
                     if (isinstance(func, cst.Attribute) and func.attr.value == attr
                             and isinstance(func.value, cst.Name) and func.value.value == "self"):
                         sites.append((context, caller, call))

@@ -27,6 +27,7 @@ class FunctionSummary:
     calls: List[str]  # dotted callees as written: ``self.helper``, ``helper``, ``layers.build``
     passed: List[str]  # dotted names passed as arguments (``ms.jit(self.step)``, ``HyperMap()(f, ...)``)
     jit_targets: List[str]  # dotted names this function hands to a ``jit`` call (``ms.jit(fn)``)
+    annotations: Dict[str, str] = field(default_factory=dict)  # parameter -> class named by its annotation
 
 
 @dataclass
@@ -38,6 +39,9 @@ class ClassSummary:
     methods: Dict[str, FunctionSummary] = field(default_factory=dict)
     # ``self.attr = Callee(...)`` in ``__init__``: attr -> callee as written (the sub-cells a construct calls)
     attribute_classes: Dict[str, str] = field(default_factory=dict)
+    # ``self.attr = param`` or ``self.attr = CellList(param)`` for an ``__init__`` parameter annotated with a
+    # class (``controller: Controller``): attr -> that class as written. The object is any subclass of it.
+    attribute_declared: Dict[str, str] = field(default_factory=dict)
 
     @property
     def has_construct(self) -> bool:
@@ -70,6 +74,19 @@ def dotted_name(node: ast.AST) -> Optional[str]:
         base = dotted_name(node.value)
         return f"{base}.{node.attr}" if base else None
     return None
+
+
+def annotation_class(node: Optional[ast.AST]) -> Optional[str]:
+    """The class an annotation names: ``Controller``, ``nn.Cell``; ``List[Block]`` / ``Optional[Block]`` and
+    ``Block = None`` defaults name ``Block``; anything else (unions of two classes, strings) names none."""
+    if isinstance(node, ast.Subscript) and dotted_name(node.value) in (
+            "List", "list", "Optional", "typing.List", "typing.Optional", "Sequence", "Tuple", "tuple"):
+        inner = node.slice
+        return dotted_name(inner) if isinstance(inner, (ast.Name, ast.Attribute)) else None
+    return dotted_name(node) if node is not None else None
+
+
+_CELL_CONTAINERS = {"CellList", "nn.CellList", "SequentialCell", "nn.SequentialCell"}
 
 
 def literal(node: Optional[ast.AST]) -> object:
@@ -193,6 +210,8 @@ class _Summarizer(ast.NodeVisitor):
             params=[p.arg for p in positional] + [p.arg for p in args.kwonlyargs], defaults=defaults,
             decorators=[dotted_name(d.func if isinstance(d, ast.Call) else d) or "<expr>" for d in node.decorator_list],
             calls=[], passed=[], jit_targets=[],
+            annotations={p.arg: found for p in positional + list(args.kwonlyargs)
+                         for found in [annotation_class(p.annotation)] if found},
         )
         if owner is not None:
             owner.methods.setdefault(node.name, info)
@@ -215,6 +234,8 @@ class _Summarizer(ast.NodeVisitor):
             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
                     and callee is not None):
                 self.class_stack[-1].attribute_classes.setdefault(target.attr, callee)
+        if current is not None and current.name == "__init__" and self.class_stack and len(node.targets) == 1:
+            self._declared_sub_cell(node.targets[0], node.value, current)
         if not self.function_stack and not self.class_stack:
             for target in node.targets:
                 for name in _bound_names(target):
@@ -234,6 +255,16 @@ class _Summarizer(ast.NodeVisitor):
         self._scan(node.target)
         self._scan(node.value)
 
+    def _declared_sub_cell(self, target: ast.AST, value: ast.AST, init: FunctionSummary) -> None:
+        """``self.controller = controller`` / ``= CellList(controller)`` with ``controller: Controller``."""
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+            return
+        if (isinstance(value, ast.Call) and dotted_name(value.func) in _CELL_CONTAINERS and len(value.args) == 1
+                and not value.keywords):
+            value = value.args[0]
+        if isinstance(value, ast.Name) and value.id in init.annotations:
+            self.class_stack[-1].attribute_declared.setdefault(target.attr, init.annotations[value.id])
+
     # -- calls -------------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         """One call (its arguments' own calls come from the same ``ast.walk``)."""
@@ -242,6 +273,10 @@ class _Summarizer(ast.NodeVisitor):
         base = self._super_init_base(node, current)
         if base is not None:  # ``super().__init__(hidden, max_len=cfg.max_len)`` builds the base class too
             self._record_construction(base, node)
+        if callee is None and isinstance(node.func, ast.Subscript):  # ``self.blocks[i](x)``: a CellList item
+            held = dotted_name(node.func.value)
+            if held is not None and current is not None:
+                current.calls.append(held + "[]")
         if callee is not None:
             if current is not None:
                 current.calls.append(callee)
