@@ -19,6 +19,7 @@ import libcst as cst
 from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
 )
+from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
 from ms_lint.walk import find
@@ -357,6 +358,7 @@ class ExpressionKinds:
         self.owner = owner
         self.env: Dict[str, Kind] = {}
         self.int_env: Dict[str, int] = {}
+        self.plain_dicts: Set[str] = set()  # names of string-keyed dicts read by constant keys (dict_keys.py)
 
     # -- classification ----------------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Kind:
@@ -390,6 +392,9 @@ class ExpressionKinds:
         return Kind.UNKNOWN
 
     def _kind_Subscript(self, expr: cst.Subscript) -> Kind:
+        keyed = keyed_name(expr, self.plain_dicts)
+        if keyed is not None:  # ``state["failed"]`` of a plain dict: joined like a name (analysis/dict_keys.py)
+            return self.env.get(keyed, Kind.UNKNOWN)
         base = self.kind(expr.value)
         if base in (Kind.CONST, Kind.TENSOR):
             return base
@@ -658,6 +663,7 @@ class FunctionValues(ExpressionKinds):
         for name in _membership_tested_parameters(func, self.parameters):
             self.env[name] = Kind.CONST
         self.sequence = SequentialBindings(func)
+        self.plain_dicts = plain_dicts(func)
         _bind_locals(self, func)
 
     def _kind_Name(self, expr: cst.Name) -> Kind:
@@ -981,6 +987,10 @@ def _statement_bindings(model: ExpressionKinds, stmt: cst.BaseStatement, loop_in
                 combined = model._combine([model.kind(small.target), model.kind(small.value)])
                 yield small.target.value, combined, None
                 yield small.target.value, combined, None  # a rebinding: never a single folded value
+            elif isinstance(small, cst.AugAssign):
+                keyed = keyed_name(small.target, model.plain_dicts)  # ``state["nfev"] += n``
+                if keyed is not None:
+                    yield keyed, model._combine([model.kind(small.target), model.kind(small.value)]), None
     elif isinstance(stmt, cst.For):
         yield from _loop_target_bindings(model, stmt, loop_indices)
     elif isinstance(stmt, cst.With):
@@ -990,6 +1000,13 @@ def _statement_bindings(model: ExpressionKinds, stmt: cst.BaseStatement, loop_in
 
 
 def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseExpression):
+    keyed = keyed_name(target, model.plain_dicts)
+    if keyed is not None:  # ``state["failed"] = ...``
+        yield keyed, model.kind(value), None
+        return
+    if isinstance(target, cst.Name) and target.value in model.plain_dicts:
+        for key, item in (literal_items(value) or {}).items():  # ``state = {"failed": f, ...}``
+            yield pseudo_name(target.value, key), model.kind(item), None
     if isinstance(target, cst.Name):
         if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
                 and isinstance(value.left, cst.Name) and value.left.value == target.value

@@ -512,3 +512,48 @@ def test_split_not_offered(body):
     code = jit(body, "h, k")
     finding = only(code)
     assert finding.fix_object is None, finding.fix
+
+
+# -- dicts of tensors read by constant keys (ms_lint/analysis/dict_keys.py) ------------------------------------
+def test_a_key_of_a_plain_dict_holding_tensors_is_a_tensor_condition():
+    code = jit("""
+        state = {"failed": x > 0, "k": 0}
+        while state["k"] < 3:
+            state["failed"] = ops.logical_not(y > state["k"])
+            if state["failed"]:
+                break
+            state["k"] = state["k"] + 1
+        return state
+    """)
+    found = findings(code)
+    assert [f.line for f in found] == [line_of(code, 'if state["failed"]')]
+
+
+@pytest.mark.parametrize("body", [
+    # a key holding Python values only: folded at compile time
+    """
+    cfg = {"depth": 3, "scale": 0.5}
+    if cfg["depth"] > 2:
+        x = x * cfg["scale"]
+    return x
+    """,
+    # passed to a call: the callee may store anything under any key
+    """
+    state = {"failed": x > 0}
+    update(state, x)
+    if state["failed"]:
+        x = x + 1
+    return x
+    """,
+    # written under a variable key: any key may now hold a tensor or not
+    """
+    state = {"failed": x > 0}
+    for name in ("failed",):
+        state[name] = x > 0
+    if state["failed"]:
+        x = x + 1
+    return x
+    """,
+])
+def test_dicts_that_are_not_plain_or_hold_python_values_are_not_tensor_conditions(body):
+    assert findings(jit(body)) == []
