@@ -13,7 +13,7 @@ from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
 from ms_lint.walk import find
 from ms_lint.values import (
-    ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, return_kind, root_param_kinds,
+    ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind, root_param_kinds,
 )
 
 
@@ -37,6 +37,7 @@ class ModuleContext:
         self._param_stack: set = set()
         self._returns: Dict[Tuple[cst.FunctionDef, tuple], Kind] = {}
         self._returning: Set[cst.FunctionDef] = set()
+        self._elements: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[Kind, ...]]] = {}
         self._local_names: Optional[Set[str]] = None
 
     # -- the value model ----------------------------------------------------------------------------
@@ -48,7 +49,7 @@ class ModuleContext:
 
     def _model(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> FunctionValues:
         return FunctionValues(self.scope, self.imports, self.constants, self.attributes, func, param_kinds,
-                              returns=self.return_kind)
+                              returns=self)
 
     def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind:
         """What an in-module function returns when called with arguments of these kinds (cached per kinds;
@@ -65,6 +66,21 @@ class ModuleContext:
         finally:
             self._returning.discard(func)
         self._returns[key] = found
+        return found
+
+    def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]:
+        """The item kinds of the tuple every ``return`` of an in-module function gives (``return res, found``)."""
+        key = (func, tuple(sorted((name, kind.value) for name, kind in param_kinds.items())))
+        if key in self._elements:
+            return self._elements[key]
+        if func in self._returning:
+            return None
+        self._returning.add(func)
+        try:
+            found = return_elements(self._model(func, param_kinds))
+        finally:
+            self._returning.discard(func)
+        self._elements[key] = found
         return found
 
     def _param_kinds(self, func: cst.FunctionDef) -> Dict[str, Kind]:

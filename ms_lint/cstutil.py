@@ -70,10 +70,16 @@ def bind_arguments(func: cst.FunctionDef, bound: bool, call: cst.Call
                    ) -> Optional[Tuple[List[Tuple[str, cst.BaseExpression]], bool]]:
     """Which argument each parameter of ``func`` receives at ``call``: (name, argument) pairs, positional ones
     first, and whether some argument matched no named parameter (it goes to ``*args`` / ``**kwargs``). None when
-    the call unpacks ``*seq`` or ``**mapping``: then nothing is known."""
-    if any(arg.star for arg in call.args):
-        return None
+    the call unpacks ``*seq`` or ``**mapping``: then nothing is known, except for ``f(a, b, *rest)`` passed on
+    to ``def f(self, a, b, *rest)``: the named parameters are filled before the unpacked tail reaches ``*rest``."""
     params = positional_params(func, bound)
+    if any(arg.star for arg in call.args):
+        first = next(i for i, arg in enumerate(call.args) if arg.star)
+        head, tail = call.args[:first], call.args[first:]
+        if (isinstance(func.params.star_arg, cst.Param) and len(head) == len(params)
+                and all(arg.keyword is None for arg in head) and all(arg.star == "*" for arg in tail)):
+            return [(param.name.value, arg.value) for param, arg in zip(params, head)], False
+        return None
     positional = [arg for arg in call.args if arg.keyword is None]
     pairs = [(param.name.value, arg.value) for param, arg in zip(params, positional)]
     named = {param.name.value for param in params + list(func.params.kwonly_params)}

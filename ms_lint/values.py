@@ -12,7 +12,7 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
@@ -646,12 +646,12 @@ class FunctionValues(ExpressionKinds):
 
     def __init__(self, scope: GraphScope, imports: ImportTable, constants: ModuleConstants,
                  attributes: ClassAttributes, func: cst.FunctionDef, param_kinds: Dict[str, Kind],
-                 returns: Optional[Callable[[cst.FunctionDef, Dict[str, Kind]], Kind]] = None):
+                 returns: Optional["ReturnModel"] = None):
         owner = scope.owner_of.get(func)
         super().__init__(imports, constants, attributes, owner)
         self.scope = scope
         self.func = func
-        self.returns = returns  # what an in-module function returns, given its arguments' kinds
+        self.returns = returns  # what an in-module function returns, given its arguments' kinds (the context)
         # Set by _bind_locals while it reads a binding of a name bound more than once (see there).
         self.returns_off = False
         self.parameters: Set[str] = set()
@@ -685,24 +685,44 @@ class FunctionValues(ExpressionKinds):
     def _local_call_kind(self, call: cst.Call) -> Kind:
         """``self.helper(x)`` / ``helper(x)`` defined in this module: what it returns for these arguments
         (``overflow = self.process_loss_scale(cond)`` is a Tensor when that method returns one)."""
+        resolved = self._local_callee(call)
+        if resolved is None:
+            func = call.func
+            if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                    and self.attributes is not None and _external_callable(self.attributes, func, self.owner) is None
+                    and self.scope.resolve_callable(func, self.owner) is None):
+                return self.attributes.api_method_kind(self.owner, func.attr.value)
+            return Kind.UNKNOWN
+        callee, kinds, context = resolved
+        return Kind.UNKNOWN if kinds is None else context.return_kind(callee, kinds)
+
+    def local_call_elements(self, call: cst.Call, count: int) -> Optional[Tuple[Kind, ...]]:
+        """``rho, found = self._line_search(...)``: the kinds of the ``count`` items every ``return`` of the
+        helper gives as a tuple (``return res, found``), or None."""
+        if self.returns is None or self.returns_off:
+            return None
+        resolved = self._local_callee(call)
+        if resolved is None or resolved[1] is None:
+            return None
+        callee, kinds, context = resolved
+        found = context.return_elements(callee, kinds)
+        return found if found is not None and len(found) == count else None
+
+    def _local_callee(self, call: cst.Call):
+        """(def, its parameters' kinds at this call or None, the context that models it) of a helper of this
+        module or an inherited/imported one of the project; None when the callee is not one, or is @constexpr."""
         target = self.scope.resolve_callable(call.func, self.owner)
-        returns = self.returns
-        scope = self.scope
+        context, scope = self.returns, self.scope
         if target is None:
             external = _external_callable(self.attributes, call.func, self.owner)
             if external is None:
-                func = call.func
-                if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
-                        and self.attributes is not None):
-                    return self.attributes.api_method_kind(self.owner, func.attr.value)
-                return Kind.UNKNOWN
+                return None
             context, callee, bound = external
-            target, returns, scope = (callee, bound), context.return_kind, context.scope
+            target, scope = (callee, bound), context.scope
         callee, bound = target
         if scope.is_compile_time_helper(callee):
-            return Kind.UNKNOWN  # @constexpr: runs in Python at compile time, its result is not modelled
-        kinds = argument_kinds(self, callee, bound, call)
-        return Kind.UNKNOWN if kinds is None else returns(callee, kinds)  # type: ignore[misc]
+            return None  # @constexpr: runs in Python at compile time, its result is not modelled
+        return callee, argument_kinds(self, callee, bound, call), context
 
     def _sequence_result(self, call: cst.Call) -> Optional[Kind]:
         """TENSOR_SEQ for the calls that return a tuple of tensors where the generic rule says "a Tensor": a
@@ -722,7 +742,7 @@ class FunctionValues(ExpressionKinds):
         if made and made in self.scope.classes and self.scope.classes[made].is_cell and self.returns is not None:
             construct = self.scope.find_method(made, "construct")
             kinds = argument_kinds(self, construct, True, call) if construct is not None else None
-            if kinds is not None and self.returns(construct, kinds) is Kind.TENSOR_SEQ:
+            if kinds is not None and self.returns.return_kind(construct, kinds) is Kind.TENSOR_SEQ:
                 return Kind.TENSOR_SEQ
         return None
 
@@ -744,6 +764,16 @@ class FunctionValues(ExpressionKinds):
 
     def is_parameter(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value in self.parameters
+
+
+class ReturnModel(Protocol):
+    """What models helpers' results for a value model: the module's context (``ms_lint.context.ModuleContext``)."""
+
+    scope: GraphScope
+
+    def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind: ...
+
+    def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]: ...
 
 
 def _keyword_is_true(call: cst.Call, name: str) -> bool:
@@ -811,6 +841,23 @@ def return_kind(model: "FunctionValues") -> Kind:
     # A call is never a compile-time constant, whatever it returns: its body still runs in the graph (rules read
     # CONST as "no work at run time", e.g. MSL102's "does the loop body do tensor work").
     return Kind.UNKNOWN if kind is Kind.CONST else kind
+
+
+def return_elements(model: "FunctionValues") -> Optional[Tuple[Kind, ...]]:
+    """The kinds of the items when every ``return`` gives a tuple display of one length (``return res, found``),
+    each item as strict as :func:`return_kind` (all returns agree, constants count as unknown); else None."""
+    found = find(model.func.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    if not found or any(not isinstance(node, cst.Return) or not isinstance(node.value, cst.Tuple) for node in found):
+        return None
+    tuples = [node.value.elements for node in found]  # type: ignore[union-attr]
+    if len({len(t) for t in tuples}) != 1 or any(isinstance(e, cst.StarredElement) for t in tuples for e in t):
+        return None
+    kinds = []
+    for position in range(len(tuples[0])):
+        seen = {model.kind(t[position].value) for t in tuples}
+        kind = seen.pop() if len(seen) == 1 else Kind.UNKNOWN
+        kinds.append(Kind.UNKNOWN if kind is Kind.CONST else kind)
+    return tuple(kinds)
 
 
 def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -> Set[str]:
@@ -1017,6 +1064,12 @@ def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseE
     elif isinstance(target, (cst.Tuple, cst.List)):
         value_kind = model.kind(value)
         elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+        returned = (model.local_call_elements(value, len(target.elements))
+                    if isinstance(value, cst.Call) and isinstance(model, FunctionValues) else None)
+        if returned is not None and all(isinstance(e.value, cst.Name) for e in target.elements):
+            for element, kind in zip(target.elements, returned):  # ``rho, found = self._line_search(...)``
+                yield element.value.value, kind, None
+            return
         for index, element in enumerate(target.elements):
             inner = element.value
             if elements is not None and len(elements) == len(target.elements):

@@ -557,3 +557,44 @@ def test_a_key_of_a_plain_dict_holding_tensors_is_a_tensor_condition():
 ])
 def test_dicts_that_are_not_plain_or_hold_python_values_are_not_tensor_conditions(body):
     assert findings(jit(body)) == []
+
+
+# -- tuple results of helpers (values.return_elements) -----------------------------------------------------------
+NET_WITH_SEARCH = HEAD + """
+class Search(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.false_flag = ms.Tensor(False)
+        self.rhos = (0.5, 0.25)
+
+    def _search(self, g, loss, *inputs):
+        res = self.rhos[-1]
+        found = self.false_flag
+        for rho in self.rhos:
+            found = self._try(g, loss, rho, *inputs)
+            if found:
+                res = rho
+                break
+        return res, found
+
+    def _try(self, g, loss, rho, *inputs):
+        return (g * rho).sum() < loss
+
+    def construct(self, g, loss, *inputs):
+        rho, found = self._search(g, loss, *inputs)
+        if not found:
+            g = g * 0
+        return g * rho
+"""
+
+
+def test_items_of_a_helpers_tuple_result_take_the_kinds_it_returns():
+    found = findings(NET_WITH_SEARCH)
+    assert sorted(f.line for f in found) == [line_of(NET_WITH_SEARCH, "if found:"),
+                                             line_of(NET_WITH_SEARCH, "if not found:")]
+
+
+def test_a_tuple_result_whose_returns_disagree_stays_unknown():
+    code = NET_WITH_SEARCH.replace("        return res, found\n", "        if loss is None:\n"
+                                   "            return res, True\n        return res, found\n")
+    assert [f.line for f in findings(code)] == [line_of(code, "if found:")]
