@@ -1014,3 +1014,36 @@ def test_tuple_rows_not_rewritten(code):
 def test_a_product_of_two_mapped_operands_is_not_vmapped(code):
     """MindSpore 2.10's vmap gets matmul with a 1-D lane wrong (see test_loop_rewrites_mindspore.py)."""
     assert_flagged_without_fix(code)
+
+
+SPLIT_HELPER = """
+def _split(x):
+    _, c, _, _ = ops.shape(x)
+    return ops.Split(1, c)(x), c
+
+
+def _split_config(x, parts):
+    return ops.Split(1, parts)(x), parts
+
+
+@ms.jit
+def per_channel(img1, img2, parts):
+    split1, c = _split(img1)
+    split2, _ = _split(img2)
+    out = ()
+    for i in range(c):
+        out += ((split1[i] * split2[i]).mean(),)
+    chunks, n = _split_config(img1, 3)
+    for i in range(n):
+        out += (chunks[i].sum(),)
+    return out
+"""
+
+
+def test_a_trip_count_returned_by_a_helper_from_a_shape_is_a_tensor_axis():
+    """``split1, c = _split(img1)`` where the helper returns ``ops.shape(x)[1]`` as its second item; the
+    look-alike helper returns a count its caller passed (3): not a shape, not flagged."""
+    found = findings(SPLIT_HELPER)
+    assert [f.line - HEADER.count("\n") for f in found] == [
+        i for i, line in enumerate(textwrap.dedent(SPLIT_HELPER).splitlines(), 1) if "range(c)" in line]
+    assert "ops.shape(x)[1]" in found[0].message

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -440,6 +440,7 @@ class ShapeResolver:
         self.owner = context.scope.owner_of.get(function)
         self._bindings: Optional[Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]]] = None
         self._active: Set[str] = set()
+        self._helpers: FrozenSet[cst.FunctionDef] = frozenset({function})  # helpers being read (recursion ends)
 
     # name -> [(value, index into an unpacked value or None)]; value None for bindings that are not assignments
     def bindings(self) -> Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]]:
@@ -578,8 +579,27 @@ class ShapeResolver:
             return None  # ``a, b = x.shape[0], 3`` unpacks element-wise; handled as separate bindings
         whole = self.shape_tuple(value)
         if whole is None:
-            return None
+            return self._helper_item(value, index) if isinstance(value, cst.Call) else None
         return ShapeRef(f"{whole[0]}[{index}]", whole[1], index)
+
+    def _helper_item(self, call: cst.Call, index: int) -> Optional[ShapeRef]:
+        """``parts, c = _split_img(x)`` where every ``return`` of the in-module helper is a tuple whose item
+        ``index`` is a shape int there (``_, c, _, _ = ops.shape(x)``; ``return parts, c``)."""
+        target = self.context.scope.resolve_callable(call.func, self.owner)
+        if target is None or target[0] in self._helpers:
+            return None
+        callee = target[0]
+        returns = find(callee.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if not returns or any(not isinstance(r, cst.Return) or not isinstance(r.value, cst.Tuple)
+                              or len(r.value.elements) <= index for r in returns):
+            return None
+        inner = ShapeResolver(self.context, callee, self.context.values(callee))
+        inner._helpers = self._helpers | {self.function, callee}
+        found = [inner.shape_int(r.value.elements[index].value) for r in returns]  # type: ignore[union-attr]
+        if any(f is None for f in found):
+            return None
+        return ShapeRef(f"{code_of(call.func)}(...)[{index}]` = `{found[0].origin}" if len(found) == 1
+                        else f"{code_of(call.func)}(...)[{index}]")
 
 
 
