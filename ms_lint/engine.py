@@ -108,19 +108,25 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         return result
     if not firing:
         return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python compiles it: nothing to say
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        result.findings.append(_syntax_error(path, text, exc))
-        return result
-    except (RecursionError, MemoryError) as exc:
-        result.findings.append(unanalyzable(path, f"too deeply nested to parse ({type(exc).__name__})"))
-        return result
+    context = project.own_context(text)  # parsed already for another file's cross-module question
+    if context is not None:
+        module = context.module
+    else:
+        try:
+            module = cst.parse_module(text)
+        except cst.ParserSyntaxError as exc:
+            result.findings.append(_syntax_error(path, text, exc))
+            return result
+        except (RecursionError, MemoryError) as exc:
+            result.findings.append(unanalyzable(path, f"too deeply nested to parse ({type(exc).__name__})"))
+            return result
     result.module = module
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
     try:
-        context = ModuleContext(module, text, source.path, config, project)
+        if context is None:
+            context = ModuleContext(module, text, source.path, config, project)
+            project.remember(context)
         result.context = context
         reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
     except RecursionError:

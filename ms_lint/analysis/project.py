@@ -15,9 +15,16 @@ import libcst as cst
 from ms_lint.analysis.index import ProjectIndex, constructor_value
 from ms_lint.walk import find
 
-# Module contexts built for cross-module questions, per process: (index id, module name) -> context or None.
+# Module contexts per process: (index id, module name) -> context or None. Built for cross-module questions or
+# by the file's own check (``remember``): a worker parses each module with libcst once, whichever asks first.
 _CONTEXTS: Dict[Tuple[int, str], object] = {}
 _MAX_CONTEXTS = 256
+
+
+def _store(key: Tuple[int, str], context) -> None:
+    if len(_CONTEXTS) >= _MAX_CONTEXTS:
+        _CONTEXTS.clear()
+    _CONTEXTS[key] = context
 
 
 class ProjectView:
@@ -63,10 +70,24 @@ class ProjectView:
                                         project=ProjectView(self.index, summary.path, self.config))
             except (UnreadableSource, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
                 context = None
-        if len(_CONTEXTS) >= _MAX_CONTEXTS:
-            _CONTEXTS.clear()
-        _CONTEXTS[key] = context
+        _store(key, context)
         return context
+
+    def own_context(self, text: str):
+        """This file's context when another file's check already built it from the same text and config (then
+        the check reuses its tree instead of parsing again), else None."""
+        if self.module is None:
+            return None
+        found = _CONTEXTS.get((id(self.index), self.module))
+        if found is None or found.text != text or found.path != self.path:  # type: ignore[attr-defined]
+            return None
+        config = found.config  # type: ignore[attr-defined]
+        return found if config is self.config or config.fingerprint() == self.config.fingerprint() else None
+
+    def remember(self, context) -> None:
+        """Keep this file's own context for the cross-module questions of the files checked after it."""
+        if self.module is not None:
+            _store((id(self.index), self.module), context)
 
     def external_bases(self, class_qualname: str) -> List[Tuple[object, str]]:
         """(context, class qualname) of the bases of a class of this module that live in other modules,
