@@ -12,7 +12,7 @@ from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
 from ms_lint.walk import find
-from ms_lint.values import (
+from ms_lint.analysis.values import (
     ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind, root_param_kinds,
 )
 

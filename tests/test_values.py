@@ -7,7 +7,7 @@ import pytest
 
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
-from ms_lint.values import Kind
+from ms_lint.analysis.values import Kind
 
 HEADER = """
 import mindspore as ms
@@ -165,7 +165,7 @@ def test_attributes_set_by_mindspore_base_classes():
 
 def test_module_constants_rebound_elsewhere_are_not_literals():
     """``STEPS = 100`` is not 100 when an ``if`` at module level or a ``global`` in a function rebinds it."""
-    from ms_lint.values import ModuleConstants
+    from ms_lint.analysis.values import ModuleConstants
 
     code = textwrap.dedent("""
     import os

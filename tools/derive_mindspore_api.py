@@ -6,7 +6,7 @@ Reads the source with ``ast`` (MindSpore is never imported): for every public cl
 ``mindspore.amp``, each public method whose docstring's ``Returns:`` section starts with ``Tensor``, ``bool`` (a
 graph-side method of a Cell computes it as a bool Tensor, as ``get_overflow_status`` does) or ``tuple[Tensor]``;
 and the module functions of ``mindspore.amp`` with such a section. The value model reads the file
-(``ms_lint.values``): ``overflow = self.process_loss_scale(cond)`` in a subclass of
+(``ms_lint.analysis.values``): ``overflow = self.process_loss_scale(cond)`` in a subclass of
 ``nn.TrainOneStepWithLossScaleCell`` is a Tensor, ``all_finite(grads)`` is a Tensor.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.walk import find
 
 

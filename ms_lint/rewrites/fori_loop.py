@@ -34,12 +34,13 @@ import libcst as cst
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements
 from ms_lint.diagnostics import UNSAFE, Fix
-from ms_lint.rewrites.common_loops import (
-    EffectChecker, ReplaceNode, assigned_in, binds_by_walrus, calls_in, code_of, declared_nonlocal, first_reads,
-    fresh_local, fresh_name, local_names, plain_assignment, read_after, read_name_nodes, read_names,
-    statement_block, written_names,
+from ms_lint.analysis.dataflow import (
+    assigned_in, binds_by_walrus, declared_nonlocal, first_reads, local_names, plain_assignment, read_after, read_name_nodes, read_names, statement_block, written_names,
 )
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.effects import EffectChecker, calls_in
+from ms_lint.cstutil import code_of
+from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
+from ms_lint.analysis.values import FunctionValues, Kind
 
 # Calls that may change a carried value's shape (ForiLoop needs the same shape and type every step).
 SHAPE_CHANGING = {"concat", "cat", "stack", "expand_dims", "unsqueeze", "tile", "reshape", "pad", "broadcast_to",

@@ -27,7 +27,7 @@ import libcst as cst
 from ms_lint.cstutil import code_of, suite_statements, walk_statements
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.rewrites.where import init_assignment, init_value
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind
 
 
 @dataclass

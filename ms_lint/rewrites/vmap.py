@@ -24,12 +24,13 @@ import libcst as cst
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, code_of, suite_statements, walk_statements
 from ms_lint.diagnostics import SAFE, Fix, ImportRequest
-from ms_lint.rewrites.common_loops import (
-    EffectChecker, ReplaceNode, ShapeRef, assigned_in, binds_by_walrus, contains_node, declared_nonlocal,
-    enclosing_statement, first_reads, fresh_local, fresh_name, init_value, int_argument, local_names,
-    plain_assignment, primitive_of, read_after, read_name_nodes, read_names, statement_block, written_names,
+from ms_lint.analysis.dataflow import (
+    assigned_in, binds_by_walrus, contains_node, declared_nonlocal, enclosing_statement, first_reads, local_names, plain_assignment, read_after, read_name_nodes, read_names, statement_block, written_names,
 )
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.effects import EffectChecker
+from ms_lint.analysis.shapes import ShapeRef, init_value, int_argument, primitive_of
+from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
+from ms_lint.analysis.values import FunctionValues, Kind
 
 STACK_FUNCTIONS = {"mindspore.ops.stack": "axis", "mindspore.mint.stack": "dim"}
 STACK_PRIMITIVE = "mindspore.ops.Stack"

@@ -26,7 +26,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
-from ms_lint.values import FunctionValues, Kind, is_literal, literal_value
+from ms_lint.analysis.values import FunctionValues, Kind, is_literal, literal_value
 
 CHEAP, HAZARD, EFFECT, RANDOM, CELL, UNKNOWN, CONST = (
     "cheap", "hazard", "effect", "random", "cell", "unknown", "const")

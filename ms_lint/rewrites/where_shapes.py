@@ -25,7 +25,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, code_of, short_code, suite_statements, walk_statements
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind
 
 Leaves = FrozenSet[str]
 NONE: Leaves = frozenset()

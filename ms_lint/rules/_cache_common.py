@@ -26,7 +26,7 @@ from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import dotted
 from ms_lint.scope import JIT_NAMES, ModuleCall, is_cell_base
-from ms_lint.values import is_literal, literal_value
+from ms_lint.analysis.values import is_literal, literal_value
 from ms_lint.walk import find
 
 SET_CONTEXT = "mindspore.set_context"

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import Fix
-from ms_lint.values import FunctionValues
+from ms_lint.analysis.values import FunctionValues
 
 
 @dataclass

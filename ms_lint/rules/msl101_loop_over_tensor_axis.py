@@ -17,10 +17,10 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
-from ms_lint.rewrites.common_loops import (
-    ShapeResolver, ShapeRef, assigned_in, code_of, does_graph_work, first_reads, inside_compile_time_helper,
-    read_name_nodes, surely_tensor, while_counter,
-)
+from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_time_helper, read_name_nodes
+from ms_lint.analysis.effects import does_graph_work
+from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, while_counter
+from ms_lint.cstutil import code_of
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 

@@ -28,7 +28,7 @@ from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.walk import find
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind
 
 # Sequences with one entry per parameter. Plural forms only: ``weight``/``moment`` are single tensors.
 SEQUENCE_NAME = re.compile(

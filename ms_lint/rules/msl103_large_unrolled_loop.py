@@ -19,12 +19,13 @@ from typing import Optional
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, cut
-from ms_lint.rewrites.common_loops import (
-    code_of, does_graph_work, inside_compile_time_helper, read_name_nodes, while_counter,
-)
+from ms_lint.analysis.dataflow import inside_compile_time_helper, read_name_nodes
+from ms_lint.analysis.effects import does_graph_work
+from ms_lint.analysis.shapes import while_counter
+from ms_lint.cstutil import code_of
 from ms_lint.rewrites.fori_loop import ForiLoopBuilder
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
-from ms_lint.values import Kind
+from ms_lint.analysis.values import Kind
 
 CURE = ("`ops.ForiLoop()(lower, upper, body, init, unroll=False)` or a `while` loop with a Tensor counter compiles "
         "the body once but runs 5-13x slower per call (measured on MindSpore 2.10 CPU): worth it when compile "

@@ -30,7 +30,7 @@ from ms_lint.rewrites.where import (
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
-from ms_lint.values import FunctionValues, Kind, is_literal, root_param_kinds
+from ms_lint.analysis.values import FunctionValues, Kind, is_literal, root_param_kinds
 from ms_lint.walk import find
 
 WHY = ("graph mode compiles it as control flow, both branches as subgraphs (MindSpore 2.10: 3.3x slower compile, "

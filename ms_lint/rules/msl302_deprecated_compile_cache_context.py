@@ -24,7 +24,7 @@ from ms_lint.rules._cache_common import (
 )
 from ms_lint.prefilter import CalledWith
 from ms_lint.rules.base import Invalid, Rule
-from ms_lint.values import is_literal, literal_value
+from ms_lint.analysis.values import is_literal, literal_value
 
 # Calls that return a str whatever string-like arguments they get.
 STRING_FUNCTIONS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.expanduser", "os.path.normpath",

@@ -12,14 +12,14 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Callable, Dict, Iterable, List, Optional, Protocol, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
+from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
 )
-from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
 from ms_lint.walk import find
@@ -92,7 +92,7 @@ def mindspore_api() -> Dict[str, Dict[str, str]]:
         import json
         import os
 
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "mindspore_api.json")
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "mindspore_api.json")
         with open(path, encoding="utf-8") as handle:
             _API = json.load(handle)
     return _API  # type: ignore[return-value]

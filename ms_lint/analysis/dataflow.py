@@ -1,0 +1,379 @@
+"""Which names a statement reads and writes, and which are read after it: what the loop and branch rules ask
+before they call a loop carried, move code into a function, or remove a statement.
+
+Everything here answers conservatively: when it cannot tell, a name counts as read (a rewrite then refuses).
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence, Set
+
+import libcst as cst
+
+from ms_lint.context import ModuleContext
+from ms_lint.cstutil import suite_statements, target_names, walk_statements
+from ms_lint.walk import find
+
+
+# -- names read and written ------------------------------------------------------------------------------------
+class _Reads(cst.CSTVisitor):
+    """Names an expression or statement reads (attribute names, keywords and binding targets excluded)."""
+
+    def __init__(self) -> None:
+        self.names: List[cst.Name] = []
+        self.bound: List[Set[str]] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not any(node.value in scope for scope in self.bound):
+            self.names.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        _visit_target(self, node.target)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        _visit_target(self, node.target)
+        if node.value is not None:
+            node.value.visit(self)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        node.target.visit(self)  # ``x += 1`` reads x
+        node.value.visit(self)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.bound.append({p.name.value for p in parameters_of(node.params)})
+        node.body.visit(self)
+        self.bound.pop()
+        return False
+
+    def _comprehension(self, node, parts: Sequence[cst.BaseExpression]) -> bool:
+        names: Set[str] = set()
+        clause = node.for_in
+        while clause is not None:
+            names.update(target_names(clause.target, include_starred=True))
+            clause = clause.inner_for_in
+        clause = node.for_in
+        clause.iter.visit(self)  # the first iterable is evaluated outside the comprehension
+        self.bound.append(names)
+        first = True
+        while clause is not None:
+            if not first:
+                clause.iter.visit(self)
+            first = False
+            for cond in clause.ifs:
+                cond.test.visit(self)
+            clause = clause.inner_for_in
+        for part in parts:
+            part.visit(self)
+        self.bound.pop()
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return self._comprehension(node, [node.elt])
+
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return self._comprehension(node, [node.key, node.value])
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bound.append({p.name.value for p in parameters_of(node.params)})
+        node.body.visit(self)
+        self.bound.pop()
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        node.iter.visit(self)
+        _visit_target(self, node.target)
+        node.body.visit(self)
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+
+def _visit_target(reader: _Reads, target: cst.BaseExpression) -> None:
+    """Binding targets read nothing themselves, but ``a[i] = v`` reads ``a`` and ``i``."""
+    if isinstance(target, cst.Name):
+        return
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _visit_target(reader, element.value)
+    elif isinstance(target, cst.StarredElement):
+        _visit_target(reader, target.value)
+    else:
+        target.visit(reader)
+
+
+def parameters_of(params: cst.Parameters) -> List[cst.Param]:
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out
+
+
+def read_name_nodes(node: cst.CSTNode) -> List[cst.Name]:
+    reader = _Reads()
+    node.visit(reader)
+    return reader.names
+
+
+def read_names(node: cst.CSTNode) -> Set[str]:
+    return {name.value for name in read_name_nodes(node)}
+
+
+def written_names(stmt: cst.CSTNode) -> List[str]:
+    """Names a simple statement (or a compound statement's header) binds."""
+    names: List[str] = []
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    names.extend(target_names(target.target, include_starred=True))
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                names.extend(target_names(small.target, include_starred=True))
+            elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    if isinstance(local, cst.Name):
+                        names.append(local.value)
+                    elif isinstance(local, cst.Attribute):
+                        names.append(_head(local))
+    elif isinstance(stmt, cst.For):
+        names.extend(target_names(stmt.target, include_starred=True))
+    elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        names.append(stmt.name.value)
+    elif isinstance(stmt, cst.With):
+        for item in stmt.items:
+            if item.asname is not None:
+                names.extend(target_names(item.asname.name, include_starred=True))
+    return names
+
+
+def _head(expr: cst.BaseExpression) -> str:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
+
+
+def assigned_in(body: Sequence[cst.BaseStatement]) -> Set[str]:
+    """Every name bound anywhere in ``body`` (nested blocks included, nested defs' insides excluded)."""
+    names: Set[str] = set()
+    for stmt in walk_statements(body, into_defs=False):
+        names.update(written_names(stmt))
+    return names
+
+
+def local_names(func: cst.FunctionDef) -> Set[str]:
+    """Names that are local to ``func``: its parameters and everything it binds."""
+    return {p.name.value for p in parameters_of(func.params)} | assigned_in(suite_statements(func.body))
+
+
+def header_reads(stmt: cst.BaseStatement) -> Set[str]:
+    """Names a compound statement's header reads (``if`` test, ``for`` iterable, ``with`` items...)."""
+    if isinstance(stmt, (cst.If, cst.While)):
+        return read_names(stmt.test)
+    if isinstance(stmt, cst.For):
+        return read_names(stmt.iter)
+    if isinstance(stmt, cst.With):
+        found: Set[str] = set()
+        for item in stmt.items:
+            found |= read_names(item.item)
+        return found
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return read_names(stmt)  # a nested def may read anything, at any later time
+    return set()
+
+
+def first_reads(body: Sequence[cst.BaseStatement]) -> Set[str]:
+    """Names whose first mention in ``body`` (source order) is a read: the body's inputs.
+
+    A statement's reads come before its writes (``h = h + 1`` reads h first). Writes inside a nested block
+    count as writes (a conservative simplification: they only hide a read that follows in the same body).
+    """
+    seen: Set[str] = set()
+    inputs: Set[str] = set()
+    for stmt in walk_statements(body, into_defs=False):
+        reads = read_names(stmt) if isinstance(stmt, cst.SimpleStatementLine) else header_reads(stmt)
+        inputs |= reads - seen
+        seen |= reads
+        seen.update(written_names(stmt))
+    return inputs
+
+
+# -- liveness after a statement ----------------------------------------------------------------------------------
+def read_after(context: ModuleContext, stmt: cst.BaseStatement, names: Iterable[str], skip: int = 0) -> Set[str]:
+    """Which of ``names`` may be read after ``stmt`` runs (and the ``skip`` statements after it), before being rebound.
+
+    Follows the statements after ``stmt`` in its block, then in each enclosing block; an enclosing loop runs
+    its whole body again, so that body is scanned too. Only a plain assignment at the same or an outer level
+    ends a name's life; assignments inside branches or loops do not (they may not run).
+    """
+    pending = set(names)
+    live: Set[str] = set()
+    current: cst.CSTNode = stmt
+    first = True
+    while pending:
+        outer = context.parent(current)
+        while isinstance(outer, cst.If) and outer.orelse is current:  # an ``elif``: continue after the chain
+            current, outer = outer, context.parent(outer)
+        block, parent_stmt = _enclosing_block(context, current)
+        body = list(suite_statements(block)) if block is not None else []
+        index = _index_of(body, current)
+        if index is None:  # a shape not followed here (an ``elif`` chain...): assume every name is read
+            live |= pending
+            break
+        _scan(body[index + 1 + (skip if first else 0):], pending, live)
+        first = False
+        if parent_stmt is None or isinstance(parent_stmt, cst.FunctionDef):
+            break
+        if isinstance(parent_stmt, (cst.For, cst.While)):
+            _scan_loop_again(parent_stmt, pending, live)
+        elif isinstance(parent_stmt, (cst.Try, cst.TryStar)):
+            _scan_try_tail(parent_stmt, block, pending, live)
+        current = parent_stmt
+    return live
+
+
+def _scan(body: Sequence[cst.BaseStatement], pending: Set[str], live: Set[str]) -> None:
+    for stmt in body:
+        if not pending:
+            return
+        if isinstance(stmt, cst.SimpleStatementLine):
+            reads = read_names(stmt)
+            live.update(pending & reads)
+            pending -= reads
+            pending -= set(written_names(stmt))
+        else:
+            inner = read_names(stmt)  # anything mentioned inside a compound statement may be read
+            live.update(pending & inner)
+            pending -= inner
+
+
+def _scan_loop_again(loop: cst.BaseStatement, pending: Set[str], live: Set[str]) -> None:
+    inner = read_names(loop)
+    live.update(pending & inner)
+    pending -= inner
+
+
+def _scan_try_tail(stmt: cst.BaseStatement, block: cst.CSTNode, pending: Set[str], live: Set[str]) -> None:
+    """Leaving a ``try`` block: its ``except``/``else``/``finally`` blocks (other than the one we are in) may run
+    next and read anything (``finally: print(h)``)."""
+    parts: List[cst.CSTNode] = list(getattr(stmt, "handlers", ()))
+    for name in ("orelse", "finalbody"):
+        part = getattr(stmt, name, None)
+        if part is not None:
+            parts.append(part)
+    for part in parts:
+        if block is part or contains_node(part, block):
+            continue
+        inner = read_names(part)
+        live.update(pending & inner)
+        pending -= inner
+
+
+def _enclosing_block(context: ModuleContext, node: cst.CSTNode):
+    """The suite holding statement ``node`` and the compound statement that owns that suite."""
+    parent = context.parent(node)
+    while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        parent = context.parent(parent)
+    if parent is None:
+        return None, None
+    owner = context.parent(parent)
+    while owner is not None and not isinstance(owner, (cst.BaseCompoundStatement, cst.FunctionDef)):
+        owner = context.parent(owner)
+    return parent, owner
+
+
+def _index_of(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[int]:
+    for index, item in enumerate(body):
+        if item is node:
+            return index
+    return None
+
+
+def statement_block(context: ModuleContext, stmt: cst.BaseStatement):
+    """(the list of statements holding ``stmt``, its index there), or (None, None)."""
+    parent = context.parent(stmt)
+    if not isinstance(parent, cst.IndentedBlock):
+        return None, None
+    body = list(parent.body)
+    index = _index_of(body, stmt)
+    return (body, index) if index is not None else (None, None)
+
+
+def inside_compile_time_helper(context: ModuleContext, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Is ``node`` inside a nested ``@constexpr`` def of the graph function (run in Python, not compiled)?"""
+    current = context.parent(node)
+    while current is not None and current is not function:
+        if isinstance(current, cst.FunctionDef) and context.scope.is_compile_time_helper(current):
+            return True
+        current = context.parent(current)
+    return False
+
+
+
+def plain_assignment(stmt: cst.BaseStatement) -> bool:
+    """``name = value`` / ``a, b = value`` / ``name += value``: one statement on the line, names as targets."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign):
+        return len(small.targets) == 1 and _names_only(small.targets[0].target)
+    if isinstance(small, cst.AugAssign):
+        return isinstance(small.target, cst.Name)
+    return False
+
+
+def _names_only(target: cst.BaseExpression) -> bool:
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(isinstance(el, cst.Element) and _names_only(el.value) for el in target.elements)
+    return False
+
+
+
+# -- what moving code into a new function would change ----------------------------------------------------------
+def binds_by_walrus(node: cst.CSTNode) -> bool:
+    """``(y := ...)`` anywhere in ``node``: it binds ``y`` in the enclosing function (even from inside a
+    comprehension), a binding that a body moved into a lambda or a new ``def`` would keep to itself."""
+    return bool(find(node, cst.NamedExpr))
+
+
+def declared_nonlocal(context: ModuleContext, node: cst.CSTNode, names: Iterable[str]) -> bool:
+    """Is any of ``names`` declared ``global``/``nonlocal`` in a function enclosing ``node``? Assigning it in a
+    moved body would then bind a new local instead of the global the original loop updates."""
+    wanted = set(names)
+    if not wanted:
+        return False
+    current = context.parent(node)
+    while current is not None:
+        if isinstance(current, cst.FunctionDef):
+            for decl in find(current.body, (cst.Global, cst.Nonlocal)):
+                if any(item.name.value in wanted for item in decl.names):  # type: ignore[attr-defined]
+                    return True
+        current = context.parent(current)
+    return False
+
+
+def contains_node(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """Is ``target`` (by identity) ``root`` or inside it?"""
+    return any(found is target for found in find(root, type(target)))
+
+
+def enclosing_statement(context: ModuleContext, node: cst.CSTNode) -> Optional[cst.BaseStatement]:
+    """The statement (simple line or compound) that holds ``node`` directly in a block."""
+    current: Optional[cst.CSTNode] = node
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        current = context.parent(current)
+    return current  # type: ignore[return-value]

@@ -1,0 +1,179 @@
+"""Whether graph code does tensor work, and why a body is not a pure function of its inputs (a random op, a write to
+a Parameter, a print): what decides that a loop may be vmapped or mapped, or that a select may run both branches.
+
+Over-matching a name only costs a rewrite, never a finding.
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from ms_lint.analysis.dataflow import read_name_nodes
+from ms_lint.analysis.shapes import init_value, is_self_attr
+from ms_lint.analysis.values import CONST_BUILTINS, FunctionValues, Kind
+from ms_lint.context import ModuleContext
+from ms_lint.cstutil import code_of
+from ms_lint.walk import find
+
+
+# Last component of a call's name (lower-cased) that marks a random op: vmap gives every lane the same numbers,
+# and a ForiLoop body must be a pure function. Over-matching (``normalize``) only costs a rewrite, never a finding.
+RANDOM_NAME = re.compile(
+    r"random|dropout|uniform|normal|multinomial|bernoulli|shuffle|gamma|poisson|rand|laplace|truncated|choice|sample"
+)
+# Ops and methods that write state (Parameters, summaries, prints) or are in-place (``add_``).
+SIDE_EFFECT_NAME = re.compile(
+    r"^(assign\w*|print\w*|scatter_\w+|\w*summary|insert_gradient_of|set_data|update|hookbackward|\w*[a-z0-9]_)$"
+)
+# nn classes that are not pure per call: random, or updating statistics while training.
+IMPURE_CELLS = re.compile(r"dropout|batchnorm|groupnorm_stats|random|noise", re.IGNORECASE)
+
+
+# -- effects ---------------------------------------------------------------------------------------------------
+class EffectChecker:
+    """Why a loop body is not a pure function of its inputs (a random op, a side effect), or None.
+
+    Calls into the module's own graph code (``self.helper(x)``, ``helper(x)``, a Cell class defined here) are
+    followed; calls to cells whose class cannot be seen (imported from elsewhere) count as unknown effects.
+    """
+
+    def __init__(self, context: ModuleContext, owner: Optional[str]):
+        self.context = context
+        self.owner = owner
+        self._seen: Set[int] = set()
+
+    def reason(self, node: cst.CSTNode) -> Optional[str]:
+        for call in _calls(node):
+            why = self._call_reason(call)
+            if why:
+                return why
+        return None
+
+    def _call_reason(self, call: cst.Call) -> Optional[str]:
+        context = self.context
+        func = call.func
+        qualified = context.imports.qualify(func)
+        if isinstance(func, cst.Call):  # ops.Dropout()(x), P.Assign()(p, v)
+            return self._class_reason(context.imports.qualify(func.func), func)
+        if qualified is not None:
+            return self._name_reason(qualified) or self._class_reason(qualified, call)
+        if isinstance(func, cst.Name):
+            if func.value in ("print",):
+                return "print"
+            target = context.scope.module_functions.get(func.value)
+            if target is not None:
+                return self._follow(target, None)
+            if func.value in context.scope.classes:
+                return None  # constructing an object: its construct runs only when called
+            if func.value in CONST_BUILTINS:
+                return None
+            value = context.constants.nodes.get(func.value)  # ``hswish = ops.HSwish()`` at module level
+            if isinstance(value, cst.Call):
+                return self._class_reason(context.imports.qualify(value.func), value)
+            return self._name_reason(func.value) or f"`{func.value}` (a callable ms-lint cannot see into)"
+        if isinstance(func, cst.Attribute):
+            if is_self_attr(func):
+                method = context.scope.find_method(self.owner, func.attr.value)
+                if method is not None:
+                    return self._follow(method, self.owner)
+                value = init_value(context, self.owner, func.attr.value)
+                if isinstance(value, cst.Call):
+                    return self._class_reason(context.imports.qualify(value.func) or _local_class(value), value)
+                return f"`{code_of(func)}` (a callable ms-lint cannot see)"
+            return self._name_reason(func.attr.value)
+        return "a call ms-lint cannot see into"
+
+    @staticmethod
+    def _name_reason(name: str) -> Optional[str]:
+        last = name.rsplit(".", 1)[-1]
+        lowered = last.lower()
+        if RANDOM_NAME.search(lowered):
+            return f"random op `{last}`"
+        if SIDE_EFFECT_NAME.match(lowered) and not lowered.startswith("tensor_scatter"):
+            return f"side effect `{last}`"
+        return None
+
+    def _class_reason(self, qualified: Optional[str], construction: cst.Call) -> Optional[str]:
+        if qualified is None:
+            local = _local_class(construction)
+            if local is not None and local in self.context.scope.classes:
+                construct = self.context.scope.find_method(local, "construct")
+                return self._follow(construct, local) if construct is not None else None
+            return "a callable ms-lint cannot see into"
+        last = qualified.rsplit(".", 1)[-1]
+        if RANDOM_NAME.search(last.lower()) or IMPURE_CELLS.search(last):
+            return f"`{last}` (random or stateful)"
+        if SIDE_EFFECT_NAME.match(last.lower()):
+            return f"side effect `{last}`"
+        if qualified.startswith("mindspore."):
+            return None
+        return f"`{last}` (a callable ms-lint cannot see into)"
+
+    def _follow(self, func: cst.FunctionDef, owner: Optional[str]) -> Optional[str]:
+        if id(func) in self._seen:
+            return None
+        self._seen.add(id(func))
+        saved = self.owner
+        self.owner = owner
+        try:
+            return self.reason(func.body)
+        finally:
+            self.owner = saved
+
+
+def _local_class(call: cst.Call) -> Optional[str]:
+    return call.func.value if isinstance(call.func, cst.Name) else None
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _calls(node: cst.CSTNode) -> List[cst.Call]:
+    finder = _CallFinder()
+    node.visit(finder)
+    return finder.calls
+
+
+def calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    return _calls(node)
+
+
+def does_graph_work(node: cst.CSTNode, values: FunctionValues) -> bool:
+    """Does a loop body build graph nodes (calls other than Python builtins, or tensor arithmetic)?
+
+    A body of pure Python int/tuple bookkeeping is folded by the parser and costs little to unroll.
+    """
+    for call in _calls(node):
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in CONST_BUILTINS:
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert", "index", "count"):
+            if values.kind(func.value) is not Kind.TENSOR:
+                continue
+        return True
+    static = _static_reads(node)
+    for name in read_name_nodes(node):
+        if id(name) not in static and values.kind(name) is Kind.TENSOR:
+            return True
+    return False
+
+
+def _static_reads(node: cst.CSTNode) -> Set[int]:
+    """Names read only for what is known at compile time: ``x.shape``/``x.ndim``/``x.dtype`` and ``len(x)``.
+    A body that uses a Tensor only that way (``sizes += (x.shape[1] * i,)``) is folded away by the compiler."""
+    found: Set[int] = set()
+    for attribute in find(node, cst.Attribute):
+        if attribute.attr.value in ("shape", "ndim", "dtype") and isinstance(attribute.value, cst.Name):
+            found.add(id(attribute.value))
+    for call in find(node, cst.Call):
+        if (isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1
+                and isinstance(call.args[0].value, cst.Name)):
+            found.add(id(call.args[0].value))
+    return found

@@ -1,0 +1,504 @@
+"""Trip counts from tensor shapes and what a loop iterates: ``x.shape[0]``, ``ops.shape(x)[1]``, ``n = x.shape[0]``,
+``len(x)`` and the items of a helper's tuple result (:class:`ShapeResolver`); ``self.<attr>`` values read from
+``__init__``; ``while`` loops with a Python-int counter; and "certainly one Tensor" (:func:`surely_tensor`),
+stricter than the value model's ``Kind.TENSOR`` because a loop over it is flagged.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
+from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.context import ModuleContext
+from ms_lint.cstutil import call_name_args, code_of, suite_statements, target_names, walk_statements
+from ms_lint.walk import find
+
+
+# -- self.<attr> values from __init__ ------------------------------------------------------------------------
+def init_value(context: ModuleContext, owner: Optional[str], attr: str) -> Optional[cst.BaseExpression]:
+    """The expression ``self.<attr>`` is bound to, when the class (or a base) binds it exactly once."""
+    if owner is None or owner not in context.scope.classes:
+        return None
+    found: List[cst.BaseExpression] = []
+    seen: Set[str] = set()
+    pending = [owner]
+    while pending:
+        name = pending.pop(0)
+        if name in seen or name not in context.scope.classes:
+            continue
+        seen.add(name)
+        info = context.scope.classes[name]
+        for method in info.methods.values():
+            for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    targets: List[cst.BaseExpression] = []
+                    if isinstance(small, cst.Assign):
+                        targets = [t.target for t in small.targets]
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                        targets = [small.target]
+                    for target in targets:
+                        if is_self_attr(target, attr):
+                            found.append(small.value if small.value is not None else target)
+                        elif isinstance(target, (cst.Tuple, cst.List)) and any(
+                            is_self_attr(el.value, attr) for el in target.elements
+                        ):
+                            found.extend([target, target])  # unpacked: value unknown
+        pending.extend(info.base_names)
+    return found[0] if len(found) == 1 else None
+
+
+def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:
+    return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+            and (attr is None or expr.attr.value == attr))
+
+
+def primitive_of(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression) -> Optional[str]:
+    """Qualified class of the op or cell a callable expression holds: ``P.Shape()`` or ``self.shape`` set to it."""
+    if is_self_attr(expr):
+        value = init_value(context, owner, expr.attr.value)
+        if isinstance(value, cst.Call):
+            return context.imports.qualify(value.func)
+        return None
+    if isinstance(expr, cst.Call):
+        return context.imports.qualify(expr.func)
+    return None
+
+
+def int_argument(call: cst.Call, position: int, keyword: str, default: Optional[int]) -> Tuple[bool, Optional[int]]:
+    """(known, value) of an int literal argument given by position or keyword; (True, default) when absent."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return _int_literal(arg.value)
+    positional = call_name_args(call)
+    if len(positional) > position:
+        return _int_literal(positional[position].value)
+    if any(arg.star for arg in call.args):
+        return False, None
+    return True, default
+
+
+def _int_literal(expr: cst.BaseExpression) -> Tuple[bool, Optional[int]]:
+    if isinstance(expr, cst.Integer):
+        return True, int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        known, value = _int_literal(expr.expression)
+        return known, (-value if value is not None else None)
+    return False, None
+
+
+# -- trip counts from shapes -------------------------------------------------------------------------------------
+@dataclass
+class ShapeRef:
+    """A trip count taken from a tensor's shape. ``tensor``/``axis`` are set when it is exactly one axis size."""
+
+    origin: str  # the shape expression, as written (``x.shape[0]``)
+    tensor: Optional[cst.BaseExpression] = None
+    axis: Optional[int] = None
+
+
+NOT_TENSORS = {Kind.CONST, Kind.TENSOR_SEQ, Kind.CELL, Kind.CELL_SEQ, Kind.OP}
+
+
+class ShapeResolver:
+    """Finds trip counts that come from a tensor's shape, through local names (``n = x.shape[0]``)."""
+
+    def __init__(self, context: ModuleContext, function: cst.FunctionDef, values: FunctionValues):
+        self.context = context
+        self.function = function
+        self.values = values
+        self.owner = context.scope.owner_of.get(function)
+        self._bindings: Optional[Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]]] = None
+        self._active: Set[str] = set()
+        self._helpers: FrozenSet[cst.FunctionDef] = frozenset({function})  # helpers being read (recursion ends)
+
+    # name -> [(value, index into an unpacked value or None)]; value None for bindings that are not assignments
+    def bindings(self) -> Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]]:
+        if self._bindings is None:
+            found: Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]] = {}
+            for stmt in walk_statements(suite_statements(self.function.body), into_defs=False):
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign):
+                            for target in small.targets:
+                                self._bind(found, target.target, small.value)
+                        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                            self._bind(found, small.target, small.value)
+                        else:
+                            for name in written_names(cst.SimpleStatementLine(body=[small])):
+                                found.setdefault(name, []).append((None, None))
+                else:
+                    for name in written_names(stmt):
+                        found.setdefault(name, []).append((None, None))
+            self._bindings = found
+        return self._bindings
+
+    @staticmethod
+    def _bind(found, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            found.setdefault(target.value, []).append((value, None))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            starred = any(isinstance(el, cst.StarredElement) for el in target.elements)
+            for index, element in enumerate(target.elements):
+                for name in target_names(element.value, include_starred=True):
+                    plain = isinstance(element.value, cst.Name) and not starred
+                    found.setdefault(name, []).append((value, index) if plain else (None, None))
+
+    def tensorish(self, expr: cst.BaseExpression) -> bool:
+        """Could ``expr`` be a Tensor whose ``.shape`` is read? (never a known non-tensor, never a module, never a
+        numpy array: ``self.anchors = np.array(...)`` has a fixed, config-sized shape)"""
+        if isinstance(expr, cst.Name) and expr.value in self.context.imports.aliases:
+            return False
+        return self.values.kind(expr) not in NOT_TENSORS and not self._numpy_value(expr, 0)
+
+    def _numpy_value(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """Is ``expr`` visibly a numpy array: a ``numpy.*`` call (or a method chain on one), or a name or
+        ``self.<attr>`` bound only to such values?"""
+        if depth > 8:
+            return False
+        if isinstance(expr, cst.Call):
+            qualified = self.context.imports.qualify(expr.func)
+            if qualified is not None:
+                return qualified.startswith("numpy.")
+            return isinstance(expr.func, cst.Attribute) and self._numpy_value(expr.func.value, depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._numpy_value(expr.value, depth + 1)
+        if is_self_attr(expr):
+            value = init_value(self.context, self.owner, expr.attr.value)  # type: ignore[union-attr]
+            return value is not None and self._numpy_value(value, depth + 1)
+        if isinstance(expr, cst.Name) and expr.value not in self.values.parameters:
+            bound = self.bindings().get(expr.value)
+            return bool(bound) and all(value is not None and index is None and self._numpy_value(value, depth + 1)
+                                       for value, index in bound)
+        return False
+
+    def shape_tuple(self, expr: cst.BaseExpression) -> Optional[Tuple[str, Optional[cst.BaseExpression]]]:
+        """(text, tensor) when ``expr`` is a tensor's whole shape tuple."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and self.tensorish(expr.value):
+            return code_of(expr), expr.value
+        if isinstance(expr, cst.Call):
+            args = call_name_args(expr)
+            if len(args) == 1 and len(expr.args) == 1:
+                qualified = self.context.imports.qualify(expr.func)
+                if qualified in ("mindspore.ops.shape",) or primitive_of(
+                    self.context, self.owner, expr.func
+                ) == "mindspore.ops.Shape":
+                    if self.tensorish(args[0].value):
+                        return code_of(expr), args[0].value
+        if isinstance(expr, cst.Name) and expr.value not in self._active:
+            bound = self.bindings().get(expr.value)
+            if bound and expr.value not in self.values.parameters:
+                self._active.add(expr.value)
+                try:
+                    found = [self.shape_tuple(v) if v is not None and i is None else None for v, i in bound]
+                finally:
+                    self._active.discard(expr.value)
+                if all(f is not None for f in found):
+                    return found[0][0] if len(found) == 1 else expr.value, found[0][1] if len(found) == 1 else None
+        return None
+
+    def shape_int(self, expr: cst.BaseExpression) -> Optional[ShapeRef]:
+        """A ShapeRef when the int ``expr`` is derived from a tensor's shape (``x.shape[0] - 1`` included)."""
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            whole = self.shape_tuple(expr.value)
+            if whole is not None:
+                known, axis = _int_literal(expr.slice[0].slice.value)
+                return ShapeRef(code_of(expr), whole[1] if known else None, axis if known else None)
+            return None
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("len", "int"):
+            args = call_name_args(expr)
+            if len(args) != 1 or self.context.imports.qualify(expr.func) is not None:
+                return None
+            inner = args[0].value
+            if expr.func.value == "int":
+                found = self.shape_int(inner)
+                return ShapeRef(code_of(expr), found.tensor, found.axis) if found else None
+            if surely_tensor(self, inner, self.function):
+                return ShapeRef(code_of(expr), inner, 0)
+            return None
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.shape_int(expr.left), self.shape_int(expr.right)
+            if left is None and right is None:
+                return None
+            for side, found in ((expr.left, left), (expr.right, right)):
+                if found is None and not self.values.is_constant(side):
+                    return None
+            return ShapeRef(code_of(expr))
+        if isinstance(expr, cst.Name) and expr.value not in self._active:
+            bound = self.bindings().get(expr.value)
+            if not bound or expr.value in self.values.parameters:
+                return None
+            self._active.add(expr.value)
+            try:
+                found = [self._binding_int(value, index) for value, index in bound]
+            finally:
+                self._active.discard(expr.value)
+            if any(f is None for f in found):
+                return None
+            if len(found) == 1:
+                return ShapeRef(f"{expr.value}` = `{found[0].origin}", found[0].tensor, found[0].axis)
+            return ShapeRef(expr.value)
+        return None
+
+    def _binding_int(self, value: Optional[cst.BaseExpression], index: Optional[int]) -> Optional[ShapeRef]:
+        if value is None:
+            return None
+        if index is None:
+            return self.shape_int(value)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return None  # ``a, b = x.shape[0], 3`` unpacks element-wise; handled as separate bindings
+        whole = self.shape_tuple(value)
+        if whole is None:
+            return self._helper_item(value, index) if isinstance(value, cst.Call) else None
+        return ShapeRef(f"{whole[0]}[{index}]", whole[1], index)
+
+    def _helper_item(self, call: cst.Call, index: int) -> Optional[ShapeRef]:
+        """``parts, c = _split_img(x)`` where every ``return`` of the in-module helper is a tuple whose item
+        ``index`` is a shape int there (``_, c, _, _ = ops.shape(x)``; ``return parts, c``)."""
+        target = self.context.scope.resolve_callable(call.func, self.owner)
+        if target is None or target[0] in self._helpers:
+            return None
+        callee = target[0]
+        returns = find(callee.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if not returns or any(not isinstance(r, cst.Return) or not isinstance(r.value, cst.Tuple)
+                              or len(r.value.elements) <= index for r in returns):
+            return None
+        inner = ShapeResolver(self.context, callee, self.context.values(callee))
+        inner._helpers = self._helpers | {self.function, callee}
+        found = [inner.shape_int(r.value.elements[index].value) for r in returns]  # type: ignore[union-attr]
+        if any(f is None for f in found):
+            return None
+        return ShapeRef(f"{code_of(call.func)}(...)[{index}]` = `{found[0].origin}" if len(found) == 1
+                        else f"{code_of(call.func)}(...)[{index}]")
+
+
+
+
+
+# -- while loops with a Python-int counter -------------------------------------------------------------------------
+@dataclass
+class WhileCounter:
+    """``i = 0; while i < bound: ...; i += step``: unrolled like a ``for`` because ``i`` is a Python int."""
+
+    name: str
+    bound: cst.BaseExpression
+    start: Optional[int]  # None: the start is a compile-time expression (``step = x.shape[0] - 1``), in start_expr
+    step: int
+    operator: str  # the comparison, written with the counter on the left
+    start_expr: Optional[cst.BaseExpression] = None
+
+    def trip_count(self, stop: int) -> Optional[int]:
+        """Iterations for a constant bound ``stop`` (None for a comparison that may never end, or a start that is
+        not an int literal)."""
+        if self.start is None:
+            return None
+        if self.operator in ("<", "<=") and self.step > 0:
+            return max(0, len(range(self.start, stop + (self.operator == "<="), self.step)))
+        if self.operator in (">", ">=") and self.step < 0:
+            return max(0, len(range(self.start, stop - (self.operator == ">="), self.step)))
+        return None
+
+
+_COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">="}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def while_counter(context: ModuleContext, loop: cst.While, values: FunctionValues) -> Optional[WhileCounter]:
+    """The Python-int counter of a ``while`` (set to an int literal right before, one ``+= k`` per iteration,
+    compared with a compile-time constant), or None. A Tensor counter makes a real loop: None."""
+    test = loop.test
+    if loop.orelse is not None or not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    comparison = test.comparisons[0]
+    operator = _COMPARISONS.get(type(comparison.operator))
+    if operator is None:
+        return None
+    body = list(suite_statements(loop.body))
+    for counter, bound, op in ((test.left, comparison.comparator, operator),
+                               (comparison.comparator, test.left, _FLIPPED[operator])):
+        if not isinstance(counter, cst.Name) or values.kind(counter) is Kind.TENSOR:
+            continue
+        if values.kind(bound) is not Kind.CONST:
+            continue
+        step = _counter_step(body, counter.value)
+        start, start_expr = _counter_start(context, loop, counter.value)
+        if step is None or (start is None and (start_expr is None or values.kind(start_expr) is not Kind.CONST)):
+            continue
+        return WhileCounter(counter.value, bound, start, step, op, start_expr)
+    return None
+
+
+def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]:
+    """The constant step of the single top-level ``name += k`` / ``name = name + k`` in the body."""
+    steps = []
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+                known, value = _int_literal(small.value)
+                sign = {cst.AddAssign: 1, cst.SubtractAssign: -1}.get(type(small.operator))
+                steps.append(value * sign if known and value and sign else None)
+            elif (isinstance(small, cst.Assign) and len(small.targets) == 1
+                  and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
+                value = small.value
+                step = None
+                if (isinstance(value, cst.BinaryOperation) and isinstance(value.left, cst.Name)
+                        and value.left.value == name):
+                    known, amount = _int_literal(value.right)
+                    sign = {cst.Add: 1, cst.Subtract: -1}.get(type(value.operator))
+                    step = amount * sign if known and amount and sign else None
+                steps.append(step)
+    if len(steps) != 1 or steps[0] is None:
+        return None
+    if sum(1 for stmt in walk_statements(body, into_defs=False) if name in written_names(stmt)) != 1:
+        return None  # also rebound somewhere nested: not a simple counter
+    return steps[0]
+
+
+def _counter_start(context: ModuleContext, loop: cst.While, name: str
+                   ) -> Tuple[Optional[int], Optional[cst.BaseExpression]]:
+    """(the int literal the counter is set to by the last statement before the loop that binds it, or None; the
+    expression it is set to when that is not a literal, or None)."""
+    block, index = statement_block(context, loop)
+    if block is None or index is None:
+        return None, None
+    for stmt in reversed(block[:index]):
+        if name not in assigned_in([stmt]):
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+            small = stmt.body[0]
+            if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                known, value = _int_literal(small.value)
+                return (value, None) if known else (None, small.value)
+        return None, None
+    return None, None
+
+
+# -- "certainly one Tensor" (stricter than Kind.TENSOR) ------------------------------------------------------------
+# Functional ops that return a tuple (iterating their result walks the tuple, not a tensor axis).
+TUPLE_RESULTS = {
+    "split", "chunk", "unstack", "unbind", "meshgrid", "topk", "sort", "unique", "unique_consecutive", "max", "min",
+    "median", "mode", "kthvalue", "std_mean", "var_mean", "svd", "qr", "eig", "eigh", "slogdet", "lu", "histogram",
+    "frexp", "tensor_split", "vsplit", "hsplit", "dsplit", "nonzero", "broadcast_tensors", "aminmax", "cummax",
+    "cummin", "lstsq", "unique_with_pad", "shape", "dyn_shape", "tolist", "asnumpy", "argwhere", "where",
+}
+
+
+def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef,
+                  _active: Optional[Set[str]] = None) -> bool:
+    """Is ``expr`` certainly a single Tensor? A Tensor-annotated parameter, a functional op's result, Tensor
+    arithmetic, a Tensor method's result, or a local name bound only to such expressions. The value model's
+    TENSOR is a good default for parameters (``construct(self, x)``) but too weak to claim "this loop walks
+    tensor rows": a ``features`` argument or a cell's result is as often a tuple of tensors."""
+    active = _active if _active is not None else set()
+    context, values = resolver.context, resolver.values
+    if isinstance(expr, cst.Name):
+        bound = resolver.bindings().get(expr.value)
+        if expr.value in values.parameters:
+            if not (_annotated_tensor(function, expr.value, context)
+                    and _callers_agree(resolver, function, expr.value, active)):
+                return False
+            if not bound:
+                return True  # never rebound: the parameter itself (``x = self.features(x)`` must be checked too)
+        if expr.value in active:
+            return False
+        if not bound or any(value is None or index is not None for value, index in bound):
+            return False
+        active.add(expr.value)
+        try:
+            return all(surely_tensor(resolver, value, function, active) for value, _ in bound)
+        finally:
+            active.discard(expr.value)
+    if isinstance(expr, cst.BinaryOperation):
+        sides = [surely_tensor(resolver, side, function, active) for side in (expr.left, expr.right)]
+        return any(sides) and all(s or values.kind(side) in (Kind.CONST, Kind.TENSOR)
+                                  for s, side in zip(sides, (expr.left, expr.right)))
+    if isinstance(expr, cst.UnaryOperation):
+        return surely_tensor(resolver, expr.expression, function, active)
+    if isinstance(expr, cst.Subscript):
+        return surely_tensor(resolver, expr.value, function, active)
+    if isinstance(expr, cst.Attribute) and expr.attr.value in ("T", "mT"):
+        return surely_tensor(resolver, expr.value, function, active)
+    if isinstance(expr, cst.Call):
+        qualified = context.imports.qualify(expr.func)
+        if qualified in ("mindspore.Tensor", "mindspore.tensor"):
+            return True
+        if qualified and qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+            last = qualified.rsplit(".", 1)[-1]
+            return last[:1].islower() and last not in TUPLE_RESULTS and values.kind(expr) is Kind.TENSOR
+        if isinstance(expr.func, cst.Attribute) and qualified is None:
+            method = expr.func.attr.value
+            return method not in TUPLE_RESULTS and surely_tensor(resolver, expr.func.value, function, active)
+    return False
+
+
+def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: str, active: Set[str]) -> bool:
+    """A helper's ``x: Tensor`` annotation is believed only when every graph call site passes something that may
+    be a Tensor: ``self.forward_head(self.forward_features(x))`` hands it a list whatever the annotation says.
+    Roots have no call sites to ask; their annotation stands."""
+    context = resolver.context
+    info = context.scope.functions.get(function)
+    if info is None or info.is_root:
+        return True
+    key = f"{id(function)}:{name}"
+    if key in active:
+        return False
+    sites = context.scope.call_sites.get(function, [])
+    params = [p.name.value for p in list(function.params.posonly_params) + list(function.params.params)]
+    active.add(key)
+    try:
+        for site in sites:
+            if any(arg.star for arg in site.call.args):
+                return False
+            positional = params[1:] if site.bound_method and params else params
+            passed = None
+            for param, arg in zip(positional, [a for a in site.call.args if a.keyword is None]):
+                if param == name:
+                    passed = arg.value
+            for arg in site.call.args:
+                if arg.keyword is not None and arg.keyword.value == name:
+                    passed = arg.value
+            if passed is None:
+                return False
+            caller = ShapeResolver(context, site.caller, context.values(site.caller))
+            if not _may_be_tensor(caller, passed, site.caller, active):
+                return False
+    finally:
+        active.discard(key)
+    return True
+
+
+def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef,
+                   active: Set[str]) -> bool:
+    """Nothing says ``expr`` is anything but a Tensor: every binding of a name is a Tensor expression (a method
+    whose result is unknown, such as ``self.forward_features(x)``, is not)."""
+    if surely_tensor(resolver, expr, function, active):
+        return True
+    values = resolver.values
+    if not isinstance(expr, cst.Name):
+        return values.kind(expr) is Kind.TENSOR
+    if expr.value in values.parameters:
+        info = resolver.context.scope.functions.get(function)
+        parameter_ok = values.env.get(expr.value) is Kind.TENSOR and (
+            info is None or info.is_root or _callers_agree(resolver, function, expr.value, active))
+        if not parameter_ok:
+            return False
+    for value, index in resolver.bindings().get(expr.value, []):
+        if value is None or index is not None or values.kind(value) is not Kind.TENSOR:
+            return False
+    return expr.value in values.parameters or bool(resolver.bindings().get(expr.value))
+
+
+def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleContext) -> bool:
+    for param in parameters_of(function.params):
+        if param.name.value == name and param.annotation is not None:
+            annotation = param.annotation.annotation
+            qualified = context.imports.qualify(annotation)
+            return qualified in ("mindspore.Tensor", "mindspore.Parameter") or (
+                isinstance(annotation, cst.Name) and annotation.value == "Tensor")
+    return False
