@@ -54,33 +54,26 @@ class ModuleContext:
     def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind:
         """What an in-module function returns when called with arguments of these kinds (cached per kinds;
         UNKNOWN for a function already being evaluated, so recursion ends)."""
-        key = (func, tuple(sorted((name, kind.value) for name, kind in param_kinds.items())))
-        found = self._returns.get(key)
-        if found is not None:
-            return found
-        if func in self._returning:
-            return Kind.UNKNOWN
-        self._returning.add(func)
-        try:
-            found = return_kind(self._model(func, param_kinds))
-        finally:
-            self._returning.discard(func)
-        self._returns[key] = found
-        return found
+        return self._result_of(self._returns, return_kind, Kind.UNKNOWN, func, param_kinds)
 
     def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]:
         """The item kinds of the tuple every ``return`` of an in-module function gives (``return res, found``)."""
+        return self._result_of(self._elements, return_elements, None, func, param_kinds)
+
+    def _result_of(self, table: dict, read, recursing, func: cst.FunctionDef, param_kinds: Dict[str, Kind]):
+        """``read(model)`` of the function's value model for these argument kinds, cached in ``table``;
+        ``recursing`` while the function is already being evaluated."""
         key = (func, tuple(sorted((name, kind.value) for name, kind in param_kinds.items())))
-        if key in self._elements:
-            return self._elements[key]
+        if key in table:
+            return table[key]
         if func in self._returning:
-            return None
+            return recursing
         self._returning.add(func)
         try:
-            found = return_elements(self._model(func, param_kinds))
+            found = read(self._model(func, param_kinds))
         finally:
             self._returning.discard(func)
-        self._elements[key] = found
+        table[key] = found
         return found
 
     def _param_kinds(self, func: cst.FunctionDef) -> Dict[str, Kind]:

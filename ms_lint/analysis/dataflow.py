@@ -5,13 +5,15 @@ Everything here answers conservatively: when it cannot tell, a name counts as re
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set
 
 import libcst as cst
 
-from ms_lint.context import ModuleContext
 from ms_lint.cstutil import suite_statements, target_names, walk_statements
 from ms_lint.walk import find
+
+if TYPE_CHECKING:  # the context asks this module (through the value model): no import at run time
+    from ms_lint.context import ModuleContext
 
 
 # -- names read and written ------------------------------------------------------------------------------------

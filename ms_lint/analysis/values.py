@@ -16,6 +16,7 @@ from typing import Dict, Iterable, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
+from ms_lint.analysis.dataflow import written_names
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
@@ -993,21 +994,7 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
 
 
 def _names_bound_by(stmt: cst.BaseStatement) -> Set[str]:
-    names: Set[str] = set()
-    if isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    names.update(target_names(target.target, include_starred=True))
-            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                names.update(target_names(small.target, include_starred=True))
-    elif isinstance(stmt, cst.For):
-        names.update(target_names(stmt.target, include_starred=True))
-    elif isinstance(stmt, cst.With):
-        for item in stmt.items:
-            if item.asname is not None:
-                names.update(target_names(item.asname.name, include_starred=True))
-    return names
+    return set(written_names(stmt))
 
 
 def _names_bound_more_than_once(statements: List[cst.BaseStatement]) -> Set[str]:
