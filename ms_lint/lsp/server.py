@@ -3,6 +3,7 @@ action. Every handler answers from ``ms_lint.lsp.documents``; nothing here analy
 from __future__ import annotations
 
 import logging
+import os
 from typing import List, Optional
 
 from lsprotocol import types as lsp
@@ -37,11 +38,12 @@ class MsLintServer(LanguageServer):
         return checked
 
     def checked(self, uri: str) -> Optional[Checked]:
-        """The result for the document's current text (checked again if an edit came in since)."""
+        """The result for the open document's current text (checked again if an edit came in since); None for a
+        document the client has not opened."""
+        if uri not in self.workspace.text_documents:
+            return None
         document = self.workspace.get_text_document(uri)
         path = to_fs_path(uri) or uri
-        import os
-
         found = self.checker.results.get(os.path.abspath(path))
         if found is not None and found.text == document.source:
             return found
