@@ -8,6 +8,7 @@ code actions and "fix all" are answered from it without analyzing again.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import tokenize
@@ -16,6 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ms_lint.config import Config, ConfigError, find_pyproject, load_config
 from ms_lint.diagnostics import Finding
+from ms_lint.lsp.incremental import IncrementalParser
 from ms_lint.source import SourceFile, UnreadableSource, decode_source
 
 
@@ -102,6 +104,8 @@ class Checker:
         self.configs = ConfigCache()
         self.results: Dict[str, Checked] = {}  # by absolute path
         self.buffers: Dict[str, bytes] = {}  # raw bytes of open documents, by absolute path
+        self.parsers: Dict[str, IncrementalParser] = {}  # per open document: its analysis' trees
+        self.shadows: Dict[str, IncrementalParser] = {}  # per open document: the trees of its cross-module context
 
     def check(self, path: str, text: str, version: Optional[int] = None) -> Checked:
         """Findings of ``text`` as the file ``path``; never raises (an internal error is one MSL900)."""
@@ -139,6 +143,8 @@ class Checker:
         """The document is closed: the index goes back to the file on disk."""
         key = os.path.abspath(path)
         self.results.pop(key, None)
+        self.parsers.pop(key, None)
+        self.shadows.pop(key, None)
         if self.buffers.pop(key, None) is not None:
             self._sync_disk(key)
 
@@ -161,29 +167,103 @@ class Checker:
                 _update(index, key, raw)
 
     def _analyze(self, source: SourceFile, config: Config, path: str):
-        from ms_lint.analysis.index import index_for
         from ms_lint.engine import analyze_source
 
-        index = index_for(source, config)  # the whole package, as ``check`` indexes it (built on first use)
-        _forget_contexts(index, {source.path})
+        key = os.path.abspath(source.path)
+        index = self._index(source, config)
         for other, raw in self.buffers.items():  # the other open buffers of this project, not their files
-            if other != os.path.abspath(source.path) and other in index.by_path:
+            if other in index.by_path:
                 _update(index, other, raw)
-        return analyze_source(source, config, path, index=index)
+        for other, raw in self.buffers.items():
+            if other in index.by_path:
+                self._seed_context(index, other, raw, config)
+        parser = self.parsers.setdefault(key, IncrementalParser())
+        return analyze_source(source, config, path, index=index, trees=parser)
+
+    def _index(self, source: SourceFile, config: Config):
+        """The project index of the document's package (``index_for``'s: one per package and config, kept by this
+        process), built on first use as ``check`` builds it, with this buffer's summary."""
+        from ms_lint.analysis.index import _INDEXES, index_for, package_of
+
+        package, root = package_of(source.path)
+        anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
+        known = _INDEXES.get((anchor, tuple(config.cell_bases), config.unresolved_bases))
+        if known is not None:
+            _update(known, os.path.abspath(source.path), source.raw)  # before index_for's own update: see _update
+        return index_for(source, config)
+
+    def _seed_context(self, index, key: str, raw: bytes, config: Config) -> None:
+        """Questions other modules' analyses ask about an open document (``ProjectView.context_for``) are answered
+        from its buffer, not from the file on disk: its context is built from the buffer when first asked."""
+        from ms_lint.analysis import project
+
+        summary = index.by_path.get(key)
+        if summary is None:
+            return
+        slot = (id(index), summary.name)
+        found = project._CONTEXTS.get(slot)
+        if isinstance(found, _BufferContext) and found.raw == raw and found.config is config:
+            return
+        shadow = self.shadows.setdefault(key, IncrementalParser())
+        project._CONTEXTS[slot] = _BufferContext(index, summary.path, raw, config, shadow)
+
+
+class _BufferContext:
+    """A ``ModuleContext`` of an open document's buffer, built on first use (as ``context_for`` builds one from
+    the file: its own tree, its own project view)."""
+
+    def __init__(self, index, path: str, raw: bytes, config: Config, parser: IncrementalParser):
+        self.index, self.path, self.raw, self.config, self.parser = index, path, raw, config, parser
+        self._context = None
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        context = self.__dict__.get("_context")
+        if context is None:
+            from ms_lint.analysis.project import ProjectView
+            from ms_lint.context import ModuleContext
+
+            text = decode_source(self.path, self.raw).text
+            context = ModuleContext(self.parser.parse(text), text, self.path, self.config,
+                                    project=ProjectView(self.index, self.path, self.config))
+            self.__dict__["_context"] = context
+        return getattr(context, name)
 
 
 def _update(index, key: str, raw: bytes) -> None:
+    """Give the index this text of the file. ``ProjectIndex.update_file`` forgets everything the index worked out
+    (graph closure, resolved names); when the new summary differs from the old one only in line numbers (which
+    nothing the index keeps depends on), the summary is swapped in and the rest kept: typing inside a function
+    does not rebuild the project's graph closure."""
+    from ms_lint.analysis.index import digest_of, summarize_file
+
     known = index.by_path.get(key)
-    if known is not None and known.digest == _digest(raw):
+    if known is not None and known.digest == digest_of(raw):
         return
+    _forget_contexts(index, {key})
+    if known is not None and index.modules.get(known.name) is known:
+        summary = summarize_file(key, raw)
+        if summary is not None and _same_shape(known, summary):
+            index.by_path[key] = summary
+            index.modules[summary.name] = summary
+            return
     index.update_file(key, raw)
     _forget_contexts(index, {key})
 
 
-def _digest(raw: bytes) -> str:
-    from ms_lint.analysis.index import digest_of
-
-    return digest_of(raw)
+def _same_shape(a, b) -> bool:
+    """Equal summaries but for the digest and the ``line`` of classes and functions."""
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(_same_shape(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a) if f.name not in ("line", "digest"))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_shape(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_shape(x, y) for x, y in zip(a, b))
+    return a is b or a == b
 
 
 def _forget_contexts(index, paths) -> None:
