@@ -251,3 +251,20 @@ def test_bad_requests_do_not_stop_the_server(server, tmp_path):
     _, diagnostics = open_document(server, path)
     assert [d["code"] for d in diagnostics] == ["MSL900"] and "configuration" in diagnostics[0]["message"]
     assert server.shutdown() == 0
+
+
+def test_saving_a_module_checks_the_other_open_documents_again(server, cli, tmp_path):
+    shutil.copytree(FIXTURES / "project", tmp_path / "project")
+    head = tmp_path / "project" / "detr" / "heads" / "attn_head.py"
+    base = tmp_path / "project" / "detr" / "heads" / "base.py"
+    head_uri, before = open_document(server, head)
+    base_uri, _ = open_document(server, base)
+    edited = base.read_text().replace("max_len=25", "max_len=4")
+    change(server, base_uri, 2, text=edited)
+    base.write_text(edited)
+    server.notify("textDocument/didSave", {"textDocument": {"uri": base_uri}})
+    after = server.diagnostics(head_uri)
+    assert got(after) == expected_diagnostics(cli, head) != got(before)
+    # Fix-all on the edited base leaves the index with the buffer's text, not the fixed one.
+    code_actions(server, base_uri, only=["source.fixAll"])
+    assert got(change(server, head_uri, 2, text=head.read_text() + "\n")) == got(after)

@@ -13,7 +13,7 @@ import io
 import os
 import tokenize
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ms_lint.config import Config, ConfigError, find_pyproject, load_config
 from ms_lint.diagnostics import Finding
@@ -34,6 +34,8 @@ class Checked:
     analysis: object = None  # ms_lint.engine.FileAnalysis, None when nothing was analyzed
     _variants: Optional[List[Tuple[Finding, str]]] = None
     _fixed: Dict[bool, str] = field(default_factory=dict)
+    # Gives the project index this buffer's summary again: fixing analyzes the fixed text under the same path.
+    restore: Optional[Callable[[], object]] = field(default=None, repr=False)
 
     def variants(self) -> List[Tuple[Finding, str]]:
         """(finding, the text with only its fix applied) for each fixable finding, unsafe ones included."""
@@ -42,7 +44,10 @@ class Checked:
 
             self._variants = []
             if self.source is not None and self.config is not None and any(f.fix for f in self.findings):
-                self._variants = single_fix_variants(self.source, self.config, self.path)
+                try:
+                    self._variants = single_fix_variants(self.source, self.config, self.path)
+                finally:
+                    self._restore()
         return self._variants
 
     def fixed(self, unsafe: bool) -> str:
@@ -52,11 +57,19 @@ class Checked:
 
             text = self.text
             if self.source is not None and self.config is not None and any(f.fix for f in self.findings):
-                outcome = fix_text(self.source, self.config, unsafe=unsafe, path=self.path)
+                try:
+                    outcome = fix_text(self.source, self.config, unsafe=unsafe, path=self.path)
+                finally:
+                    self._restore()
                 if outcome.changed and not outcome.error:
                     text = outcome.fixed
             self._fixed[unsafe] = text
         return self._fixed[unsafe]
+
+
+    def _restore(self) -> None:
+        if self.restore is not None:
+            self.restore()
 
 
 class ConfigCache:
@@ -131,6 +144,8 @@ class Checker:
         try:
             self.buffers[key] = result.source.raw
             analysis = self._analyze(result.source, result.config, path)
+            source, config = result.source, result.config
+            result.restore = lambda: self._index(source, config)
             result.analysis = analysis
             result.findings = analysis.findings
         except Exception as exc:  # an ms-lint bug must not stop the server: report it on the file

@@ -38,6 +38,11 @@ class MsLintServer(LanguageServer):
                                  version=document.version)
         return checked
 
+    def check_others(self, uri: Optional[str]) -> None:
+        for other in list(self.workspace.text_documents):
+            if other != uri and other in self.workspace.text_documents:
+                self.check(other)
+
     def checked(self, uri: str) -> Optional[Checked]:
         """The result for the open document's current text (checked again if an edit came in since); None for a
         document the client has not opened."""
@@ -66,7 +71,10 @@ def did_change(ls: MsLintServer, params: lsp.DidChangeTextDocumentParams) -> Non
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: MsLintServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    """Check the document, then the other open ones: their findings may depend on it (a base class, a helper,
+    a sub-cell), and a save is when one expects them to follow."""
     ls.check(params.text_document.uri)
+    ls.check_others(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -79,6 +87,7 @@ def did_close(ls: MsLintServer, params: lsp.DidCloseTextDocumentParams) -> None:
 def did_change_watched(ls: MsLintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
         ls.checker.saved(to_fs_path(change.uri) or change.uri)
+    ls.check_others(None)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
