@@ -10,6 +10,7 @@ from ms_lint.lsp.incremental import IncrementalParser
 from ms_lint.positions import node_positions
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+EDITS = int(__import__("os").environ.get("MS_LINT_INCREMENTAL_EDITS", "24"))
 FILES = sorted(p for p in FIXTURES.rglob("*.py") if p.stat().st_size > 1500)
 
 
@@ -26,7 +27,8 @@ def edit(text, rng):
     index = rng.randrange(len(lines))
     line = lines[index]
     indent = line[: len(line) - len(line.lstrip())]
-    kind = rng.choice(["space", "statement", "comment", "dedented comment", "delete", "digit", "blank", "def"])
+    kind = rng.choice(["space", "statement", "comment", "dedented comment", "half comment", "delete", "digit",
+                       "blank", "def", "join"])
     if kind == "space":
         lines[index] = line.rstrip("\n") + " \n"
     elif kind == "statement":
@@ -35,6 +37,10 @@ def edit(text, rng):
         lines.insert(index, f"{indent}# note\n")
     elif kind == "dedented comment":
         lines.insert(index, "# note\n")
+    elif kind == "half comment":
+        lines.insert(index, indent[: len(indent) // 2] + "# half\n")
+    elif kind == "join" and index + 1 < len(lines):
+        lines[index] = line.rstrip("\n") + lines.pop(index + 1)
     elif kind == "delete":
         del lines[index]
     elif kind == "digit":
@@ -53,7 +59,7 @@ def test_incremental_parse_equals_full_parse(path):
     parser = IncrementalParser()
     parser.parse(text)
     checked = 0
-    for _ in range(24):
+    for _ in range(EDITS):
         candidate = edit(text, rng)
         if not compiles(candidate):
             continue

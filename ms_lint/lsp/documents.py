@@ -66,7 +66,6 @@ class Checked:
             self._fixed[unsafe] = text
         return self._fixed[unsafe]
 
-
     def _restore(self) -> None:
         if self.restore is not None:
             self.restore()

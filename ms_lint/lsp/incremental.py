@@ -10,7 +10,8 @@ not depend on the statements around it, with three exceptions this module guards
 * comments after the last statement are the module's ``footer``: a chunk that does not reach the end of the file
   must have none, one that does gives the module its footer;
 * the module's ``default_indent`` and ``default_newline`` come from its first indented block and its first line
-  end: an edit up to the first compound statement, or a chunk that detects other defaults, is parsed whole.
+  end (blocks and newlines equal to them are stored as None): a chunk that detects other defaults than the
+  module had is parsed whole, and so is an edit of the first statement or the header.
 
 The chunk is the statements the edit touched plus one on each side. ``tests/test_lsp_incremental.py`` compares
 the result with a full parse (``deep_equals``) over many edits of the fixtures.
@@ -107,9 +108,8 @@ class IncrementalParser:
         first = max(bisect.bisect_right(starts, prefix) - 1, 0)
         last = max(bisect.bisect_right(starts, max(changed_end - 1, prefix)) - 1, first)
         first, last = first - 1, min(last + 1, count - 1)
-        compound = next((i for i, s in enumerate(module.body) if isinstance(s, cst.BaseCompoundStatement)), count)
-        if first <= compound or prefix < starts[0]:
-            return None  # the header, the first lines or the first indented block: parse it whole
+        if first < 1 or prefix < starts[0]:
+            return None  # the header or the first statement: parse it whole
         to_end = last == count - 1
         chunk_start = starts[first]
         old_end = len(old) if to_end else starts[last + 1]

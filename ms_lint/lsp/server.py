@@ -115,7 +115,8 @@ def code_action(ls: MsLintServer, params: lsp.CodeActionParams) -> List[lsp.Code
                     title=action_title(finding), kind=lsp.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic(finding, lines, ls.encoding)], is_preferred=safe,
                     edit=_edit(uri, checked, text, ls.encoding)))
-    if (wants(FIX_ALL) if only else actions) and any(f.fix and f.fix.get("applicability") == SAFE for f in checked.findings):
+    safe_fixes = any(f.fix and f.fix.get("applicability") == SAFE for f in checked.findings)
+    if safe_fixes and (wants(FIX_ALL) if only else actions):
         fixed = checked.fixed(unsafe=False)
         if fixed != checked.text:
             actions.append(lsp.CodeAction(title="ms-lint: apply all safe fixes", kind=FIX_ALL,
