@@ -268,3 +268,22 @@ def test_saving_a_module_checks_the_other_open_documents_again(server, cli, tmp_
     # Fix-all on the edited base leaves the index with the buffer's text, not the fixed one.
     code_actions(server, base_uri, only=["source.fixAll"])
     assert got(change(server, head_uri, 2, text=head.read_text() + "\n")) == got(after)
+
+
+def test_edits_faster_than_checks_end_with_the_last_text(server, cli, tmp_path):
+    """Edits sent without waiting (typing) are folded into fewer checks; what stays published is the last text's."""
+    path = copy_fixture(tmp_path, "loops/per_sample_tuples.py")
+    text = path.read_text()
+    uri, _ = open_document(server, path)
+    lines = text.splitlines(keepends=True)
+    for version in range(2, 12):
+        lines.insert(0, f"# edit {version}\n")
+        server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": [{"text": "".join(lines)}]})
+    final = server.diagnostics(uri, 11)
+    path.write_text("".join(lines))
+    assert got(final) == expected_diagnostics(cli, path)
+    published = [n for n in server.notifications if n["method"] == "textDocument/publishDiagnostics"
+                 and n["params"]["uri"] == uri]
+    assert published[-1]["params"]["version"] == 11 and len(published) <= 11
+    assert server.shutdown() == 0

@@ -1,11 +1,19 @@
 """The pygls server: diagnostics on open, change and save; each fix as a code action; "fix all" as a source
-action. Every handler answers from ``ms_lint.lsp.documents``; nothing here analyzes code itself."""
+action. Every handler answers from ``ms_lint.lsp.documents``; nothing here analyzes code itself.
+
+Checks run on one worker thread, so the event loop keeps reading the client's messages meanwhile: edits that
+arrive while a document is being checked are folded into one more check of its latest text (typing faster than a
+check takes never builds a queue). The checker is only ever used from that thread; messages go out from the
+event loop's.
+"""
 from __future__ import annotations
 
 import gc
 import logging
 import os
-from typing import List, Optional
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
+from typing import List, Optional, Set
 
 from lsprotocol import types as lsp
 from pygls.server import LanguageServer
@@ -20,40 +28,68 @@ FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.ms-lint"
 logger = logging.getLogger(__name__)
 
 
+def _path(uri: str) -> str:
+    return to_fs_path(uri) or uri
+
+
 class MsLintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ms-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.checker = Checker()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ms-lint-check")
+        self._busy: Set[str] = set()  # documents with a check queued or running (event loop thread only)
+        self._again: Set[str] = set()  # documents edited while their check ran
 
     @property
     def encoding(self) -> str:
         return self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16
 
-    def check(self, uri: str) -> Optional[Checked]:
-        document = self.workspace.get_text_document(uri)
-        path = to_fs_path(uri) or uri
-        checked = self.checker.check(path, document.source, document.version)
-        lines = split_lines(checked.text)
-        self.publish_diagnostics(uri, [diagnostic(f, lines, self.encoding) for f in checked.findings],
-                                 version=document.version)
-        return checked
+    # -- on the event loop ----------------------------------------------------------------------------
+    def schedule(self, uri: str) -> None:
+        """Check the document's current text on the worker, then publish; at most one check per document queued."""
+        if uri in self._busy:
+            self._again.add(uri)
+            return
+        self._busy.add(uri)
+        self._submit(uri)
 
-    def check_others(self, uri: Optional[str]) -> None:
+    def _submit(self, uri: str) -> None:
+        document = self.workspace.get_text_document(uri)
+        future = self.worker.submit(self.checker.check, _path(uri), document.source, document.version)
+        future.add_done_callback(lambda done: self.loop.call_soon_threadsafe(self._checked, uri, done))
+
+    def _checked(self, uri: str, future: Future) -> None:
+        try:
+            checked: Optional[Checked] = future.result()
+        except Exception:  # Checker.check reports its own failures as MSL900; this is a bug in the server
+            logger.exception("checking %s failed", uri)
+            checked = None
+        if uri not in self.workspace.text_documents:  # closed meanwhile
+            self._busy.discard(uri)
+            self._again.discard(uri)
+            return
+        if checked is not None:
+            lines = split_lines(checked.text)
+            self.publish_diagnostics(uri, [diagnostic(f, lines, self.encoding) for f in checked.findings],
+                                     version=checked.version)
+        if uri in self._again:
+            self._again.discard(uri)
+            self._submit(uri)
+        else:
+            self._busy.discard(uri)
+
+    def schedule_others(self, uri: Optional[str]) -> None:
         for other in list(self.workspace.text_documents):
-            if other != uri and other in self.workspace.text_documents:
-                self.check(other)
+            if other != uri:
+                self.schedule(other)
 
-    def checked(self, uri: str) -> Optional[Checked]:
-        """The result for the open document's current text (checked again if an edit came in since); None for a
-        document the client has not opened."""
-        if uri not in self.workspace.text_documents:
-            return None
-        document = self.workspace.get_text_document(uri)
-        path = to_fs_path(uri) or uri
+    # -- on the worker ---------------------------------------------------------------------------------
+    def checked_text(self, path: str, text: str, version: Optional[int]) -> Checked:
+        """The result for this text: the last check's when it was of the same text."""
         found = self.checker.results.get(os.path.abspath(path))
-        if found is not None and found.text == document.source:
+        if found is not None and found.text == text:
             return found
-        return self.check(uri)
+        return self.checker.check(path, text, version)
 
 
 server = MsLintServer()
@@ -61,44 +97,52 @@ server = MsLintServer()
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: MsLintServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    ls.check(params.text_document.uri)
+    ls.schedule(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: MsLintServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    ls.check(params.text_document.uri)
+    ls.schedule(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: MsLintServer, params: lsp.DidSaveTextDocumentParams) -> None:
     """Check the document, then the other open ones: their findings may depend on it (a base class, a helper,
     a sub-cell), and a save is when one expects them to follow."""
-    ls.check(params.text_document.uri)
-    ls.check_others(params.text_document.uri)
+    ls.schedule(params.text_document.uri)
+    ls.schedule_others(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: MsLintServer, params: lsp.DidCloseTextDocumentParams) -> None:
-    ls.checker.close(to_fs_path(params.text_document.uri) or params.text_document.uri)
+    ls.worker.submit(ls.checker.close, _path(params.text_document.uri))
     ls.publish_diagnostics(params.text_document.uri, [])
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched(ls: MsLintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
-        ls.checker.saved(to_fs_path(change.uri) or change.uri)
-    ls.check_others(None)
+        ls.worker.submit(ls.checker.saved, _path(change.uri))
+    ls.schedule_others(None)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                 lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL],
                                       resolve_provider=False))
-def code_action(ls: MsLintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
+async def code_action(ls: MsLintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
+    uri = params.text_document.uri
+    if uri not in ls.workspace.text_documents:
+        return []
+    document = ls.workspace.get_text_document(uri)
+    work = partial(_code_actions, ls, params, document.source, document.version)
+    return await ls.loop.run_in_executor(ls.worker, work)
+
+
+def _code_actions(ls: MsLintServer, params: lsp.CodeActionParams, text: str,
+                  version: Optional[int]) -> List[lsp.CodeAction]:
     uri = params.text_document.uri
     only = params.context.only
-    checked = ls.checked(uri)
-    if checked is None:
-        return []
+    checked = ls.checked_text(_path(uri), text, version)
     actions: List[lsp.CodeAction] = []
     lines = split_lines(checked.text)
     wants = lambda kind: not only or any(kind == k or kind.startswith(f"{k}.") for k in only)  # noqa: E731
@@ -107,14 +151,14 @@ def code_action(ls: MsLintServer, params: lsp.CodeActionParams) -> List[lsp.Code
                                                                     params.range)]
         if wanted:
             keys = {_key(f) for f in wanted}
-            for finding, text in checked.variants():
+            for finding, fixed in checked.variants():
                 if _key(finding) not in keys:
                     continue
                 safe = (finding.fix or {}).get("applicability") == SAFE
                 actions.append(lsp.CodeAction(
                     title=action_title(finding), kind=lsp.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic(finding, lines, ls.encoding)], is_preferred=safe,
-                    edit=_edit(uri, checked, text, ls.encoding)))
+                    edit=_edit(uri, checked, fixed, ls.encoding)))
     safe_fixes = any(f.fix and f.fix.get("applicability") == SAFE for f in checked.findings)
     if safe_fixes and (wants(FIX_ALL) if only else actions):
         fixed = checked.fixed(unsafe=False)
