@@ -287,3 +287,18 @@ def test_edits_faster_than_checks_end_with_the_last_text(server, cli, tmp_path):
                  and n["params"]["uri"] == uri]
     assert published[-1]["params"]["version"] == 11 and len(published) <= 11
     assert server.shutdown() == 0
+
+
+def test_untitled_and_non_python_documents(server, tmp_path):
+    untitled = "untitled:Untitled-1"
+    from conftest import FLAGGED
+
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": untitled, "languageId": "python", "version": 1,
+                                                            "text": FLAGGED}})
+    assert [d["code"] for d in server.diagnostics(untitled, 1)] == ["MSL101"]
+    toml = (tmp_path / "pyproject.toml").as_uri()
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": toml, "languageId": "toml", "version": 1,
+                                                            "text": "[tool.ms-lint]\n"}})
+    assert code_actions(server, toml) == []
+    assert not [n for n in server.notifications if n["params"].get("uri") == toml]
+    assert server.shutdown() == 0

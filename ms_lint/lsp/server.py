@@ -47,11 +47,20 @@ class MsLintServer(LanguageServer):
     # -- on the event loop ----------------------------------------------------------------------------
     def schedule(self, uri: str) -> None:
         """Check the document's current text on the worker, then publish; at most one check per document queued."""
+        if not self.is_python(uri):
+            return
         if uri in self._busy:
             self._again.add(uri)
             return
         self._busy.add(uri)
         self._submit(uri)
+
+    def is_python(self, uri: str) -> bool:
+        """An open Python document (by language id, or by file name when the client sent none)."""
+        if uri not in self.workspace.text_documents:
+            return False
+        language = self.workspace.get_text_document(uri).language_id
+        return language == "python" if language else _path(uri).endswith((".py", ".pyi"))
 
     def _submit(self, uri: str) -> None:
         document = self.workspace.get_text_document(uri)
@@ -131,7 +140,7 @@ def did_change_watched(ls: MsLintServer, params: lsp.DidChangeWatchedFilesParams
                                       resolve_provider=False))
 async def code_action(ls: MsLintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
     uri = params.text_document.uri
-    if uri not in ls.workspace.text_documents:
+    if not ls.is_python(uri):
         return []
     document = ls.workspace.get_text_document(uri)
     work = partial(_code_actions, ls, params, document.source, document.version)
