@@ -302,3 +302,22 @@ def test_untitled_and_non_python_documents(server, tmp_path):
     assert code_actions(server, toml) == []
     assert not [n for n in server.notifications if n["params"].get("uri") == toml]
     assert server.shutdown() == 0
+
+
+@pytest.mark.parametrize("name, text", [
+    ("op_info.py", "import mindspore\nfrom mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+                   "        return x\n\n\nop_info = Builder()" + ".input(0, 'x')" * 900 + ".get_op_info()\n"),
+    ("nested.py", "import mindspore\nx = " + "f(" * 1000 + "1" + ")" * 1000 + "\n"),
+    ("bools.py", "import mindspore\nok = " + " and ".join(["a"] * 2500) + "\n"),
+])
+def test_deeply_nested_code_gets_what_check_gives(server, cli, tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    uri, diagnostics = open_document(server, path)
+    assert got(diagnostics) == expected_diagnostics(cli, path)
+    lines = text.splitlines(keepends=True)
+    lines.insert(1, "import os\n")
+    diagnostics = change(server, uri, 2, text="".join(lines))
+    path.write_text("".join(lines))
+    assert got(diagnostics) == expected_diagnostics(cli, path)
+    assert server.shutdown() == 0

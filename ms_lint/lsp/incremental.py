@@ -66,11 +66,19 @@ class IncrementalParser:
             return self.module
         module = self._reparse(text) if self.module is not None and self._statements else None
         if module is None:
-            module = cst.parse_module(text)
+            module = cst.parse_module(text)  # what it raises is the engine's to report, as for any parse
             self.full_parses += 1
-            statements = [_Statement(node, module) for node in module.body]
-            self._index(text, module, statements)
+            self._index(text, module, self._statements_of(module, module.body))
         return module
+
+    @staticmethod
+    def _statements_of(module: cst.Module, nodes) -> List[_Statement]:
+        """The statements' code and positions; none (nothing reused next time) where code generation recurses
+        too deep: that must not turn into a finding a full parse would not give."""
+        try:
+            return [_Statement(node, module) for node in nodes]
+        except (RecursionError, MemoryError):
+            return []
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
         """``ms_lint.positions.node_positions(module)`` for the module ``parse`` returned last."""
@@ -82,6 +90,9 @@ class IncrementalParser:
     def _index(self, text: str, module: cst.Module, statements: List[_Statement]) -> None:
         """Remember the module and where each statement starts; if the pieces do not give back the text exactly
         (a file without a final newline), statements are not reused for the next text."""
+        if not statements and module.body:
+            self.text, self.module, self._statements, self._starts, self._by_node = text, module, [], [], {}
+            return
         header = _code_of(module.header, module)
         offset = len(header)
         starts = []
@@ -130,9 +141,10 @@ class IncrementalParser:
         if to_end:
             changes.update(footer=chunk.footer, has_trailing_newline=chunk.has_trailing_newline)
         new_module = module.with_changes(**changes)
-        new_statements = [*statements[:first], *(_Statement(node, new_module) for node in body),
-                          *statements[last + 1:]]
-        self._index(text, new_module, new_statements)
+        rebuilt = self._statements_of(new_module, body)
+        if len(rebuilt) != len(body):
+            return None
+        self._index(text, new_module, [*statements[:first], *rebuilt, *statements[last + 1:]])
         if not self._statements:
             return None  # the pieces do not give back the text: parse it whole
         return new_module

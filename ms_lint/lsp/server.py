@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import List, Optional, Set
@@ -25,6 +26,7 @@ from ms_lint.lsp.convert import action_title, diagnostic, in_range, split_lines,
 from ms_lint.lsp.documents import Checked, Checker
 
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.ms-lint"
+WORKER_STACK = 256 * 1024 * 1024  # bytes of stack for the checking thread (address space; pages are used lazily)
 logger = logging.getLogger(__name__)
 
 
@@ -36,6 +38,9 @@ class MsLintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ms-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.checker = Checker()
+        # The engine analyzes with a recursion limit of 20,000 (generated code nests deeply): give the checking
+        # thread the room the main thread has, not a platform's smaller thread default.
+        threading.stack_size(WORKER_STACK)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ms-lint-check")
         self._busy: Set[str] = set()  # documents with a check queued or running (event loop thread only)
         self._again: Set[str] = set()  # documents edited while their check ran
