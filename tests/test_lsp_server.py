@@ -321,3 +321,32 @@ def test_deeply_nested_code_gets_what_check_gives(server, cli, tmp_path, name, t
     path.write_text("".join(lines))
     assert got(diagnostics) == expected_diagnostics(cli, path)
     assert server.shutdown() == 0
+
+
+def test_range_edits_inside_graph_functions_keep_diagnostics_equal_to_check(server, cli, tmp_path):
+    """Incremental changes (the statements around the edit are re-parsed alone) give check's findings each time."""
+    path = copy_fixture(tmp_path, "lookalikes_optim/clip_accumulate_ema.py")
+    text = path.read_text()
+    uri, diagnostics = open_document(server, path)
+    assert got(diagnostics) == expected_diagnostics(cli, path)
+    lines = text.splitlines(keepends=True)
+    version = 1
+    for round_ in range(3):
+        target = [i + 1 for i, line in enumerate(lines) if line.strip().startswith("def construct(")][round_]
+        indent = lines[target][: len(lines[target]) - len(lines[target].lstrip(" "))]
+        assert indent.strip(" ") == ""
+        steps = [
+            ({"start": {"line": target, "character": 0}, "end": {"line": target, "character": 0}},
+             f"{indent}scratch = 1\n"),
+            ({"start": {"line": target, "character": 0}, "end": {"line": target + 1, "character": 0}}, ""),
+            ({"start": {"line": target - 1, "character": 0}, "end": {"line": target - 1, "character": 0}},
+             "    # a comment above construct\n"),
+        ]
+        for where, new_text in steps:
+            version += 1
+            diagnostics = change(server, uri, version, edits=[{"range": where, "text": new_text}])
+            start, end = where["start"]["line"], where["end"]["line"]
+            lines[start:end] = [new_text] if new_text else []
+            path.write_text("".join(lines))
+            assert got(diagnostics) == expected_diagnostics(cli, path), (target, new_text)
+    assert server.shutdown() == 0
