@@ -81,10 +81,12 @@ def analyze_path(path: str, config: Config, display_path: Optional[str] = None,
 
 def analyze_source(source: SourceFile, config: Config, display_path: Optional[str] = None,
                    rules: Optional[Sequence[Type[Rule]]] = None, flake8_noqa: bool = True,
-                   index: Optional[ProjectIndex] = None) -> FileAnalysis:
+                   index: Optional[ProjectIndex] = None, trees=None) -> FileAnalysis:
     """Findings of one file. ``index`` is the project the file belongs to (``ms_lint.analysis.index``); without
     one, the file's own package is indexed (once per process and package). ``flake8_noqa=False`` (the flake8
-    plugin): ``# flake8: noqa`` is flake8's to apply."""
+    plugin): ``# flake8: noqa`` is flake8's to apply. ``trees``: what parses the text and resolves positions
+    instead of ``cst.parse_module`` and ``node_positions`` (the language server's incremental parser,
+    ``ms_lint.lsp.incremental``: same trees, same positions)."""
     path = display_path or source.path
     result = FileAnalysis(path, source=source)
     text = source.text
@@ -108,12 +110,13 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         return result
     if not firing:
         return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python compiles it: nothing to say
-    context = project.own_context(text)  # parsed already for another file's cross-module question
+    # parsed already for another file's cross-module question (the editor server keeps its own trees)
+    context = project.own_context(text) if trees is None else None
     if context is not None:
         module = context.module
     else:
         try:
-            module = cst.parse_module(text)
+            module = trees.parse(text) if trees is not None else cst.parse_module(text)
         except cst.ParserSyntaxError as exc:
             result.findings.append(_syntax_error(path, text, exc))
             return result
@@ -126,14 +129,15 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     try:
         if context is None:
             context = ModuleContext(module, text, source.path, config, project)
-            project.remember(context)
+            if trees is None:
+                project.remember(context)
         result.context = context
         reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
     except RecursionError:
         result.findings.append(unanalyzable(path, "too deeply nested to analyze"))
         return result
     if reports:
-        _attach_positions(result, module, reports, text, path)
+        _attach_positions(result, module, reports, text, path, trees)
     return result
 
 
@@ -234,8 +238,8 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
 
 
 def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[RawReport], text: str,
-                      path: str) -> None:
-    positions = node_positions(module)
+                      path: str, trees=None) -> None:
+    positions = trees.positions(module) if trees is not None else node_positions(module)
     result.positions = positions
     lines = text.splitlines()
     for report in reports:

@@ -1,0 +1,290 @@
+"""Checking editor buffers: the text of an open document, with the config, project index and noqa that
+``ms-lint check`` would use for the same file on disk.
+
+The project index (``ms_lint.analysis.index.index_for``: one per package and config, kept by this process) holds
+the summaries of every open document's buffer, not of the file on disk, so a Cell defined in an unsaved buffer is
+seen from the others. The last analysis of each document is kept (its libcst module, context and fix objects):
+code actions and "fix all" are answered from it without analyzing again.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import tokenize
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+from ms_lint.config import Config, ConfigError, find_pyproject, load_config
+from ms_lint.diagnostics import Finding
+from ms_lint.lsp.incremental import IncrementalParser
+from ms_lint.source import SourceFile, UnreadableSource, decode_source
+
+
+@dataclass
+class Checked:
+    """One document version's findings and what the code actions need."""
+
+    path: str
+    version: Optional[int]
+    text: str
+    findings: List[Finding] = field(default_factory=list)
+    config: Optional[Config] = None
+    source: Optional[SourceFile] = None
+    analysis: object = None  # ms_lint.engine.FileAnalysis, None when nothing was analyzed
+    _variants: Optional[List[Tuple[Finding, str]]] = None
+    _fixed: Dict[bool, str] = field(default_factory=dict)
+    # Gives the project index this buffer's summary again: fixing analyzes the fixed text under the same path.
+    restore: Optional[Callable[[], object]] = field(default=None, repr=False)
+
+    def variants(self) -> List[Tuple[Finding, str]]:
+        """(finding, the text with only its fix applied) for each fixable finding, unsafe ones included."""
+        if self._variants is None:
+            from ms_lint.fixer import single_fix_variants
+
+            self._variants = []
+            if self.source is not None and self.config is not None and any(f.fix for f in self.findings):
+                try:
+                    self._variants = single_fix_variants(self.source, self.config, self.path)
+                finally:
+                    self._restore()
+        return self._variants
+
+    def fixed(self, unsafe: bool) -> str:
+        """The text ``ms-lint fix --apply`` (``--unsafe-fixes``) would write."""
+        if unsafe not in self._fixed:
+            from ms_lint.fixer import fix_text
+
+            text = self.text
+            if self.source is not None and self.config is not None and any(f.fix for f in self.findings):
+                try:
+                    outcome = fix_text(self.source, self.config, unsafe=unsafe, path=self.path)
+                finally:
+                    self._restore()
+                if outcome.changed and not outcome.error:
+                    text = outcome.fixed
+            self._fixed[unsafe] = text
+        return self._fixed[unsafe]
+
+    def _restore(self) -> None:
+        if self.restore is not None:
+            self.restore()
+
+
+class ConfigCache:
+    """The Config of a document's folder: that of the nearest configuring pyproject.toml (as ``check``), read
+    again when that file changes."""
+
+    def __init__(self) -> None:
+        self._loaded: Dict[str, Tuple[Optional[int], Config]] = {}
+
+    def for_path(self, path: str) -> Config:
+        pyproject = find_pyproject(os.path.dirname(os.path.abspath(path)))
+        if pyproject is None:
+            return self._loaded.setdefault("", (None, Config()))[1]
+        try:
+            stamp: Optional[int] = os.stat(pyproject).st_mtime_ns
+        except OSError:
+            stamp = None
+        known = self._loaded.get(pyproject)
+        if known is None or known[0] != stamp:
+            known = (stamp, load_config(path=pyproject))  # ConfigError goes to the caller
+            self._loaded[pyproject] = known
+        return known[1]
+
+
+def source_of(path: str, text: str) -> SourceFile:
+    """The buffer as ``read_source`` would give the saved file: encoded in its declared encoding (so fixes are
+    checked against it), NUL bytes and undecodable text rejected the same way."""
+    raw = text.encode("utf-8", "surrogateescape")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding not in ("utf-8", "utf-8-sig"):
+        try:
+            raw = text.encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            pass  # decode_source reports it, as for the file on disk
+    return decode_source(path, raw)
+
+
+class Checker:
+    """Checks documents; remembers each open document's last result and buffer."""
+
+    def __init__(self) -> None:
+        self.configs = ConfigCache()
+        self.results: Dict[str, Checked] = {}  # by absolute path
+        self.buffers: Dict[str, bytes] = {}  # raw bytes of open documents, by absolute path
+        self.parsers: Dict[str, IncrementalParser] = {}  # per open document: its analysis' trees
+        self.shadows: Dict[str, IncrementalParser] = {}  # per open document: the trees of its cross-module context
+
+    def check(self, path: str, text: str, version: Optional[int] = None) -> Checked:
+        """Findings of ``text`` as the file ``path``; never raises (an internal error is one MSL900)."""
+        from ms_lint.engine import unanalyzable
+
+        key = os.path.abspath(path)
+        result = Checked(path, version, text)
+        try:
+            result.config = self.configs.for_path(path)
+        except ConfigError as exc:
+            result.findings = [unanalyzable(path, f"bad configuration: {exc}")]
+            self.results[key] = result
+            return result
+        if result.config.is_excluded(path, check_parents=True):
+            self.results[key] = result  # excluded by the project's config: nothing to say (as --force-exclude)
+            return result
+        try:
+            result.source = source_of(path, text)
+        except UnreadableSource as exc:
+            result.findings = [unanalyzable(path, exc.reason, exc.line or 1)]
+            self.results[key] = result
+            return result
+        try:
+            self.buffers[key] = result.source.raw
+            analysis = self._analyze(result.source, result.config, path)
+            source, config = result.source, result.config
+            result.restore = lambda: self._index(source, config)
+            result.analysis = analysis
+            result.findings = analysis.findings
+        except Exception as exc:  # an ms-lint bug must not stop the server: report it on the file
+            result.findings = [unanalyzable(path, f"internal error ({type(exc).__name__}: {exc})")]
+            result.source = None
+        self.results[key] = result
+        return result
+
+    def close(self, path: str) -> None:
+        """The document is closed: the index goes back to the file on disk."""
+        key = os.path.abspath(path)
+        self.results.pop(key, None)
+        self.parsers.pop(key, None)
+        self.shadows.pop(key, None)
+        if self.buffers.pop(key, None) is not None:
+            self._sync_disk(key)
+
+    def saved(self, path: str) -> None:
+        """Another tool may have written the file: the index re-reads what is not open."""
+        key = os.path.abspath(path)
+        if key not in self.buffers:
+            self._sync_disk(key)
+
+    def _sync_disk(self, key: str) -> None:
+        from ms_lint.analysis import index as index_module
+
+        try:
+            with open(key, "rb") as handle:
+                raw = handle.read()
+        except OSError:
+            return
+        for index in list(index_module._INDEXES.values()):
+            if key in index.by_path:
+                _update(index, key, raw)
+
+    def _analyze(self, source: SourceFile, config: Config, path: str):
+        from ms_lint.engine import analyze_source
+
+        key = os.path.abspath(source.path)
+        index = self._index(source, config)
+        for other, raw in self.buffers.items():  # the other open buffers of this project, not their files
+            if other in index.by_path:
+                _update(index, other, raw)
+        for other, raw in self.buffers.items():
+            if other in index.by_path:
+                self._seed_context(index, other, raw, config)
+        parser = self.parsers.setdefault(key, IncrementalParser())
+        return analyze_source(source, config, path, index=index, trees=parser)
+
+    def _index(self, source: SourceFile, config: Config):
+        """The project index of the document's package (``index_for``'s: one per package and config, kept by this
+        process), built on first use as ``check`` builds it, with this buffer's summary."""
+        from ms_lint.analysis.index import _INDEXES, index_for, package_of
+
+        package, root = package_of(source.path)
+        anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
+        known = _INDEXES.get((anchor, tuple(config.cell_bases), config.unresolved_bases))
+        if known is not None:
+            _update(known, os.path.abspath(source.path), source.raw)  # before index_for's own update: see _update
+        return index_for(source, config)
+
+    def _seed_context(self, index, key: str, raw: bytes, config: Config) -> None:
+        """Questions other modules' analyses ask about an open document (``ProjectView.context_for``) are answered
+        from its buffer, not from the file on disk: its context is built from the buffer when first asked."""
+        from ms_lint.analysis import project
+
+        summary = index.by_path.get(key)
+        if summary is None:
+            return
+        slot = (id(index), summary.name)
+        found = project._CONTEXTS.get(slot)
+        if isinstance(found, _BufferContext) and found.raw == raw and found.config is config:
+            return
+        shadow = self.shadows.setdefault(key, IncrementalParser())
+        project._CONTEXTS[slot] = _BufferContext(index, summary.path, raw, config, shadow)
+
+
+class _BufferContext:
+    """A ``ModuleContext`` of an open document's buffer, built on first use (as ``context_for`` builds one from
+    the file: its own tree, its own project view)."""
+
+    def __init__(self, index, path: str, raw: bytes, config: Config, parser: IncrementalParser):
+        self.index, self.path, self.raw, self.config, self.parser = index, path, raw, config, parser
+        self._context = None
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        context = self.__dict__.get("_context")
+        if context is None:
+            from ms_lint.analysis.project import ProjectView
+            from ms_lint.context import ModuleContext
+
+            text = decode_source(self.path, self.raw).text
+            context = ModuleContext(self.parser.parse(text), text, self.path, self.config,
+                                    project=ProjectView(self.index, self.path, self.config))
+            self.__dict__["_context"] = context
+        return getattr(context, name)
+
+
+def _update(index, key: str, raw: bytes) -> None:
+    """Give the index this text of the file. ``ProjectIndex.update_file`` forgets everything the index worked out
+    (graph closure, resolved names); when the new summary differs from the old one only in line numbers (which
+    nothing the index keeps depends on), the summary is swapped in and the rest kept: typing inside a function
+    does not rebuild the project's graph closure."""
+    from ms_lint.analysis.index import digest_of, summarize_file
+
+    known = index.by_path.get(key)
+    if known is not None and known.digest == digest_of(raw):
+        return
+    _forget_contexts(index, {key})
+    if known is not None and index.modules.get(known.name) is known:
+        summary = summarize_file(key, raw)
+        if summary is not None and _same_shape(known, summary):
+            index.by_path[key] = summary
+            index.modules[summary.name] = summary
+            return
+    index.update_file(key, raw)
+    _forget_contexts(index, {key})
+
+
+def _same_shape(a, b) -> bool:
+    """Equal summaries but for the digest and the ``line`` of classes and functions."""
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(_same_shape(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a) if f.name not in ("line", "digest"))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_shape(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_shape(x, y) for x, y in zip(a, b))
+    return a is b or a == b
+
+
+def _forget_contexts(index, paths) -> None:
+    """Drop the cross-module analyses (``ms_lint.analysis.project``) built from these files' old text."""
+    from ms_lint.analysis import project
+
+    names = {summary.name for path in paths
+             for summary in [index.by_path.get(os.path.abspath(path))] if summary is not None}
+    for key in [k for k in project._CONTEXTS if k[0] == id(index) and k[1] in names]:
+        del project._CONTEXTS[key]
