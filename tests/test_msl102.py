@@ -306,3 +306,67 @@ def test_a_replaced_hyper_map_attribute_is_not_reused():
 def test_no_fix_message_still_names_the_cure():
     finding = only(jit("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads"))
     assert "ops.HyperMap" in finding.text and "no automatic rewrite" in finding.text
+
+
+# -- reaching bindings (ms_lint/analysis/reaching.py) ---------------------------------------------------------------
+MICRO_BATCHES = HEAD + """
+class TupleAdd(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.add = ops.Add()
+        self.hyper_map = ops.HyperMap()
+
+    def construct(self, a, b):
+        return self.hyper_map(self.add, a, b)
+
+
+class Clip(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.hyper_map = ops.HyperMap()
+
+    def construct(self, grads, bound):
+        return self.hyper_map(ops.partial(ops.clip_by_value, -bound, bound), grads)
+
+
+class MicroBatchStep(nn.Cell):
+    def __init__(self, network, weights, reducer):
+        super().__init__()
+        self.network = network
+        self.weights = weights
+        self.grad = ops.GradOperation(get_by_list=True)
+        self.clip = Clip()
+        self.tuple_add = TupleAdd()
+        self.reducer = reducer
+        self.noise = ops.StandardNormal()
+
+    def construct(self, datas, micro_batches):
+        record_grad = self.grad(self.network, self.weights)(datas[0])
+        record_grad = self.clip(record_grad, 1.0)
+        grads = record_grad
+        for i in range(1, micro_batches):
+            record_grad = self.grad(self.network, self.weights)(datas[i])
+            record_grad = self.clip(record_grad, 1.0)
+            grads = self.tuple_add(grads, record_grad)
+        noisy = ()
+        for grad in grads:
+            noisy = noisy + (grad + self.noise(grad.shape),)
+        grads = self.reducer(noisy)
+        return grads
+"""
+
+
+def test_a_loop_between_rebindings_sees_only_the_bindings_that_reach_it():
+    """``grads`` is a tuple of gradients where the noise loop reads it (the clip and tuple-add sub-cells return
+    one); that it is rebound later to what an unknown reducer returns does not make the loop's sequence unknown."""
+    found = findings(MICRO_BATCHES)
+    assert [f.line for f in found] == [line_of(MICRO_BATCHES, "for grad in grads")]
+
+
+def test_a_name_rebound_to_one_tensor_is_no_sequence_where_that_binding_reaches():
+    """After ``grads = ops.stack(noisy)`` the loop iterates rows of one Tensor (MSL101's business), not a sequence,
+    although ``grads`` was a tuple of gradients before."""
+    code = MICRO_BATCHES.replace("        grads = self.reducer(noisy)\n        return grads\n",
+                                 "        grads = ops.stack(noisy)\n        for row in grads:\n"
+                                 "            noisy = noisy + (row * 2,)\n        return noisy\n")
+    assert [f.line for f in findings(code)] == [line_of(code, "for grad in grads")]

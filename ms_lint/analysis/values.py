@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Protocol, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import written_names
+from ms_lint.analysis.reaching import ReachingBindings
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
@@ -663,7 +664,7 @@ class FunctionValues(ExpressionKinds):
             self.env[name] = param_kinds.get(name, Kind.UNKNOWN)
         for name in _membership_tested_parameters(func, self.parameters):
             self.env[name] = Kind.CONST
-        self.sequence = SequentialBindings(func)
+        self.sequence = ReachingBindings(func, {name: self.env[name] for name in self.parameters})
         self.plain_dicts = plain_dicts(func)
         _bind_locals(self, func)
 
@@ -915,54 +916,11 @@ def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -
     return kinds
 
 
-class SequentialBindings:
-    """Names a function rebinds only in straight-line code at the top of its body (``h = self.gru(h, c)`` then
-    ``h = [self.up(x) for x in h]``): at each use, the kind is that of the binding before the use's statement,
-    not the join of all of them (a name that is a Tensor, then a list of 18 tensors, is neither "unknown")."""
-
-    def __init__(self, func: cst.FunctionDef):
-        body = list(suite_statements(func.body))
-        self.top_index = {id(stmt): index for index, stmt in enumerate(body)}
-        counts: Dict[str, int] = {}
-        nested: Set[str] = set()
-        for stmt in walk_statements(body, into_defs=False):
-            bound = _names_bound_by(stmt)
-            if id(stmt) in self.top_index and isinstance(stmt, cst.SimpleStatementLine):
-                for name in bound:
-                    counts[name] = counts.get(name, 0) + 1
-            else:
-                nested.update(bound)
-        names = {name for name, count in counts.items() if count > 1 and name not in nested}
-        self.steps: Dict[str, List[Tuple[int, Kind]]] = {name: [] for name in names}
-        self.statement_of: Dict[int, int] = {}
-        if names:
-            for index, stmt in enumerate(body):
-                for node in find(stmt, cst.Name):
-                    if node.value in names:
-                        self.statement_of[id(node)] = index
-
-    def record(self, stmt: cst.BaseStatement, name: str, kind: Kind) -> None:
-        index = self.top_index.get(id(stmt))
-        if index is not None and name in self.steps:
-            self.steps[name] = [step for step in self.steps[name] if step[0] != index] + [(index, kind)]
-            self.steps[name].sort(key=lambda step: step[0])
-
-    def kind_at(self, use: cst.Name) -> Optional[Kind]:
-        """The kind of the binding that reaches this use, or None when the name is not tracked here."""
-        steps = self.steps.get(use.value)
-        if not steps:
-            return None
-        at = self.statement_of.get(id(use))
-        if at is None:
-            return None
-        before = [kind for index, kind in steps if index < at]
-        return before[-1] if before else None
-
-
 def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
     """Two passes over the function's assignments in source order, joining every binding of each name (and, for
-    names rebound in straight-line code, remembering each binding's kind: ``SequentialBindings``)."""
-    sequence: Optional[SequentialBindings] = getattr(model, "sequence", None)
+    names it rebinds, remembering each binding's kind: ``ReachingBindings`` gives a use the join of the bindings
+    that reach it, not of all of them)."""
+    sequence: Optional[ReachingBindings] = getattr(model, "sequence", None)
     bindings: Dict[str, List[Kind]] = {}
     int_bindings: Dict[str, List[Optional[int]]] = {}
     fixed = dict(model.env)
@@ -970,17 +928,24 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
     statements = list(walk_statements(suite_statements(func.body), into_defs=False))
     rebound = _names_bound_more_than_once(statements)
     for _ in range(2):
+        if sequence is not None:
+            sequence.new_pass()
         bindings = {}
         int_bindings = {}
         for stmt in statements:
             # What an in-module call returns counts only for names bound once: joined with a name's other
             # bindings it would make the name a Tensor everywhere (``for item in features`` over the list a
-            # backbone returned, before ``features = self.pool(features)`` rebinds it).
+            # backbone returned, before ``features = self.pool(features)`` rebinds it). A use that sees only its
+            # reaching bindings (ReachingBindings) may take it: those get a second evaluation with it.
             model.returns_off = bool(rebound & _names_bound_by(stmt))
             for target, kind, value in _statement_bindings(model, stmt, loop_indices):
                 bindings.setdefault(target, []).append(kind)
                 int_bindings.setdefault(target, []).append(value)
-                if sequence is not None:
+                if sequence is not None and not model.returns_off:
+                    sequence.record(stmt, target, kind)
+            if sequence is not None and model.returns_off:
+                model.returns_off = False
+                for target, kind, _value in _statement_bindings(model, stmt, loop_indices):
                     sequence.record(stmt, target, kind)
         model.returns_off = False
         for name, kinds in bindings.items():
