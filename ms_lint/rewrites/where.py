@@ -298,6 +298,17 @@ def branch_problems(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Tu
     return scan.blocker, scan.hazard
 
 
+def expression_problems(ctx, values: FunctionValues, expr: cst.BaseExpression
+                        ) -> Tuple[Optional[str], Optional[str]]:
+    """(blocker, hazard) of an expression a select would now evaluate on every call, whatever its kind (a
+    temporary that a branch computes and a later statement reads)."""
+    scan = _BranchScan(ctx, values)
+    expr.visit(scan)
+    if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
+        scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
+    return scan.blocker, scan.hazard
+
+
 def shapes_visibly_differ(values: FunctionValues, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     """True when one side is a full reduction (0-d) and the other is a plain tensor name, or the two sides
     cast to different dtypes: cases where the sides can be seen to differ in shape or dtype."""

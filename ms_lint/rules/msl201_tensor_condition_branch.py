@@ -27,6 +27,7 @@ from ms_lint.rewrites.where import (
     shapes_visibly_differ,
     where_call,
 )
+from ms_lint.rewrites.where_flow import flow_fix
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
@@ -340,6 +341,7 @@ class TensorConditionBranch(Rule):
         self._unsafe: Dict[int, str] = {}  # id(fix) -> why it is unsafe, for the finding's message
         self._python_views: Dict[cst.FunctionDef, Optional[FunctionValues]] = {}
         self._calls_by_name: Optional[Dict[str, List[cst.Call]]] = None
+        self._flows: Dict[int, Tuple[Optional[Fix], Optional[str]]] = {}  # id(head if) -> (fix, why not)
 
     # The analysis runs once the walk has recorded every parent (the ``return`` after an ``if`` is a sibling).
     def visit_If(self, node: cst.If) -> None:
@@ -513,41 +515,59 @@ class TensorConditionBranch(Rule):
         effect = self._effect_in(values, node)
         if effect is not None:
             return None, effect
-        if self._is_elif(node):
-            return None, "an `elif` branch (rewrite the chain by hand as nested ops.where)"
-        if isinstance(node.orelse, cst.If):
-            return None, "an `if`/`elif` chain (rewrite by hand as nested ops.where)"
+        if self._is_elif(node) or isinstance(node.orelse, cst.If):
+            return self._chain_fix(values, node)
         split = self._split_fix(values, node)
         if split is not None:
             return split
         body = _single(node.body)
         if body is None:
-            return None, "a branch does more than assign one name or return one value"
+            return self._flow_fix(values, node)
         siblings, index = self._siblings(node)
         if node.orelse is not None:
             other = _single(node.orelse.body)
             if other is None:
-                return None, "a branch does more than assign one name or return one value"
+                return self._flow_fix(values, node)
             if isinstance(body, cst.Return) and isinstance(other, cst.Return):
                 return self._build(values, node, node.test, body.value, other.value, "return", [node])
             target = _assign_target(body)
             if target is not None and target == _assign_target(other):
                 return self._build(values, node, node.test, body.value, other.value, target, [node])
-            return None, "the branches assign different names"
+            return self._flow_fix(values, node)
         if isinstance(body, cst.Return):
             following = siblings[index + 1] if siblings is not None and index + 1 < len(siblings) else None
             nxt = _single_line(following)
             if isinstance(nxt, cst.Return) and nxt.value is not None and body.value is not None:
                 return self._build(values, node, node.test, body.value, nxt.value, "return", [node, following])
-            return None, "an early `return` not followed by `return <value>`"
+            return self._flow_fix(values, node)
         target = _assign_target(body)
         if target is None:
-            return None, "the branch does more than assign one name"
+            return self._flow_fix(values, node)
         if not self._bound_before(values, target, siblings, index):
             return None, (f"`{target}` is not bound to a known Tensor before the `if` (a select needs a Tensor for "
                           "the branch that does not assign it)")
         return self._build(values, node, node.test, body.value, cst.Name(target), target, [node],
                            self._previous_value(target, siblings, index))
+
+    def _chain_fix(self, values: FunctionValues, node: cst.If) -> Tuple[Optional[Fix], Optional[str]]:
+        """An ``if``/``elif`` chain is rewritten as a whole: every ``elif`` of it offers the fix of its head."""
+        head = node
+        while self._is_elif(head):
+            head = self.context.parent(head)  # type: ignore[assignment]
+        effect = self._effect_in(values, head)
+        if effect is not None:
+            return None, effect
+        return self._flow_fix(values, head)
+
+    def _flow_fix(self, values: FunctionValues, node: cst.If) -> Tuple[Optional[Fix], Optional[str]]:
+        """Several statements per branch, ``elif`` chains, early returns: :mod:`ms_lint.rewrites.where_flow`."""
+        key = id(node)
+        if key not in self._flows:
+            fix, unsafe = flow_fix(self.context, values, node)
+            if fix is not None and unsafe is not None:
+                self._unsafe[id(fix)] = unsafe
+            self._flows[key] = (fix, unsafe if fix is None else None)
+        return self._flows[key]
 
     def _split_fix(self, values: FunctionValues, node: cst.If) -> Optional[Tuple[Optional[Fix], Optional[str]]]:
         """``if <compile-time test> and <tensor test>:`` with constant-only statements and one ``h = expr`` last,
