@@ -333,6 +333,119 @@ class TensorConditionBranch(Rule):
                 return h
             """,
         ),
+        # An ``if``/``elif``/``else`` chain: nested selects, inner ``elif`` s inside.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def three_regimes(pred, target):
+                err = ops.abs(pred - target).mean()
+                if err < 1.0:
+                    loss = 0.5 * err * err
+                elif err < 4.0:
+                    loss = err - 0.5
+                else:
+                    loss = err * 0.1 + 3.1
+                return loss
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def three_regimes(pred, target):
+                err = ops.abs(pred - target).mean()
+                loss = ops.where(err < 1.0, 0.5 * err * err, ops.where(err < 4.0, err - 0.5, err * 0.1 + 3.1))
+                return loss
+            """,
+        ),
+        # Branches that assign several names: one select per name, the condition computed once.
+        Invalid(
+            """
+            import mindspore as ms
+
+
+            @ms.jit
+            def scaled_gap(x, y):
+                gap = x - y
+                if gap > 0:
+                    scale = gap * 2.0
+                    shift = gap + 1.0
+                else:
+                    scale = gap * 0.5
+                    shift = gap - 1.0
+                return scale * shift
+            """,
+            fixed="""
+            import mindspore as ms
+
+
+            @ms.jit
+            def scaled_gap(x, y):
+                gap = x - y
+                cond = gap > 0
+                scale = ms.ops.where(cond, gap * 2.0, gap * 0.5)
+                shift = ms.ops.where(cond, gap + 1.0, gap - 1.0)
+                return scale * shift
+            """,
+        ),
+        # An early return and a branch with a temporary, as learning-rate schedules write them: one return.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+            from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+
+
+            class WarmupThenLinear(LearningRateSchedule):
+                def __init__(self, peak_lr=0.05, end_lr=0.0005, warmup=8, total=40):
+                    super().__init__()
+                    self.peak_lr = peak_lr
+                    self.end_lr = ms.Tensor(end_lr, ms.float32)
+                    self.warmup = ms.Tensor(warmup, ms.float32)
+                    self.total = ms.Tensor(total, ms.float32)
+
+                def construct(self, global_step):
+                    step = ops.cast(global_step, ms.float32)
+                    if step >= self.total:
+                        return step * 0.0 + self.end_lr
+                    if step < self.warmup:
+                        percent = step / self.warmup
+                        lr = self.peak_lr * percent
+                    else:
+                        lr = self.end_lr + (self.peak_lr - self.end_lr) * (self.total - step) / (self.total - self.warmup)
+                    return lr
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+            from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+
+
+            class WarmupThenLinear(LearningRateSchedule):
+                def __init__(self, peak_lr=0.05, end_lr=0.0005, warmup=8, total=40):
+                    super().__init__()
+                    self.peak_lr = peak_lr
+                    self.end_lr = ms.Tensor(end_lr, ms.float32)
+                    self.warmup = ms.Tensor(warmup, ms.float32)
+                    self.total = ms.Tensor(total, ms.float32)
+
+                def construct(self, global_step):
+                    step = ops.cast(global_step, ms.float32)
+                    return ops.where(
+                        step >= self.total,
+                        step * 0.0 + self.end_lr,
+                        ops.where(
+                            step < self.warmup,
+                            self.peak_lr * (step / self.warmup),
+                            self.end_lr + (self.peak_lr - self.end_lr) * (self.total - step) / (self.total - self.warmup)))
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
