@@ -208,6 +208,7 @@ class BranchFlow:
         cond, why = self.convert_condition(stmt.test)
         if cond is None:
             raise Refused(why)
+        self._evaluate(stmt.test)  # a select evaluates every condition of the chain on every call
         return self._subst(cond, env), stmt.test
 
     def _merge(self, test, cond, first: Dict[str, cst.BaseExpression], second: Dict[str, cst.BaseExpression]
@@ -529,8 +530,7 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If):
         summary += " (unsafe: " + "; ".join(reasons) + ")"
     leading = list(node.leading_lines) + comments_inside(node, node.leading_lines)
     for extra in plan.consumed:
-        leading += comments_inside(extra, ())
-        leading += [line for line in getattr(extra, "leading_lines", ()) if line.comment is not None]
+        leading += comments_inside(extra, ())  # its own leading comments included
     statements = list(plan.statements)
     statements[0] = statements[0].with_changes(leading_lines=leading)
     edits = ((node, statements),) + tuple((extra, None) for extra in plan.consumed)
