@@ -125,6 +125,7 @@ EXAMPLE_RUNS = {
     ("MSL201", 9): lambda m: [m.three_regimes(t(v), t(0.0)) for v in ([0.3, -0.5], [2.0, 3.0], [9.0, -7.0])],
     ("MSL201", 10): lambda m: [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)],
     ("MSL201", 11): lambda m: [m.WarmupThenLinear()(_step(v)) for v in (0, 3, 8, 20, 40, 90)],
+    ("MSL201", 12): lambda m: [m.Schedule()(t(v)) for v in (2.0, 10.0, 25.0)],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,

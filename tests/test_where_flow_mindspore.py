@@ -182,3 +182,30 @@ def test_schedule_written_like_real_code_matches(tmp_path):
     for shape_one in (False, True):
         for step in _steps(shape_one):
             same(before.CoolDown()(step), after.CoolDown()(step))
+
+
+def test_subcell_branches_match_but_a_counting_cell_counts_on_every_call(tmp_path):
+    """Shape 9: the select over sub-cell calls gives the same rates; a sub-cell with a side effect (a call
+    counter) runs on every call after the rewrite, which is why the fix is unsafe."""
+    path = FIXTURES / "branches" / "subcell_schedules.py"
+    config = Config(root=str(FIXTURES)).with_overrides(select=["MSL201"])
+    assert not fix_text(read_source(str(path)), config).changed  # nothing safe
+    outcome = fix_text(read_source(str(path)), config, unsafe=True)
+    assert outcome.error is None and outcome.fixed.count("ops.where(") == 2
+    assert not fix(outcome.fixed, unsafe=True, select=["MSL201"]).changed
+    before, after = load(tmp_path, outcome.original), load(tmp_path, outcome.fixed)
+    steps = [Tensor(np.int32(v)) for v in (0, 5, 9, 10, 11, 30)]
+    cells = before.WarmupThenDecay(), after.WarmupThenDecay()
+    for step in steps:
+        same(cells[0](step), cells[1](step))
+    counted = before.WarmupThenCounted(), after.WarmupThenCounted()
+    for step in steps:
+        same(counted[0](step), counted[1](step))
+    assert counted[0].decay_lr.calls.value().asnumpy() == 3.0  # steps 10, 11, 30 take the decay branch
+    assert counted[1].decay_lr.calls.value().asnumpy() == 6.0  # the select runs the cell on every call
+
+
+def test_subcell_example_matches(tmp_path):
+    before, after = _fixed_pair(tmp_path, rule_by_code("MSL201").INVALID[12], unsafe=True)
+    for step in (2.0, 10.0, 25.0):
+        same(before.Schedule()(t(step)), after.Schedule()(t(step)))

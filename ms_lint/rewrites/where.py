@@ -222,6 +222,7 @@ class _BranchScan(cst.CSTVisitor):
         self.values = values
         self.blocker: Optional[str] = None
         self.hazard: Optional[str] = None
+        self.cell: Optional[str] = None  # the first sub-cell the branch calls
         self.calls = 0
 
     def _block(self, why: str) -> None:
@@ -236,8 +237,8 @@ class _BranchScan(cst.CSTVisitor):
                         "condition goes")
         elif category == RANDOM:
             self._block(f"a branch calls the random op `{name}`: a select would draw it on every call")
-        elif category == CELL:
-            self._block(f"a branch calls the sub-cell `self.{name}`: a select would run it on every call")
+        elif category == CELL and self.cell is None:
+            self.cell = name  # a select runs it on every call: unsafe unless its purity is proven
         elif category == UNKNOWN:
             self._block(f"a branch calls `{name}`: cannot see that it is cheap and free of side effects")
         elif category == HAZARD and self.hazard is None:
@@ -295,7 +296,14 @@ def branch_problems(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Tu
     expr.visit(scan)
     if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
         scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
-    return scan.blocker, scan.hazard
+    return scan.blocker, _hazard_of(scan)
+
+
+def _hazard_of(scan: "_BranchScan") -> Optional[str]:
+    """The numeric hazard (gradients) first; else the sub-cell call, as ``"cell:<name>"``."""
+    if scan.hazard is None and scan.cell is not None:
+        return f"cell:{scan.cell}"
+    return scan.hazard
 
 
 def expression_problems(ctx, values: FunctionValues, expr: cst.BaseExpression
@@ -306,7 +314,7 @@ def expression_problems(ctx, values: FunctionValues, expr: cst.BaseExpression
     expr.visit(scan)
     if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
         scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
-    return scan.blocker, scan.hazard
+    return scan.blocker, _hazard_of(scan)
 
 
 def shapes_visibly_differ(values: FunctionValues, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
@@ -556,6 +564,9 @@ def where_call(ctx, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.Base
 
 
 def hazard_message(name: str) -> str:
+    if name.startswith("cell:"):
+        return (f"a branch calls the sub-cell `self.{name[5:]}`: the select computes both sides, cells included, "
+                "on every call, and the cell is not proven cheap and free of side effects")
     shown = {"/": "a division", "**": "a power"}.get(name, f"`{name}`")
     return (f"a branch computes {shown}: a select evaluates it even when the condition guards against it, and "
             "its inf/NaN reaches the gradient (measured: [1, 0] became [nan, nan]); check the gradient first")

@@ -446,6 +446,61 @@ class TensorConditionBranch(Rule):
             """,
             unsafe=True,
         ),
+        # Sub-cells in the branches: a select runs both on every call; their purity is not proven, so unsafe.
+        Invalid(
+            """
+            from mindspore import nn, ops
+
+
+            class Warmup(nn.Cell):
+                def construct(self, step):
+                    return step * 0.01
+
+
+            class Decay(nn.Cell):
+                def construct(self, step):
+                    return 0.1 - step * 0.001
+
+
+            class Schedule(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.warmup_lr = Warmup()
+                    self.decay_lr = Decay()
+
+                def construct(self, step):
+                    if step < 10.0:
+                        lr = self.warmup_lr(step)
+                    else:
+                        lr = self.decay_lr(step)
+                    return lr
+            """,
+            fixed="""
+            from mindspore import nn, ops
+
+
+            class Warmup(nn.Cell):
+                def construct(self, step):
+                    return step * 0.01
+
+
+            class Decay(nn.Cell):
+                def construct(self, step):
+                    return 0.1 - step * 0.001
+
+
+            class Schedule(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.warmup_lr = Warmup()
+                    self.decay_lr = Decay()
+
+                def construct(self, step):
+                    lr = ops.where(step < 10.0, self.warmup_lr(step), self.decay_lr(step))
+                    return lr
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
