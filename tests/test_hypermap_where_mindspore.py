@@ -126,6 +126,8 @@ EXAMPLE_RUNS = {
     ("MSL201", 10): lambda m: [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)],
     ("MSL201", 11): lambda m: [m.WarmupThenLinear()(_step(v)) for v in (0, 3, 8, 20, 40, 90)],
     ("MSL201", 12): lambda m: [m.Schedule()(t(v)) for v in (2.0, 10.0, 25.0)],
+    ("MSL201", 13): lambda m: [m.clamp_overflow(t(v, dt)) for dt in (np.float16, np.float32)
+                               for v in ([1.0, 60000.0, -3.0], [np.inf, 2.0, -65504.0])],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,

@@ -209,3 +209,49 @@ def test_subcell_example_matches(tmp_path):
     before, after = _fixed_pair(tmp_path, rule_by_code("MSL201").INVALID[12], unsafe=True)
     for step in (2.0, 10.0, 25.0):
         same(before.Schedule()(t(step)), after.Schedule()(t(step)))
+
+
+def _overflowing(dtype):
+    return [t(v, dtype) for v in ([1.0, 60000.0, -3.0], [np.inf, 2.0, -65504.0], [65000.0, -np.inf, 1.0])]
+
+
+def test_number_constants_match_outputs_dtypes_and_gradients_for_fp16_and_fp32(tmp_path):
+    """Shape 8: ``c = big - 1000 if isinf(h).any() else big`` -> Tensor constants of ``h.dtype``."""
+    before, after = _fixed_pair(tmp_path, rule_by_code("MSL201").INVALID[13], unsafe=True)
+    for dtype in (np.float16, np.float32):
+        for h in _overflowing(dtype):
+            same(before.clamp_overflow(h), after.clamp_overflow(h))
+            same(ms.grad(before.clamp_overflow)(h), ms.grad(after.clamp_overflow)(h))
+
+
+def test_number_constants_in_a_cell_and_why_the_fix_is_unsafe(tmp_path):
+    path = FIXTURES / "branches" / "overflow_constants.py"
+    config = Config(root=str(FIXTURES)).with_overrides(select=["MSL201"])
+    assert not fix_text(read_source(str(path)), config).changed
+    outcome = fix_text(read_source(str(path)), config, unsafe=True)
+    assert "ms.Tensor(FP16_MAX, scores.dtype)" in outcome.fixed
+    before, after = load(tmp_path, outcome.original), load(tmp_path, outcome.fixed)
+    for dtype in (np.float16, np.float32):
+        for scores in _overflowing(dtype):
+            same(before.ClampedScores()(scores), after.ClampedScores()(scores))
+    # where the value itself is the result, the `if` gives a Python number and the select a Tensor
+    module = load(tmp_path, textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def flag(h):
+            return 1.0 if ops.isinf(h).any() else 0.0
+        """))
+    rewritten = load(tmp_path, fix(textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def flag(h):
+            return 1.0 if ops.isinf(h).any() else 0.0
+        """), unsafe=True, select=["MSL201"]).fixed)
+    assert isinstance(module.flag(t([np.inf, 1.0])), float)
+    assert isinstance(rewritten.flag(t([np.inf, 1.0])), Tensor)

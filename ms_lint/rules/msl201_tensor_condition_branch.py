@@ -28,6 +28,7 @@ from ms_lint.rewrites.where import (
     where_call,
 )
 from ms_lint.rewrites.where_flow import flow_fix
+from ms_lint.rewrites.where_numbers import number_reason, tensor_constants
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
@@ -501,6 +502,30 @@ class TensorConditionBranch(Rule):
             """,
             unsafe=True,
         ),
+        # Python numbers on a float test: Tensor constants of the tested tensor's dtype (a Tensor, not a number).
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clamp_overflow(h):
+                c = 65504.0 - 1000 if ops.isinf(h).any() else 65504.0
+                return ops.clamp(h, -c, c)
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clamp_overflow(h):
+                c = ops.where(ops.isinf(h).any(), ms.Tensor(65504.0 - 1000, h.dtype), ms.Tensor(65504.0, h.dtype))
+                return ops.clamp(h, -c, c)
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
@@ -785,7 +810,23 @@ class TensorConditionBranch(Rule):
         return split, None
 
     def _ifexp_fix(self, values: FunctionValues, node: cst.IfExp) -> Tuple[Optional[Fix], Optional[str]]:
-        return self._build(values, node, node.test, node.body, node.orelse, None, [node])
+        sides, needed, why = tensor_constants(self.context, values, node.test, node.body, node.orelse)
+        if why is not None:
+            return None, why
+        if sides is None:
+            return self._build(values, node, node.test, node.body, node.orelse, None, [node])
+        cond, imports, why = boolean_condition(self.context, values, node.test)
+        if cond is None:
+            return None, why
+        built = where_call(self.context, cond, sides[0], sides[1], tuple(imports) + tuple(needed))
+        if built is None:
+            return None, "cannot spell ops.where in this module"
+        reason = number_reason(self.context, values, node.test)
+        fix = self._fix(node, built[0], None, [node], UNSAFE,
+                        f"replace the conditional expression with ops.where over Tensor constants (unsafe: {reason})",
+                        built[1])
+        self._unsafe[id(fix)] = reason
+        return fix, None
 
     def _build(self, values: FunctionValues, node: cst.CSTNode, test: cst.BaseExpression,
                a: Optional[cst.BaseExpression], b: Optional[cst.BaseExpression], target: Optional[str],
