@@ -255,3 +255,18 @@ def test_number_constants_in_a_cell_and_why_the_fix_is_unsafe(tmp_path):
         """), unsafe=True, select=["MSL201"]).fixed)
     assert isinstance(module.flag(t([np.inf, 1.0])), float)
     assert isinstance(rewritten.flag(t([np.inf, 1.0])), Tensor)
+
+
+def test_table_index_is_clamped_and_matches_on_every_step(tmp_path):
+    """Shape 7's table read: ``self.warmup_table[step]`` under ``step < 4`` becomes a read at
+    ``ops.clamp(step, 0, 3)`` (unsafe: past the guard the ``if`` would have read out of range)."""
+    path = FIXTURES / "branches" / "warmup_decay_chains.py"
+    outcome = fix_text(read_source(str(path)), Config(root=str(FIXTURES)).with_overrides(select=["MSL201"]),
+                       unsafe=True)
+    assert "self.warmup_table[ops.clamp(step, 0, 3)]" in outcome.fixed
+    assert "lr = self.table[step]" in outcome.fixed  # a table of unknown length keeps its `if`
+    before, after = load(tmp_path, outcome.original), load(tmp_path, outcome.fixed)
+    cells = before.TableWarmup(), after.TableWarmup()
+    for value in range(0, 9):
+        step = Tensor(np.int32(value))
+        same(cells[0](step), cells[1](step))

@@ -262,11 +262,18 @@ class _BranchScan(cst.CSTVisitor):
             index = element.slice
             parts = [index.value] if isinstance(index, cst.Index) else [
                 p for p in (index.lower, index.upper, index.step) if p is not None]
-            if any(not self.values.is_constant(part) for part in parts):
+            if any(not self.values.is_constant(part) and not self._clamped(part) for part in parts):
                 self._block(f"a branch indexes with a Tensor (`{cst.Module(body=[]).code_for_node(node)}`): a "
                             "select evaluates it even when the condition guards the index, where it may be out "
                             "of range")
                 return
+
+    def _clamped(self, index: cst.BaseExpression) -> bool:
+        """``ops.clamp(i, 0, n - 1)`` with literal bounds: the index a table-clamping rewrite wrote."""
+        if not isinstance(index, cst.Call) or len(index.args) != 3:
+            return False
+        kind, name = call_target(self.ctx, self.values, index)
+        return kind == "function" and name == "clamp" and all(is_literal(a.value) for a in index.args[1:])
 
     def visit_Lambda(self, node) -> bool:
         self._block("a branch defines a lambda")

@@ -58,7 +58,8 @@ _UNDEF = cst.Name("__ms_lint_unbound__")
 class BranchFlow:
     """Runs the branches of one ``if`` of one graph function; see the module docstring."""
 
-    def __init__(self, values: FunctionValues, parent, spell_where, convert_condition, bound_before):
+    def __init__(self, values: FunctionValues, parent, spell_where, convert_condition, bound_before,
+                 clamp_tables=None):
         """``parent(node)``: the parent map. ``spell_where(cond, a, b)`` -> call or None;
         ``convert_condition(test)`` -> (bool condition, why not); ``bound_before(name)``: a Tensor bound before
         the ``if`` on every path to it."""
@@ -67,6 +68,7 @@ class BranchFlow:
         self.spell_where = spell_where
         self.convert_condition = convert_condition
         self.bound_before = bound_before
+        self.clamp_tables = clamp_tables or (lambda expr: expr)  # table[idx] -> table[clamp(idx, 0, n - 1)]
         self.selects: List[Select] = []
         self.evaluated: List[cst.BaseExpression] = []
         self._built: Dict[int, Select] = {}
@@ -177,8 +179,9 @@ class BranchFlow:
         if isinstance(small, cst.Assign):
             if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
                 raise Refused(f"a branch assigns `{short_code(small.targets[0].target)}` (only plain names take part)")
-            self._evaluate(small.value)
-            env[small.targets[0].target.value] = self._subst(small.value, env)
+            value = self.clamp_tables(small.value)
+            self._evaluate(value)
+            env[small.targets[0].target.value] = self._subst(value, env)
             return None
         if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             op = _BINARY.get(type(small.operator))
@@ -191,8 +194,9 @@ class BranchFlow:
         if isinstance(small, cst.Return):
             if small.value is None:
                 raise Refused("a bare `return`")
-            self._evaluate(small.value)
-            return self._subst(small.value, env)
+            value = self.clamp_tables(small.value)
+            self._evaluate(value)
+            return self._subst(value, env)
         if isinstance(small, cst.Pass):
             return None
         if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
@@ -477,7 +481,9 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If):
         used.add(name)
         return name
 
-    flow = BranchFlow(values, ctx.parent, spell, convert, lambda name: _bound_before(ctx, values, node, name))
+    clamps = _TableClamp(ctx, values, imports)
+    flow = BranchFlow(values, ctx.parent, spell, convert, lambda name: _bound_before(ctx, values, node, name),
+                      clamps.apply)
     continuation, own_rest, in_loop = _continuation(ctx, node, func)
     live = reads_outside(func, node) | (_reads(node) if in_loop else set())
     try:
@@ -491,7 +497,7 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If):
             return None, blocker
         if hazard is not None and hazard_message(hazard) not in hazards:
             hazards.append(hazard_message(hazard))
-    reasons = list(hazards)
+    reasons = list(hazards) + clamps.reasons
     conditions = {select.placeholder: select.cond for select in plan.selects}
 
     def resolve(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -609,3 +615,68 @@ def _target_names(small: cst.BaseSmallStatement) -> Set[str]:
         return {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
     target = getattr(small, "target", None)
     return {target.value} if isinstance(target, cst.Name) else set()
+
+
+class _TableClamp(cst.CSTTransformer):
+    """``self.table[idx]`` with a Tensor ``idx`` and a table of known length ``n`` (a literal list in
+    ``__init__``): a select reads it even when the guard keeps ``idx`` in range, so the index is clamped,
+    ``self.table[ops.clamp(idx, 0, n - 1)]``. A table of unknown length is left alone (the scan refuses it)."""
+
+    def __init__(self, ctx, values: FunctionValues, imports: List):
+        super().__init__()
+        self.ctx = ctx
+        self.values = values
+        self.imports = imports
+        self.reasons: List[str] = []
+
+    def apply(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        return expr.visit(self)  # type: ignore[return-value]
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        from ms_lint.rewrites.where import _ops_call
+
+        if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
+            return updated
+        index = updated.slice[0].slice.value
+        if self.values.is_constant(index) or self.values.kind(index) is not Kind.TENSOR:
+            return updated
+        size = table_length(self.ctx, self.values, updated.value)
+        if size is None:
+            return updated
+        needed: List = []
+        clamped = _ops_call(self.ctx, "clamp", [index, cst.Integer("0"), cst.Integer(str(size - 1))], needed)
+        if clamped is None:
+            return updated
+        self.imports.extend(needed)
+        reason = (f"`{short_code(original, 30)}` is read with the index clamped to the table's {size} entries "
+                  "(a select reads it whichever way the guard goes); where the guard let the index leave the table, "
+                  "the `if` read out of range")
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        element = updated.slice[0].with_changes(slice=cst.Index(value=clamped))
+        return updated.with_changes(slice=[element])
+
+
+def table_length(ctx, values: FunctionValues, table: cst.BaseExpression) -> Optional[int]:
+    """Entries of ``self.<attr>`` set once in ``__init__`` to a Tensor (or Parameter) of a literal list/tuple,
+    ``ms.Tensor([0.1, 0.05, 0.01], ms.float32)`` or ``Tensor(np.array([...]))``; None otherwise."""
+    from ms_lint.rewrites.where import init_value
+    from ms_lint.values import is_literal, literal_value
+
+    if not (isinstance(table, cst.Attribute) and isinstance(table.value, cst.Name) and table.value.value == "self"):
+        return None
+    value = init_value(ctx, values.owner, table.attr.value)
+    for _ in range(3):  # Parameter(Tensor(np.array([...])))
+        if not isinstance(value, cst.Call) or not value.args:
+            return None
+        qualified = ctx.imports.qualify(value.func) or ""
+        if qualified.rsplit(".", 1)[-1] not in ("Tensor", "tensor", "Parameter", "array", "asarray"):
+            return None
+        first = value.args[0].value
+        if isinstance(first, (cst.List, cst.Tuple)) and is_literal(first):
+            items = literal_value(first)
+            if items and all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in items):
+                return len(items)
+            return None
+        value = first
+    return None
