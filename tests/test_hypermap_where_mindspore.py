@@ -193,7 +193,8 @@ FIXTURE_RUNS = {
     ],
     "branches/warmup_decay_chains.py": lambda m: [
         m.ThreeRegimeLoss()(t(v), t(np.zeros(2))) for v in ([0.3, -0.5], [2.0, 3.0], [9.0, -7.0])
-    ] + [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)],
+    ] + [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)]
+    + [m.RestartCosine(t_mult=k)(_step(v)) for k in (1, 2) for v in (0, 7, 10, 15, 23, 40)],
     "branches/attention_masks.py": lambda m: [
         m.apply_padding_mask(t(np.ones((2, 3))), t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])),
         m.apply_padding_mask(t(np.ones((2, 3))), t(np.ones((2, 3)))),

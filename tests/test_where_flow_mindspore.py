@@ -270,3 +270,18 @@ def test_table_index_is_clamped_and_matches_on_every_step(tmp_path):
     for value in range(0, 9):
         step = Tensor(np.int32(value))
         same(cells[0](step), cells[1](step))
+
+
+@pytest.mark.parametrize("t_mult", [1, 2])
+def test_compile_time_test_inside_a_chain_stays_a_folded_conditional(tmp_path, t_mult):
+    """``elif self.t_mult == 1:`` inside a chain on the step: the select keeps it as ``a if k else b`` (folded
+    at compile time); both settings of the constant give the original rates."""
+    path = FIXTURES / "branches" / "warmup_decay_chains.py"
+    outcome = fix_text(read_source(str(path)), Config(root=str(FIXTURES)).with_overrides(select=["MSL201"]),
+                       unsafe=True)
+    assert "self.t_0 if (self.t_mult == 1) else (self.t_0 * self.t_mult)" in outcome.fixed
+    before, after = load(tmp_path, outcome.original), load(tmp_path, outcome.fixed)
+    cells = before.RestartCosine(t_mult=t_mult), after.RestartCosine(t_mult=t_mult)
+    for shape_one in (False, True):
+        for step in _steps(shape_one):
+            same(cells[0](step), cells[1](step))

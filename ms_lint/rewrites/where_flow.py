@@ -73,6 +73,7 @@ class BranchFlow:
         self.evaluated: List[cst.BaseExpression] = []
         self._built: Dict[int, Select] = {}
         self._placeholders = 0
+        self.folded: Dict[int, Tuple[cst.BaseExpression, cst.BaseExpression]] = {}  # id(IfExp) -> its sides
 
     # -- planning -------------------------------------------------------------------------------------------
     def plan(self, node: cst.If, continuation: Sequence[cst.BaseStatement], own_rest: Sequence[cst.BaseStatement],
@@ -149,7 +150,10 @@ class BranchFlow:
                         return "ret", returned
             elif isinstance(stmt, cst.If):
                 rest = list(stmts[index + 1:])
-                cond, test = self._condition(stmt, env)
+                if self.values.kind(stmt.test) is Kind.CONST:  # folded at compile time: a constant IfExp
+                    cond, test = self._subst(stmt.test, env), None
+                else:
+                    cond, test = self._condition(stmt, env)
                 body = list(suite_statements(stmt.body))
                 orelse: List[cst.BaseStatement] = []
                 if isinstance(stmt.orelse, cst.If):
@@ -178,7 +182,8 @@ class BranchFlow:
                ) -> Optional[cst.BaseExpression]:
         if isinstance(small, cst.Assign):
             if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
-                raise Refused(f"a branch assigns `{short_code(small.targets[0].target)}` (only plain names take part)")
+                raise Refused(f"`{short_code(small.targets[0].target)}` is assigned in a branch or after it (only plain "
+                              "names take part)")
             value = self.clamp_tables(small.value)
             self._evaluate(value)
             env[small.targets[0].target.value] = self._subst(value, env)
@@ -218,7 +223,7 @@ class BranchFlow:
     def _merge(self, test, cond, first: Dict[str, cst.BaseExpression], second: Dict[str, cst.BaseExpression]
                ) -> Dict[str, cst.BaseExpression]:
         merged: Dict[str, cst.BaseExpression] = {}
-        placeholder = self._placeholder()
+        placeholder = self._placeholder() if test is not None else None
         for name in list(dict.fromkeys(list(first) + list(second))):
             a, b = first.get(name, self._before(name)), second.get(name, self._before(name))
             if _is_undef(a) or _is_undef(b):
@@ -239,6 +244,11 @@ class BranchFlow:
     def _select(self, test, cond, a, b, placeholder: Optional[str] = None) -> cst.BaseExpression:
         if _is_undef(a) or _is_undef(b) or _reads(a) & {_UNDEF.value} or _reads(b) & {_UNDEF.value}:
             raise Refused("a name is read on a path that never assigned it")
+        if test is None:  # a compile-time test inside the Tensor ``if``: ``a if k else b``, folded when compiled
+            folded = cst.IfExp(test=_paren(cond), body=_paren(a), orelse=_paren(b),
+                               lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            self.folded[id(folded)] = (a, b)
+            return folded
         if len(self.selects) >= MAX_SELECTS:
             raise Refused(f"more than {MAX_SELECTS} selects")
         placeholder = placeholder or self._placeholder()
@@ -506,9 +516,15 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If):
                 break
             expr = _replace_names(expr, conditions)  # type: ignore[assignment]
         return expr
+    def tensor(side: cst.BaseExpression) -> bool:
+        sides = flow.folded.get(id(side)) or flow.folded.get(id(_bare(side)))
+        if sides is not None:
+            return all(tensor(s) for s in sides)
+        return _is_where(side, flow) or values.kind(side) is Kind.TENSOR
+
     for select in plan.selects:
         for side in (select.a, select.b):
-            if not (_is_where(side, flow) or values.kind(side) is Kind.TENSOR):
+            if not tensor(side):
                 if values.kind(side) is Kind.CONST:
                     return None, ("a branch is a Python value: the `if` keeps a Python scalar, a select would make a "
                                   "Tensor (and an `if` joining a Tensor with a number does not compile)")
