@@ -90,7 +90,8 @@ class BranchFlow:
         kind, result = self._run([node] + list(continuation), {})
         if kind != "ret" or _reads(result) & {_UNDEF.value}:  # type: ignore[arg-type]
             raise Refused("a path through the branches neither returns nor falls through to the same names")
-        statement = cst.SimpleStatementLine(body=[cst.Return(value=result, whitespace_after_return=cst.SimpleWhitespace(" "))])  # type: ignore[arg-type]
+        returned = cst.Return(value=result, whitespace_after_return=cst.SimpleWhitespace(" "))  # type: ignore
+        statement = cst.SimpleStatementLine(body=[returned])
         statements = self._spell_conditions([statement], fresh)
         return Plan("return", statements, list(own_rest), list(self.selects), list(self.evaluated))
 
@@ -182,8 +183,8 @@ class BranchFlow:
                ) -> Optional[cst.BaseExpression]:
         if isinstance(small, cst.Assign):
             if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
-                raise Refused(f"`{short_code(small.targets[0].target)}` is assigned in a branch or after it (only plain "
-                              "names take part)")
+                target = short_code(small.targets[0].target)
+                raise Refused(f"`{target}` is assigned in a branch or after it (only plain names take part)")
             value = self.clamp_tables(small.value)
             self._evaluate(value)
             env[small.targets[0].target.value] = self._subst(value, env)
@@ -516,8 +517,9 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If):
                 break
             expr = _replace_names(expr, conditions)  # type: ignore[assignment]
         return expr
+
     def tensor(side: cst.BaseExpression) -> bool:
-        sides = flow.folded.get(id(side)) or flow.folded.get(id(_bare(side)))
+        sides = flow.folded.get(id(side))
         if sides is not None:
             return all(tensor(s) for s in sides)
         return _is_where(side, flow) or values.kind(side) is Kind.TENSOR

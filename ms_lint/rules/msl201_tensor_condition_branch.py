@@ -837,7 +837,8 @@ class TensorConditionBranch(Rule):
         hazards: List[str] = []
         for side in (a, b):
             blocker, hazard = branch_problems(self.context, values, side)
-            if blocker is not None and blocker.startswith("a branch indexes with a Tensor") and isinstance(node, cst.If):
+            if blocker is not None and blocker.startswith("a branch indexes with a Tensor") \
+                    and isinstance(node, cst.If):
                 return self._flow_fix(values, node)  # a table of known length: the flow clamps the index
             if blocker is not None:
                 return None, blocker
