@@ -122,6 +122,12 @@ EXAMPLE_RUNS = {
                               m.masked(t([1.0, 2.0, 3.0]), t([1.0, 0.0, 1.0]))],
     ("MSL201", 8): lambda m: [m.clamp_fp16(t(v, dt)) for dt in (np.float16, np.float32)
                               for v in ([1.0, -2.0, 3.0], [1.0, np.inf, -np.inf], [np.nan, 1.0, 65000.0])],
+    ("MSL201", 9): lambda m: [m.three_regimes(t(v), t(0.0)) for v in ([0.3, -0.5], [2.0, 3.0], [9.0, -7.0])],
+    ("MSL201", 10): lambda m: [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)],
+    ("MSL201", 11): lambda m: [m.WarmupThenLinear()(_step(v)) for v in (0, 3, 8, 20, 40, 90)],
+    ("MSL201", 12): lambda m: [m.Schedule()(t(v)) for v in (2.0, 10.0, 25.0)],
+    ("MSL201", 13): lambda m: [m.clamp_overflow(t(v, dt)) for dt in (np.float16, np.float32)
+                               for v in ([1.0, 60000.0, -3.0], [np.inf, 2.0, -65504.0])],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -185,6 +191,10 @@ FIXTURE_RUNS = {
         m.WarmupCosine()(Tensor(np.int32(10))), m.WarmupCosine()(Tensor(np.int32(500))),
         m.WarmupCosine()(Tensor(np.array([10], np.int32))), m.WarmupCosine()(Tensor(np.array([500], np.int32))),
     ],
+    "branches/warmup_decay_chains.py": lambda m: [
+        m.ThreeRegimeLoss()(t(v), t(np.zeros(2))) for v in ([0.3, -0.5], [2.0, 3.0], [9.0, -7.0])
+    ] + [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)]
+    + [m.RestartCosine(t_mult=k)(_step(v)) for k in (1, 2) for v in (0, 7, 10, 15, 23, 40)],
     "branches/attention_masks.py": lambda m: [
         m.apply_padding_mask(t(np.ones((2, 3))), t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])),
         m.apply_padding_mask(t(np.ones((2, 3))), t(np.ones((2, 3)))),

@@ -200,16 +200,17 @@ def test_if_return_then_return_and_conditional_expression():
     ("if x > y:\n    p.value = x\nreturn x", "cannot update state"),
     ("r = x\nif x > y:\n    r = ops.uniform((2,), x, y)\nreturn r", "random"),
     ("if x > y:\n    r = x @ y\nelse:\n    r = y\nreturn r", "matrix product"),
-    ("if x > y:\n    r = x\nelse:\n    s = y\nreturn x", "different names"),
-    ("if x > y:\n    r = x\n    s = y\nelse:\n    r = y\nreturn r", "more than"),
+    ("if x > y:\n    r = x\nelse:\n    s = y\nreturn x", "nothing that is read after"),
+    ("if x > y:\n    r = x\n    s = y\nelse:\n    r = y\nreturn r + s", "on some paths only"),
     ("if x > y:\n    r = 1.0\nelse:\n    r = 0.0\nreturn r", "Python value"),
     ("if x > y:\n    r = x.sum()\nelse:\n    r = x\nreturn r", "differ in shape"),
     ("if x > y:\n    r = x + helper(x)\nelse:\n    r = y\nreturn r", "cannot see that it is cheap"),
     ("if x > y:\n    r = lookup(x)\nelse:\n    r = y\nreturn r", "both branches are Tensors"),  # not in-module
     ("if x > y:\n    r = helper(x)\nelse:\n    r = y\nreturn r", "cannot see that it is cheap"),  # Tensor
     ("if x > y:\n    r = x\nreturn r", "not bound to a known Tensor before"),
-    ("if x > y:\n    return x\nx = x + 1\nreturn y", "not followed"),
-    ("if x > y:\n    r = x\nelif x < y:\n    r = y\nelse:\n    r = x\nreturn r", "chain"),
+    ("if x > y:\n    return x\nops.assign(p, y)\nreturn y", "neither an assignment nor a return"),
+    ("if x > y:\n    r = x\nelif x < y:\n    print(x)\n    r = y\nelse:\n    r = x\nreturn r", "`print`"),
+    ("if x > y:\n    return x\nfor i in range(3):\n    y = y + x\nreturn y", "`for` statement"),
     ("q = x * 2\nif q:\n    r = x\nelse:\n    r = y\nreturn r", "bool tensor"),
 ])
 def test_no_fix_and_the_reason_is_in_the_message(body, reason):

@@ -192,3 +192,13 @@ def test_cell_with_random_weights_verifies_with_the_rules_own_rewrite():
     v = verify_pair(source.text, rewritten, function="DenseRows", repeat=1, path=path)
     assert v.outputs_match is True, v.message
     assert v.verdict in ("verified", "tradeoff", "slower")
+
+
+@pytest.mark.parametrize("inputs", [None, "global_step=float32:3.0", "global_step=float32:70.0"])
+def test_lr_chain_nested_where_rewrite_verifies(inputs):
+    """The MSL201 rewrite of a five-phase if/elif chain (fixtures/verify/lr_chain_*.py), in the decay phase (the
+    comment's input), in the warmup and past the last floor: outputs match; the select form runs faster."""
+    original, rewritten, path = _pair("lr_chain")
+    v = verify_pair(original, rewritten, function="CoolDownLR", inputs=inputs, repeat=1, path=path, code="MSL201")
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True

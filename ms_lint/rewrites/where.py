@@ -222,6 +222,7 @@ class _BranchScan(cst.CSTVisitor):
         self.values = values
         self.blocker: Optional[str] = None
         self.hazard: Optional[str] = None
+        self.cell: Optional[str] = None  # the first sub-cell the branch calls
         self.calls = 0
 
     def _block(self, why: str) -> None:
@@ -236,8 +237,8 @@ class _BranchScan(cst.CSTVisitor):
                         "condition goes")
         elif category == RANDOM:
             self._block(f"a branch calls the random op `{name}`: a select would draw it on every call")
-        elif category == CELL:
-            self._block(f"a branch calls the sub-cell `self.{name}`: a select would run it on every call")
+        elif category == CELL and self.cell is None:
+            self.cell = name  # a select runs it on every call: unsafe unless its purity is proven
         elif category == UNKNOWN:
             self._block(f"a branch calls `{name}`: cannot see that it is cheap and free of side effects")
         elif category == HAZARD and self.hazard is None:
@@ -261,11 +262,18 @@ class _BranchScan(cst.CSTVisitor):
             index = element.slice
             parts = [index.value] if isinstance(index, cst.Index) else [
                 p for p in (index.lower, index.upper, index.step) if p is not None]
-            if any(not self.values.is_constant(part) for part in parts):
+            if any(not self.values.is_constant(part) and not self._clamped(part) for part in parts):
                 self._block(f"a branch indexes with a Tensor (`{cst.Module(body=[]).code_for_node(node)}`): a "
                             "select evaluates it even when the condition guards the index, where it may be out "
                             "of range")
                 return
+
+    def _clamped(self, index: cst.BaseExpression) -> bool:
+        """``ops.clamp(i, 0, n - 1)`` with literal bounds: the index a table-clamping rewrite wrote."""
+        if not isinstance(index, cst.Call) or len(index.args) != 3:
+            return False
+        kind, name = call_target(self.ctx, self.values, index)
+        return kind == "function" and name == "clamp" and all(is_literal(a.value) for a in index.args[1:])
 
     def visit_Lambda(self, node) -> bool:
         self._block("a branch defines a lambda")
@@ -295,7 +303,25 @@ def branch_problems(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Tu
     expr.visit(scan)
     if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
         scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
-    return scan.blocker, scan.hazard
+    return scan.blocker, _hazard_of(scan)
+
+
+def _hazard_of(scan: "_BranchScan") -> Optional[str]:
+    """The numeric hazard (gradients) first; else the sub-cell call, as ``"cell:<name>"``."""
+    if scan.hazard is None and scan.cell is not None:
+        return f"cell:{scan.cell}"
+    return scan.hazard
+
+
+def expression_problems(ctx, values: FunctionValues, expr: cst.BaseExpression
+                        ) -> Tuple[Optional[str], Optional[str]]:
+    """(blocker, hazard) of an expression a select would now evaluate on every call, whatever its kind (a
+    temporary that a branch computes and a later statement reads)."""
+    scan = _BranchScan(ctx, values)
+    expr.visit(scan)
+    if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
+        scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
+    return scan.blocker, _hazard_of(scan)
 
 
 def shapes_visibly_differ(values: FunctionValues, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
@@ -545,6 +571,9 @@ def where_call(ctx, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.Base
 
 
 def hazard_message(name: str) -> str:
+    if name.startswith("cell:"):
+        return (f"a branch calls the sub-cell `self.{name[5:]}`: the select computes both sides, cells included, "
+                "on every call, and the cell is not proven cheap and free of side effects")
     shown = {"/": "a division", "**": "a power"}.get(name, f"`{name}`")
     return (f"a branch computes {shown}: a select evaluates it even when the condition guards against it, and "
             "its inf/NaN reaches the gradient (measured: [1, 0] became [nan, nan]); check the gradient first")

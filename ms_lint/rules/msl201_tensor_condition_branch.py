@@ -27,6 +27,8 @@ from ms_lint.rewrites.where import (
     shapes_visibly_differ,
     where_call,
 )
+from ms_lint.rewrites.where_flow import flow_fix
+from ms_lint.rewrites.where_numbers import number_reason, tensor_constants
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
@@ -332,6 +334,198 @@ class TensorConditionBranch(Rule):
                 return h
             """,
         ),
+        # An ``if``/``elif``/``else`` chain: nested selects, inner ``elif`` s inside.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def three_regimes(pred, target):
+                err = ops.abs(pred - target).mean()
+                if err < 1.0:
+                    loss = 0.5 * err * err
+                elif err < 4.0:
+                    loss = err - 0.5
+                else:
+                    loss = err * 0.1 + 3.1
+                return loss
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def three_regimes(pred, target):
+                err = ops.abs(pred - target).mean()
+                loss = ops.where(err < 1.0, 0.5 * err * err, ops.where(err < 4.0, err - 0.5, err * 0.1 + 3.1))
+                return loss
+            """,
+        ),
+        # Branches that assign several names: one select per name, the condition computed once.
+        Invalid(
+            """
+            import mindspore as ms
+
+
+            @ms.jit
+            def scaled_gap(x, y):
+                gap = x - y
+                if gap > 0:
+                    scale = gap * 2.0
+                    shift = gap + 1.0
+                else:
+                    scale = gap * 0.5
+                    shift = gap - 1.0
+                return scale * shift
+            """,
+            fixed="""
+            import mindspore as ms
+
+
+            @ms.jit
+            def scaled_gap(x, y):
+                gap = x - y
+                cond = gap > 0
+                scale = ms.ops.where(cond, gap * 2.0, gap * 0.5)
+                shift = ms.ops.where(cond, gap + 1.0, gap - 1.0)
+                return scale * shift
+            """,
+        ),
+        # An early return and a branch with a temporary, as learning-rate schedules write them: one return.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+            from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+
+
+            class WarmupThenLinear(LearningRateSchedule):
+                def __init__(self, peak_lr=0.05, end_lr=0.0005, warmup=8, total=40):
+                    super().__init__()
+                    self.peak_lr = peak_lr
+                    self.end_lr = ms.Tensor(end_lr, ms.float32)
+                    self.warmup = ms.Tensor(warmup, ms.float32)
+                    self.total = ms.Tensor(total, ms.float32)
+
+                def construct(self, global_step):
+                    step = ops.cast(global_step, ms.float32)
+                    if step >= self.total:
+                        return step * 0.0 + self.end_lr
+                    if step < self.warmup:
+                        percent = step / self.warmup
+                        lr = self.peak_lr * percent
+                    else:
+                        lr = self.end_lr + (self.peak_lr - self.end_lr) * (self.total - step) / (self.total - self.warmup)
+                    return lr
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+            from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+
+
+            class WarmupThenLinear(LearningRateSchedule):
+                def __init__(self, peak_lr=0.05, end_lr=0.0005, warmup=8, total=40):
+                    super().__init__()
+                    self.peak_lr = peak_lr
+                    self.end_lr = ms.Tensor(end_lr, ms.float32)
+                    self.warmup = ms.Tensor(warmup, ms.float32)
+                    self.total = ms.Tensor(total, ms.float32)
+
+                def construct(self, global_step):
+                    step = ops.cast(global_step, ms.float32)
+                    return ops.where(
+                        step >= self.total,
+                        step * 0.0 + self.end_lr,
+                        ops.where(
+                            step < self.warmup,
+                            self.peak_lr * (step / self.warmup),
+                            self.end_lr + (self.peak_lr - self.end_lr) * (self.total - step) / (self.total - self.warmup)))
+            """,
+            unsafe=True,
+        ),
+        # Sub-cells in the branches: a select runs both on every call; their purity is not proven, so unsafe.
+        Invalid(
+            """
+            from mindspore import nn, ops
+
+
+            class Warmup(nn.Cell):
+                def construct(self, step):
+                    return step * 0.01
+
+
+            class Decay(nn.Cell):
+                def construct(self, step):
+                    return 0.1 - step * 0.001
+
+
+            class Schedule(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.warmup_lr = Warmup()
+                    self.decay_lr = Decay()
+
+                def construct(self, step):
+                    if step < 10.0:
+                        lr = self.warmup_lr(step)
+                    else:
+                        lr = self.decay_lr(step)
+                    return lr
+            """,
+            fixed="""
+            from mindspore import nn, ops
+
+
+            class Warmup(nn.Cell):
+                def construct(self, step):
+                    return step * 0.01
+
+
+            class Decay(nn.Cell):
+                def construct(self, step):
+                    return 0.1 - step * 0.001
+
+
+            class Schedule(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.warmup_lr = Warmup()
+                    self.decay_lr = Decay()
+
+                def construct(self, step):
+                    lr = ops.where(step < 10.0, self.warmup_lr(step), self.decay_lr(step))
+                    return lr
+            """,
+            unsafe=True,
+        ),
+        # Python numbers on a float test: Tensor constants of the tested tensor's dtype (a Tensor, not a number).
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clamp_overflow(h):
+                c = 65504.0 - 1000 if ops.isinf(h).any() else 65504.0
+                return ops.clamp(h, -c, c)
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def clamp_overflow(h):
+                c = ops.where(ops.isinf(h).any(), ms.Tensor(65504.0 - 1000, h.dtype), ms.Tensor(65504.0, h.dtype))
+                return ops.clamp(h, -c, c)
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
@@ -340,6 +534,7 @@ class TensorConditionBranch(Rule):
         self._unsafe: Dict[int, str] = {}  # id(fix) -> why it is unsafe, for the finding's message
         self._python_views: Dict[cst.FunctionDef, Optional[FunctionValues]] = {}
         self._calls_by_name: Optional[Dict[str, List[cst.Call]]] = None
+        self._flows: Dict[int, Tuple[Optional[Fix], Optional[str]]] = {}  # id(head if) -> (fix, why not)
 
     # The analysis runs once the walk has recorded every parent (the ``return`` after an ``if`` is a sibling).
     def visit_If(self, node: cst.If) -> None:
@@ -513,41 +708,59 @@ class TensorConditionBranch(Rule):
         effect = self._effect_in(values, node)
         if effect is not None:
             return None, effect
-        if self._is_elif(node):
-            return None, "an `elif` branch (rewrite the chain by hand as nested ops.where)"
-        if isinstance(node.orelse, cst.If):
-            return None, "an `if`/`elif` chain (rewrite by hand as nested ops.where)"
+        if self._is_elif(node) or isinstance(node.orelse, cst.If):
+            return self._chain_fix(values, node)
         split = self._split_fix(values, node)
         if split is not None:
             return split
         body = _single(node.body)
         if body is None:
-            return None, "a branch does more than assign one name or return one value"
+            return self._flow_fix(values, node)
         siblings, index = self._siblings(node)
         if node.orelse is not None:
             other = _single(node.orelse.body)
             if other is None:
-                return None, "a branch does more than assign one name or return one value"
+                return self._flow_fix(values, node)
             if isinstance(body, cst.Return) and isinstance(other, cst.Return):
                 return self._build(values, node, node.test, body.value, other.value, "return", [node])
             target = _assign_target(body)
             if target is not None and target == _assign_target(other):
                 return self._build(values, node, node.test, body.value, other.value, target, [node])
-            return None, "the branches assign different names"
+            return self._flow_fix(values, node)
         if isinstance(body, cst.Return):
             following = siblings[index + 1] if siblings is not None and index + 1 < len(siblings) else None
             nxt = _single_line(following)
             if isinstance(nxt, cst.Return) and nxt.value is not None and body.value is not None:
                 return self._build(values, node, node.test, body.value, nxt.value, "return", [node, following])
-            return None, "an early `return` not followed by `return <value>`"
+            return self._flow_fix(values, node)
         target = _assign_target(body)
         if target is None:
-            return None, "the branch does more than assign one name"
+            return self._flow_fix(values, node)
         if not self._bound_before(values, target, siblings, index):
             return None, (f"`{target}` is not bound to a known Tensor before the `if` (a select needs a Tensor for "
                           "the branch that does not assign it)")
         return self._build(values, node, node.test, body.value, cst.Name(target), target, [node],
                            self._previous_value(target, siblings, index))
+
+    def _chain_fix(self, values: FunctionValues, node: cst.If) -> Tuple[Optional[Fix], Optional[str]]:
+        """An ``if``/``elif`` chain is rewritten as a whole: every ``elif`` of it offers the fix of its head."""
+        head = node
+        while self._is_elif(head):
+            head = self.context.parent(head)  # type: ignore[assignment]
+        effect = self._effect_in(values, head)
+        if effect is not None:
+            return None, effect
+        return self._flow_fix(values, head)
+
+    def _flow_fix(self, values: FunctionValues, node: cst.If) -> Tuple[Optional[Fix], Optional[str]]:
+        """Several statements per branch, ``elif`` chains, early returns: :mod:`ms_lint.rewrites.where_flow`."""
+        key = id(node)
+        if key not in self._flows:
+            fix, unsafe = flow_fix(self.context, values, node)
+            if fix is not None and unsafe is not None:
+                self._unsafe[id(fix)] = unsafe
+            self._flows[key] = (fix, unsafe if fix is None else None)
+        return self._flows[key]
 
     def _split_fix(self, values: FunctionValues, node: cst.If) -> Optional[Tuple[Optional[Fix], Optional[str]]]:
         """``if <compile-time test> and <tensor test>:`` with constant-only statements and one ``h = expr`` last,
@@ -597,7 +810,23 @@ class TensorConditionBranch(Rule):
         return split, None
 
     def _ifexp_fix(self, values: FunctionValues, node: cst.IfExp) -> Tuple[Optional[Fix], Optional[str]]:
-        return self._build(values, node, node.test, node.body, node.orelse, None, [node])
+        sides, needed, why = tensor_constants(self.context, values, node.test, node.body, node.orelse)
+        if why is not None:
+            return None, why
+        if sides is None:
+            return self._build(values, node, node.test, node.body, node.orelse, None, [node])
+        cond, imports, why = boolean_condition(self.context, values, node.test)
+        if cond is None:
+            return None, why
+        built = where_call(self.context, cond, sides[0], sides[1], tuple(imports) + tuple(needed))
+        if built is None:
+            return None, "cannot spell ops.where in this module"
+        reason = number_reason(self.context, values, node.test)
+        fix = self._fix(node, built[0], None, [node], UNSAFE,
+                        f"replace the conditional expression with ops.where over Tensor constants (unsafe: {reason})",
+                        built[1])
+        self._unsafe[id(fix)] = reason
+        return fix, None
 
     def _build(self, values: FunctionValues, node: cst.CSTNode, test: cst.BaseExpression,
                a: Optional[cst.BaseExpression], b: Optional[cst.BaseExpression], target: Optional[str],
@@ -608,6 +837,9 @@ class TensorConditionBranch(Rule):
         hazards: List[str] = []
         for side in (a, b):
             blocker, hazard = branch_problems(self.context, values, side)
+            if blocker is not None and blocker.startswith("a branch indexes with a Tensor") \
+                    and isinstance(node, cst.If):
+                return self._flow_fix(values, node)  # a table of known length: the flow clamps the index
             if blocker is not None:
                 return None, blocker
             if hazard is not None:
