@@ -14,7 +14,7 @@ are treated as falling through, which only adds reaching bindings (an over-appro
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
 
 import libcst as cst
 

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import short_code, suite_statements
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind
 
 MAX_SELECTS = 12  # nested selects in one rewrite: beyond that the code is no longer readable
 
@@ -679,7 +679,7 @@ def table_length(ctx, values: FunctionValues, table: cst.BaseExpression) -> Opti
     """Entries of ``self.<attr>`` set once in ``__init__`` to a Tensor (or Parameter) of a literal list/tuple,
     ``ms.Tensor([0.1, 0.05, 0.01], ms.float32)`` or ``Tensor(np.array([...]))``; None otherwise."""
     from ms_lint.rewrites.where import init_value
-    from ms_lint.values import is_literal, literal_value
+    from ms_lint.analysis.values import is_literal, literal_value
 
     if not (isinstance(table, cst.Attribute) and isinstance(table.value, cst.Name) and table.value.value == "self"):
         return None

@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, short_code
-from ms_lint.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind
 
 FLOAT_TESTS = {"isinf", "isnan", "isfinite"}
 
