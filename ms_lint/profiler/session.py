@@ -35,6 +35,7 @@ class Profile:
     device: str = "CPU"
     stopped: Optional[str] = None
     notes: List[str] = field(default_factory=list)
+    request_args: Dict[str, Any] = field(default_factory=dict)  # what --confirm needs to compile a rewrite
 
     @property
     def explained(self) -> List[FindingCost]:
@@ -202,7 +203,8 @@ def profile_function(path: str, function: str, *, inputs: Optional[str] = None, 
     attribution = _attribute(run, [path], findings_for)
     profile = Profile(target=what, mode="function", run=run, attribution=attribution, display=display_path,
                       inputs=target.inputs_text, device=device)
-    profile.request = target  # for --confirm: the same inputs and constructor
+    profile.request_args = dict(path=path, function=function, device=device, inputs=inputs, init=init, setup=setup,
+                                setup_name=setup_name, pythonpath=list(pythonpath), verify_config=verify_config)
     return profile
 
 

@@ -1,0 +1,140 @@
+"""Text and JSON output of a ``Profile``; the JSON is also the file ``ms-lint check --profile-data`` reads."""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List
+
+from ms_lint.profiler.session import Profile
+
+FORMAT_VERSION = 1
+TOP_PHASES = 4
+
+
+def _s(seconds: float) -> str:
+    if seconds < 0.1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _pct(share: float) -> str:
+    return f"{share * 100:.0f}%"
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def rows(profile: Profile) -> List[Dict[str, Any]]:
+    """The table: every finding with a cost, and every costly line without one, by estimated seconds."""
+    attribution = profile.attribution
+    out = []
+    lines = {(c.path, c.line): c for c in attribution.lines}
+    for item in attribution.findings:
+        finding = item.finding
+        text = lines.get((finding.path, finding.line))
+        out.append({
+            "path": profile.display(finding.path), "real_path": finding.path, "line": finding.line,
+            "end_line": finding.end_line, "code": finding.code,
+            "construct": _cut(text.text if text else finding.message, 48), "nodes": item.nodes,
+            "seconds": round(item.seconds, 4), "share": round(attribution.share(item.seconds), 4),
+            "message": finding.message, "fix": finding.fix, "lines": list(item.lines),
+            "measured": item.measured,
+        })
+    for cost in attribution.blind():
+        out.append({
+            "path": profile.display(cost.path), "real_path": cost.path, "line": cost.line, "end_line": cost.line,
+            "code": None, "construct": _cut(cost.text, 48), "nodes": cost.nodes, "seconds": round(cost.seconds, 4),
+            "share": round(attribution.share(cost.seconds), 4), "message": None, "fix": None, "lines": [cost.line],
+            "measured": None,
+        })
+    out.sort(key=lambda r: (-r["seconds"], r["path"], r["line"]))
+    return out
+
+
+def to_json(profile: Profile) -> Dict[str, Any]:
+    attribution = profile.attribution
+    result = profile.run.result
+    share = attribution.share
+    return {
+        "version": FORMAT_VERSION,
+        "target": profile.target,
+        "mode": profile.mode,
+        "device": profile.device,
+        "inputs": profile.inputs,
+        "compile_s": round(attribution.compile_s, 4),
+        "first_call_s": round(result.get("first_call_s") or 0.0, 4),
+        "wall_s": round(profile.run.wall_s, 3),
+        "graphs": len(profile.run.compiles),
+        "stopped": profile.stopped,
+        "phases": [{"name": n, "seconds": round(t, 5)} for n, t in attribution.phases],
+        "unattributed_s": round(attribution.unattributed_s, 4),
+        "rows": rows(profile),
+        "lines": [{"path": profile.display(c.path), "real_path": c.path, "line": c.line, "text": c.text,
+                   "nodes": c.nodes, "final_nodes": c.final_nodes, "seconds": round(c.seconds, 4),
+                   "share": round(share(c.seconds), 4), "function": c.function,
+                   "finding": attribution.findings[c.owner].finding.code if c.owner is not None else None}
+                  for c in attribution.lines],
+        "functions": [{"path": profile.display(f.path), "line": f.line, "name": f.name, "nodes": f.nodes,
+                       "seconds": round(f.seconds, 4), "share": round(share(f.seconds), 4)}
+                      for f in attribution.functions],
+        "notes": list(profile.notes),
+        "summary": profile.summary(),
+    }
+
+
+def render_json(profile: Profile) -> str:
+    return json.dumps(to_json(profile), indent=2)
+
+
+def render_text(profile: Profile) -> str:
+    attribution = profile.attribution
+    result = profile.run.result
+    out = []
+    head = f"profile of {profile.target} ({profile.device}"
+    if profile.inputs:
+        head += f", inputs: {profile.inputs}"
+    out.append(head + ")")
+    graphs = len(profile.run.compiles)
+    phases = sorted(attribution.phases, key=lambda p: -p[1])
+    shown = ", ".join(f"{name} {_s(t)}" for name, t in phases[:TOP_PHASES])
+    rest = attribution.compile_s - sum(t for _, t in phases[:TOP_PHASES])
+    if rest > 0.0005:
+        shown += f", other {_s(rest)}"
+    first = result.get("first_call_s")
+    what = "script ran" if profile.mode == "script" else "first call"
+    out.append(f"compile {_s(attribution.compile_s)} in {graphs} graph{'s' if graphs != 1 else ''} "
+               f"({what} {_s(first or 0.0)}); {shown}")
+    if profile.stopped:
+        out.append(f"stopped: {profile.stopped}")
+    table = rows(profile)
+    confirm = any(r["measured"] for r in table)
+    out.append("")
+    header = f"  {'seconds':>8} {'share':>5} {'nodes':>6}  {'where':<40} {'code':<7} construct"
+    if confirm:
+        header += "   [measured saving]"
+    out.append(header)
+    for row in table:
+        where = _cut(f"{row['path']}:{row['line']}", 40)
+        line = (f"  {_s(row['seconds']):>8} {_pct(row['share']):>5} {row['nodes']:>6}  {where:<40} "
+                f"{row['code'] or '-':<7} {row['construct']}")
+        if row["code"] is None:
+            line += "   (no finding)"
+        measured = row["measured"]
+        if measured:
+            if measured.get("saving_s") is not None:
+                line += f"   [measured {_s(measured['saving_s'])}, {_pct(measured['saving_share'])}]"
+            else:
+                line += f"   [{measured.get('error', 'not measured')}]"
+        out.append(line)
+    if not table:
+        out.append("  (no findings and no line above 5% of the compile)")
+    functions = attribution.functions[:5]
+    if functions:
+        out.append("")
+        out.append("functions: " + ", ".join(
+            f"{f.name} {_s(f.seconds)} ({_pct(attribution.share(f.seconds))})" for f in functions))
+    for note in profile.notes:
+        out.append(f"note: {note}")
+    out.append(profile.summary())
+    return "\n".join(out) + "\n"
