@@ -113,6 +113,8 @@ def function_names(source: str) -> Dict[int, str]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names[child.lineno] = prefix + child.name
+                for decorator in child.decorator_list:  # the IR's frame of a decorated def starts there
+                    names.setdefault(decorator.lineno, prefix + child.name)
                 walk(child, prefix + child.name + ".<locals>.")
             elif isinstance(child, ast.ClassDef):
                 walk(child, prefix + child.name + ".")

@@ -76,7 +76,8 @@ class Frame:
 
     @property
     def is_def(self) -> bool:
-        return self.text.lstrip().startswith(("def ", "async def "))
+        # a decorated function's frame starts at its first decorator: ``file.py:6~11/@ms.jit/``
+        return self.text.lstrip().startswith(("def ", "async def ", "@"))
 
 
 @dataclass

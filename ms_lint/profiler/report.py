@@ -7,6 +7,11 @@ from typing import Any, Dict, List
 from ms_lint.profiler.session import Profile
 
 FORMAT_VERSION = 1
+STOPPED = {
+    "compile-limit": "the script was stopped right after its last profiled compile, before that graph ran "
+                     "(--compiles)",
+    "script-ended": "the script ended before reaching --compiles",
+}
 TOP_PHASES = 4
 
 
@@ -18,6 +23,20 @@ def _s(seconds: float) -> str:
 
 def _pct(share: float) -> str:
     return f"{share * 100:.0f}%"
+
+
+def code_only(text: str) -> str:
+    """The line without its trailing comment (the IR's traces carry the whole source line)."""
+    import io
+    import tokenize
+
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text.strip() + "\n").readline):
+            if token.type == tokenize.COMMENT:
+                return text.strip()[: token.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return text.strip()
 
 
 def _cut(text: str, width: int) -> str:
@@ -36,7 +55,7 @@ def rows(profile: Profile) -> List[Dict[str, Any]]:
         out.append({
             "path": profile.display(finding.path), "real_path": finding.path, "line": finding.line,
             "end_line": finding.end_line, "code": finding.code,
-            "construct": _cut(text.text if text else finding.message, 48), "nodes": item.nodes,
+            "construct": _cut(code_only(text.text) if text else finding.message, 48), "nodes": item.nodes,
             "seconds": round(item.seconds, 4), "share": round(attribution.share(item.seconds), 4),
             "message": finding.message, "fix": finding.fix, "lines": list(item.lines),
             "measured": item.measured,
@@ -44,7 +63,7 @@ def rows(profile: Profile) -> List[Dict[str, Any]]:
     for cost in attribution.blind():
         out.append({
             "path": profile.display(cost.path), "real_path": cost.path, "line": cost.line, "end_line": cost.line,
-            "code": None, "construct": _cut(cost.text, 48), "nodes": cost.nodes, "seconds": round(cost.seconds, 4),
+            "code": None, "construct": _cut(code_only(cost.text), 48), "nodes": cost.nodes, "seconds": round(cost.seconds, 4),
             "share": round(attribution.share(cost.seconds), 4), "message": None, "fix": None, "lines": [cost.line],
             "measured": None,
         })
@@ -106,8 +125,10 @@ def render_text(profile: Profile) -> str:
     out.append(f"compile {_s(attribution.compile_s)} in {graphs} graph{'s' if graphs != 1 else ''} "
                f"({what} {_s(first or 0.0)}); {shown}")
     if profile.stopped:
-        out.append(f"stopped: {profile.stopped}")
-    table = rows(profile)
+        out.append(STOPPED.get(profile.stopped, f"the script stopped: {profile.stopped}"))
+    everything = rows(profile)
+    table = [r for r in everything if r["seconds"] > 0 or r["measured"]]
+    outside = [r for r in everything if r not in table]
     confirm = any(r["measured"] for r in table)
     out.append("")
     header = f"  {'seconds':>8} {'share':>5} {'nodes':>6}  {'where':<40} {'code':<7} construct"
@@ -129,6 +150,10 @@ def render_text(profile: Profile) -> str:
         out.append(line)
     if not table:
         out.append("  (no findings and no line above 5% of the compile)")
+    if outside:
+        out.append(f"  not in the compiled graph{'s' if graphs != 1 else ''}: "
+                   + ", ".join(f"{r['path']}:{r['line']} {r['code']}" for r in outside[:8])
+                   + (f" and {len(outside) - 8} more" if len(outside) > 8 else ""))
     functions = attribution.functions[:5]
     if functions:
         out.append("")
