@@ -2,7 +2,7 @@
 the seconds in each message (``ms-lint profile ... -o FILE`` or ``--format json`` writes the file).
 
 A finding is matched to the profile by file (real path), line and code; findings the profile does not know (other
-files, code changed since) keep their place after the profiled ones. This module never imports MindSpore.
+files, code outside the profiled graphs, code changed since) keep their place after the profiled ones. This module never imports MindSpore.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def annotate(findings: List, data: Dict) -> List:
     """The findings, profiled ones first (most seconds first), each profiled message ending with its cost."""
     costs: Dict[Tuple[str, int, str], Dict] = {}
     for row in data.get("rows", []):
-        if row.get("code"):
+        if row.get("code") and float(row.get("seconds") or 0) > 0:  # 0: not in the profiled graphs
             costs[(os.path.realpath(row.get("real_path") or row["path"]), int(row["line"]), row["code"])] = row
     total = float(data.get("compile_s") or 0.0)
     profiled, rest = [], []
