@@ -223,3 +223,46 @@ def test_check_profile_data_orders_and_annotates(run_cli, tmp_path):
     saved.write_text("[]")
     code, _, err = run_cli("check", cells, "--profile-data", str(saved))
     assert code == 2 and "not a profile" in err
+
+
+def _synthetic_profile():
+    from ms_lint.diagnostics import Finding
+    from ms_lint.profiler.parse import CompileTimes, NodeCounts
+    from ms_lint.profiler.runner import ProfileRun
+    from ms_lint.profiler.session import Profile
+
+    counts = NodeCounts(total=10, lines={("/p/a.py", 3): 7, ("/p/a.py", 9): 3},
+                        texts={("/p/a.py", 3): "for _ in range(200):  # hot", ("/p/a.py", 9): "y = f(x)"})
+    times = [CompileTimes(2.0, [("type_inference", 1.5), ("task_emit", 0.5)])]
+    loop = Finding("MSL103", "`range(200)` runs 200 iterations", "/p/a.py", 3, 9, 4, 1,
+                   fix={"applicability": "unsafe", "message": "ForiLoop"})
+    elsewhere = Finding("MSL201", "`if` on a Tensor", "/p/a.py", 20, 9, 21, 1)
+    attribution = attribute(times, [{"type_inference": counts}], [loop, elsewhere], lambda p: None)
+    run = ProfileRun(True, {"first_call_s": 2.2}, compiles=times)
+    return Profile(target="a.py f", mode="function", run=run, attribution=attribution, display=lambda p: p)
+
+
+def test_text_report_table_and_summary():
+    from ms_lint.profiler.report import render_text, to_json
+
+    text = render_text(_synthetic_profile())
+    lines = text.splitlines()
+    assert lines[1].startswith("compile 2.00 s in 1 graph (first call 2.20 s); type_inference 1.50 s")
+    table = [line for line in lines if "/p/a.py:" in line and "not in the compiled" not in line]
+    assert "MSL103" in table[0] and "1.40 s" in table[0] and "70%" in table[0] and "# hot" not in table[0]
+    assert "(no finding)" in table[1] and "0.60 s" in table[1]
+    assert "not in the compiled graph: /p/a.py:20 MSL201" in text
+    assert lines[-1] == ("1 finding explains 1.40 s of 2.00 s compile time (70%); 1 costly line without a finding "
+                         "(0.60 s)")
+    data = to_json(_synthetic_profile())
+    assert [(r["code"], r["line"]) for r in data["rows"]] == [("MSL103", 3), (None, 9), ("MSL201", 20)]
+    assert data["rows"][0]["share"] == 0.7
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    from ms_lint.profiler.plot import plot
+
+    out = tmp_path / "p.png"
+    plot(_synthetic_profile(), str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("mindspore")
 
-from ms_lint.profiler.session import ProfileError, profile_function, profile_script  # noqa: E402
+from ms_lint.profiler.session import profile_function, profile_script  # noqa: E402
 
 pytestmark = pytest.mark.mindspore
 

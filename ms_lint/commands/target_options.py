@@ -45,7 +45,8 @@ def read_target_options(args: argparse.Namespace) -> Tuple[Optional[str], Option
             with open(args.setup_file, encoding="utf-8") as handle:
                 setup = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
-            return None, None, f"--setup-file {args.setup_file}: cannot read it ({getattr(exc, 'strerror', None) or exc})"
+            why = getattr(exc, "strerror", None) or exc
+            return None, None, f"--setup-file {args.setup_file}: cannot read it ({why})"
         setup_name = args.setup_file
     if setup is not None:
         try:

@@ -2,7 +2,8 @@
 the seconds in each message (``ms-lint profile ... -o FILE`` or ``--format json`` writes the file).
 
 A finding is matched to the profile by file (real path), line and code; findings the profile does not know (other
-files, code outside the profiled graphs, code changed since) keep their place after the profiled ones. This module never imports MindSpore.
+files, code outside the profiled graphs, code changed since)
+keep their place after the profiled ones. This module never imports MindSpore.
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ def plot(profile: Profile, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ProfileError("--plot needs matplotlib: pip install matplotlib (or 'ms-lint[plot]')") from None
-    table = rows(profile)[:MAX_BARS]
+    table = [r for r in rows(profile) if r["seconds"] > 0 or r["measured"]][:MAX_BARS]
     labels = [f"{r['path']}:{r['line']} {r['code'] or '(no finding)'}" for r in table][::-1]
     estimates = [r["seconds"] for r in table][::-1]
     measured = [(r["measured"] or {}).get("saving_s") for r in table][::-1]

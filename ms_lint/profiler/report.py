@@ -63,7 +63,8 @@ def rows(profile: Profile) -> List[Dict[str, Any]]:
     for cost in attribution.blind():
         out.append({
             "path": profile.display(cost.path), "real_path": cost.path, "line": cost.line, "end_line": cost.line,
-            "code": None, "construct": _cut(code_only(cost.text), 48), "nodes": cost.nodes, "seconds": round(cost.seconds, 4),
+            "code": None, "construct": _cut(code_only(cost.text), 48), "nodes": cost.nodes,
+            "seconds": round(cost.seconds, 4),
             "share": round(attribution.share(cost.seconds), 4), "message": None, "fix": None, "lines": [cost.line],
             "measured": None,
         })
@@ -92,7 +93,7 @@ def to_json(profile: Profile) -> Dict[str, Any]:
         "lines": [{"path": profile.display(c.path), "real_path": c.path, "line": c.line, "text": c.text,
                    "nodes": c.nodes, "final_nodes": c.final_nodes, "seconds": round(c.seconds, 4),
                    "share": round(share(c.seconds), 4), "function": c.function,
-                   "finding": attribution.findings[c.owner].finding.code if c.owner is not None else None}
+                   "finding": None if c.owner is None else attribution.findings[c.owner].finding.code}
                   for c in attribution.lines],
         "functions": [{"path": profile.display(f.path), "line": f.line, "name": f.name, "nodes": f.nodes,
                        "seconds": round(f.seconds, 4), "share": round(share(f.seconds), 4)}

@@ -4,8 +4,9 @@ The child (``ms_lint.profiler.child``) runs in a private temporary working folde
 off (the verifier's ``child_env``) and these switches on (MindSpore 2.10):
 
 * ``MS_JIT=COMPILE_PROFILE:1``: the per-phase timing tree on stdout (``MS_DEV_COMPILE_PROFILE`` does nothing);
-* ``MS_DEV_SAVE_GRAPHS=1``, ``MS_DEV_SAVE_GRAPHS_PATH=<folder>/dumps``, ``MS_DEV_DUMP_IR_PASSES=type_inference,validate``:
-  two ``.ir`` dumps per graph, about 15% more compile time (every pass: about 3x).
+* ``MS_DEV_SAVE_GRAPHS=1``, ``MS_DEV_SAVE_GRAPHS_PATH=<folder>/dumps``,
+  ``MS_DEV_DUMP_IR_PASSES=type_inference,validate``: two ``.ir`` dumps per graph (about 15-40% more compile
+  time measured; every pass dumped: about 3x).
 
 The folder (dumps, stdout, the request) is removed when the run ends, and the child's process group is killed, so a
 script's own worker processes do not outlive it.
@@ -74,9 +75,10 @@ def _read(path: str) -> str:
 
 
 def run_profile(request: Dict[str, Any], *, timeout: float, is_user_file: Callable[[str], bool],
-                python: Optional[str] = None, label: str = "profile") -> ProfileRun:
+                python: Optional[str] = None, label: str = "profile", plain: bool = False) -> ProfileRun:
     """One fresh process: compile what ``request`` names (the verifier child's keys, plus ``script``/``argv``/
-    ``compiles`` for script mode), then parse the timing trees and the dumps."""
+    ``compiles`` for script mode), then parse the timing trees and the dumps. ``plain``: the same process
+    without the profiling switches (the baseline the overhead is measured against); nothing is parsed."""
     started = time.perf_counter()
     workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
     try:
@@ -93,7 +95,8 @@ def run_profile(request: Dict[str, Any], *, timeout: float, is_user_file: Callab
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
                 proc = subprocess.Popen([python or sys.executable, "-m", "ms_lint.profiler.child", request_file],
-                                        cwd=run_dir, env=profile_env(dump_dir), stdin=subprocess.DEVNULL,
+                                        cwd=run_dir, env=child_env() if plain else profile_env(dump_dir),
+                                        stdin=subprocess.DEVNULL,
                                         stdout=out, stderr=err, start_new_session=True)
             except OSError as exc:
                 error = {"kind": "internal", "message": f"cannot start {python or sys.executable}: {exc}"}
@@ -119,7 +122,7 @@ def run_profile(request: Dict[str, Any], *, timeout: float, is_user_file: Callab
         result = json.loads(result_text)
         run = ProfileRun(bool(result.get("ok")), result, error=result.get("error"),
                          wall_s=time.perf_counter() - started)
-        if not run.ok:
+        if not run.ok or plain:
             return run
         run.compiles = parse_profile(_read(stdout_path))
         for graph in pair_dumps(dump_dir):

@@ -46,8 +46,9 @@ class Profile:
         explained = self.explained
         seconds = sum(f.seconds for f in explained)
         blind = self.attribution.blind()
-        text = (f"{len(explained)} finding{'s' if len(explained) != 1 else ''} explain{'' if len(explained) != 1 else 's'} "
-                f"{_s(seconds)} of {_s(total)} compile time ({_pct(self.attribution.share(seconds))})")
+        many = len(explained) != 1
+        text = (f"{len(explained)} finding{'s' if many else ''} explain{'' if many else 's'} {_s(seconds)}"
+                f" of {_s(total)} compile time ({_pct(self.attribution.share(seconds))})")
         if blind:
             text += (f"; {len(blind)} costly line{'s' if len(blind) != 1 else ''} without a finding "
                      f"({_s(sum(c.seconds for c in blind))})")
