@@ -39,6 +39,8 @@ def register(subparsers) -> None:
     parser.add_argument("--confirm", type=_positive_int, metavar="N",
                         help="compile once more with each of the top N fixable findings' fix applied and report the "
                              "measured saving next to the estimate")
+    parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
+                        help="with --confirm: fresh processes per version, medians compared (default: 3)")
     parser.add_argument("--force", action="store_true",
                         help="compile even when the target is predicted to fail (an unrolled loop past the "
                              "call-depth limit)")
@@ -120,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.confirm:
                 from ms_lint.profiler.confirm import confirm
 
-                confirm(profile, args.confirm, config, args.timeout,
+                confirm(profile, args.confirm, config, args.timeout, repeat=args.repeat,
                         progress=lambda text: print(text, file=sys.stderr, flush=True))
         else:
             print(f"ms-lint: profiling script {path} (stopped after {args.compiles} compile(s)) ...",

@@ -160,6 +160,9 @@ def render_text(profile: Profile) -> str:
         out.append("")
         out.append("functions: " + ", ".join(
             f"{f.name} {_s(f.seconds)} ({_pct(attribution.share(f.seconds))})" for f in functions))
+    if any(r["code"] == "MSL201" for r in table):
+        out.append("note: MSL201 estimates are lower bounds (control flow slows the passes over the whole graph); "
+                   "--confirm measures them")
     for note in profile.notes:
         out.append(f"note: {note}")
     out.append(profile.summary())
