@@ -266,3 +266,16 @@ def test_plot_writes_a_png(tmp_path):
     out = tmp_path / "p.png"
     plot(_synthetic_profile(), str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv, script_args, compiles", [
+    (["t.py", "--compiles", "2", "--", "--steps", "2"], ["--steps", "2"], 2),
+    (["t.py", "--", "--steps", "5", "-x"], ["--steps", "5", "-x"], 1),
+    (["--compiles", "3", "t.py", "--", "--function", "f"], ["--function", "f"], 3),
+])
+def test_script_arguments_after_dashes_reach_the_script(argv, script_args, compiles):
+    from ms_lint.cli import build_parser
+
+    parsed = build_parser().parse_args(["profile"] + argv)
+    assert (parsed.path, parsed.script_args, parsed.compiles, parsed.function) == ("t.py", script_args, compiles,
+                                                                                   None)

@@ -50,6 +50,25 @@ def register(subparsers) -> None:
     parser.add_argument("--plot", metavar="FILE.png", help="write a bar chart of the costs (needs matplotlib)")
     parser.add_argument("--config", help="pyproject.toml to use for the findings, instead of the nearest one")
     parser.set_defaults(handler=run)
+    parser.__class__ = _split_at_dashes(type(parser))
+
+
+def _split_at_dashes(base):
+    """A parser class that hands everything after ``--`` to the script untouched: argparse alone loses it when an
+    option comes between PATH and ``--`` (``profile train.py --compiles 2 -- --steps 2``)."""
+
+    class ProfileParser(base):
+        def parse_known_args(self, args=None, namespace=None):
+            args = list(sys.argv[1:] if args is None else args)
+            extra = []
+            if "--" in args:
+                cut = args.index("--")
+                args, extra = args[:cut], args[cut + 1:]
+            parsed, rest = super().parse_known_args(args, namespace)
+            parsed.script_args = list(getattr(parsed, "script_args", None) or []) + extra
+            return parsed, rest
+
+    return ProfileParser
 
 
 def _error(message: str) -> int:
@@ -125,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
                 confirm(profile, args.confirm, config, args.timeout, repeat=args.repeat,
                         progress=lambda text: print(text, file=sys.stderr, flush=True))
         else:
-            print(f"ms-lint: profiling script {path} (stopped after {args.compiles} compile(s)) ...",
+            print(f"ms-lint: profiling script {path} (stopping it after {args.compiles} graph compile(s)) ...",
                   file=sys.stderr, flush=True)
             profile = profile_script(path, args.script_args, compiles=args.compiles, pythonpath=args.pythonpath,
                                      device=args.device, timeout=args.timeout, findings_for=findings_for)
