@@ -279,3 +279,13 @@ def test_script_arguments_after_dashes_reach_the_script(argv, script_args, compi
     parsed = build_parser().parse_args(["profile"] + argv)
     assert (parsed.path, parsed.script_args, parsed.compiles, parsed.function) == ("t.py", script_args, compiles,
                                                                                    None)
+
+
+def test_long_paths_keep_their_file_name_and_line():
+    from ms_lint.profiler.report import render_text
+
+    profile = _synthetic_profile()
+    profile.display = lambda p: "/a/very/long/folder/name/that/goes/on/and/on" + p
+    text = render_text(profile)
+    row = next(line for line in text.splitlines() if "MSL103" in line)
+    assert "  ...der/name/that/goes/on/and/on/p/a.py:3 MSL103  for _ in range(200):" in row

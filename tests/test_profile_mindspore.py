@@ -137,3 +137,16 @@ def test_cli_json_and_check_profile_data(run_cli, tmp_path):
     assert re.search(rf"cells.py:{LOOP_LINE}:\d+: MSL103 .*\[profile: ~\d", lines[0])
     assert "MSL201" in lines[1] and "[profile: ~" in lines[1]
     assert "MSL101" in lines[2] and "[profile:" not in lines[2]  # not in Net's graph: after the profiled ones
+
+
+def test_a_costly_line_without_a_finding_is_listed(run_cli):
+    blind = os.path.join(FIXTURES, "blind.py")
+    loop = _line_of(blind, "for _ in range(self.steps)")
+    code, out, err = run_cli("profile", blind, "--function", "Blind", "--inputs", "x=float32[2,2]")
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if f"blind.py:{loop} " in line)
+    assert row.rstrip().endswith("(no finding)")
+    share = int(re.search(r"(\d+)%", row).group(1))
+    assert share >= 90  # the loop line and its body, one row
+    assert out.rstrip().splitlines()[-1].startswith("0 findings explain 0.00 s")
+    assert "1 costly line without a finding" in out.rstrip().splitlines()[-1]

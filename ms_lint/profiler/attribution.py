@@ -71,8 +71,27 @@ class Attribution:
     def share(self, seconds: float) -> float:
         return seconds / self.compile_s if self.compile_s > 0 else 0.0
 
+    loops: Dict[Tuple[str, int], Tuple[int, int]] = field(default_factory=dict)  # line -> its innermost loop
+
     def blind(self) -> List[LineCost]:
-        return [c for c in self.lines if c.owner is None and self.share(c.seconds) >= BLIND_SHARE]
+        """Costly code without a finding: the lines no finding owns, gathered into their innermost ``for``/``while``
+        (one row for a loop the rules cannot see), kept when they reach ``BLIND_SHARE`` of the compile."""
+        groups: Dict[Tuple[str, int], LineCost] = {}
+        for cost in self.lines:
+            if cost.owner is not None:
+                continue
+            span = self.loops.get((cost.path, cost.line))
+            key = (cost.path, span[0] if span else cost.line)
+            group = groups.get(key)
+            if group is None:
+                head = next((c for c in self.lines if (c.path, c.line) == key), None) if span else cost
+                group = groups[key] = LineCost(cost.path, key[1], head.text if head else cost.text,
+                                               function=cost.function)
+            group.nodes += cost.nodes
+            group.final_nodes += cost.final_nodes
+            group.seconds += cost.seconds
+        found = [g for g in groups.values() if self.share(g.seconds) >= BLIND_SHARE]
+        return sorted(found, key=lambda c: (-c.seconds, c.path, c.line))
 
 
 def _merge_phases(compiles: Sequence[CompileTimes]) -> List[Tuple[str, float]]:
@@ -172,6 +191,14 @@ def attribute(compiles: Sequence[CompileTimes], graphs: Sequence[Dict[str, NodeC
         owner = _innermost_def(names.get(cost.path) or {}, functions, cost)
         cost.function = owner
     joined = _join(list(findings), lines)
+    loops: Dict[Tuple[str, int], Tuple[int, int]] = {}
+    for path in {cost.path for cost in lines.values() if cost.owner is None}:
+        spans = loop_spans(source_of(path) or "")
+        for cost in lines.values():
+            if cost.path == path:
+                inside = [s for s in spans if s[0] <= cost.line <= s[1]]
+                if inside:
+                    loops[(path, cost.line)] = min(inside, key=lambda s: s[1] - s[0])
     compile_s = sum(c.total_s for c in compiles)
     return Attribution(
         compile_s=compile_s,
@@ -181,7 +208,18 @@ def attribute(compiles: Sequence[CompileTimes], graphs: Sequence[Dict[str, NodeC
         findings=joined,
         unattributed_s=unattributed,
         total_nodes=total_nodes,
+        loops=loops,
     )
+
+
+def loop_spans(source: str) -> List[Tuple[int, int]]:
+    """``(first line, last line)`` of every ``for``/``while`` statement."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
 
 
 def _innermost_def(names: Dict[int, str], functions: Dict[Tuple[str, int], FunctionCost],

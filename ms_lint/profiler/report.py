@@ -61,11 +61,13 @@ def rows(profile: Profile) -> List[Dict[str, Any]]:
             "measured": item.measured,
         })
     for cost in attribution.blind():
+        span = attribution.loops.get((cost.path, cost.line))
         out.append({
-            "path": profile.display(cost.path), "real_path": cost.path, "line": cost.line, "end_line": cost.line,
+            "path": profile.display(cost.path), "real_path": cost.path, "line": cost.line,
+            "end_line": span[1] if span and span[0] == cost.line else cost.line,
             "code": None, "construct": _cut(code_only(cost.text), 48), "nodes": cost.nodes,
             "seconds": round(cost.seconds, 4),
-            "share": round(attribution.share(cost.seconds), 4), "message": None, "fix": None, "lines": [cost.line],
+            "share": round(attribution.share(cost.seconds), 4), "message": None, "fix": None, "lines": None,
             "measured": None,
         })
     out.sort(key=lambda r: (-r["seconds"], r["path"], r["line"]))
@@ -137,7 +139,9 @@ def render_text(profile: Profile) -> str:
         header += "   [measured saving]"
     out.append(header)
     for row in table:
-        where = _cut(f"{row['path']}:{row['line']}", 40)
+        where = f"{row['path']}:{row['line']}"
+        if len(where) > 40:  # keep the file name and line: cut from the left
+            where = "..." + where[-37:]
         line = (f"  {_s(row['seconds']):>8} {_pct(row['share']):>5} {row['nodes']:>6}  {where:<40} "
                 f"{row['code'] or '-':<7} {row['construct']}")
         if row["code"] is None:
