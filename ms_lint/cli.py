@@ -11,7 +11,7 @@ from typing import List, Optional
 
 from ms_lint import __version__
 
-COMMANDS = ("check", "fix", "verify", "rules", "rule", "server")
+COMMANDS = ("check", "fix", "verify", "profile", "rules", "rule", "server")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 

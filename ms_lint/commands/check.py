@@ -34,6 +34,9 @@ def register(subparsers) -> None:
     parser.add_argument("--diff", action="store_true", help="print the fixes as a diff, write nothing (as `ms-lint fix`)")
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="with --fix/--diff, also apply fixes marked unsafe; fixable counts include them")
+    parser.add_argument("--profile-data", metavar="FILE",
+                        help="order findings by the compile seconds in a saved `ms-lint profile -o FILE` and add "
+                             "them to the messages")
     add_jobs_option(parser)
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
     parser.add_argument("--cache-dir", metavar="DIR",
@@ -58,6 +61,14 @@ def run(args: argparse.Namespace) -> int:
         findings = check_files(loaded.files, loaded.config_for, jobs=args.jobs, use_cache=not args.no_cache,
                                cache_dir=cache_dir(args))
     findings = sorted(findings + unreadable_findings(loaded), key=Finding.sort_key)
+    if args.profile_data:
+        from ms_lint.profiler.annotate import ProfileDataError, annotate, load
+
+        try:
+            findings = annotate(findings, load(args.profile_data))
+        except ProfileDataError as exc:
+            print(f"ms-lint: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
     return _output(args, loaded, findings, fixed=0)
 
 

@@ -1,0 +1,291 @@
+"""``ms-lint profile`` without MindSpore: parsing the compile profile and dumps, attribution, the report, errors
+found before compiling, and ``check --profile-data``."""
+import json
+import os
+import textwrap
+
+import pytest
+
+from ms_lint.profiler.attribution import attribute, function_names
+from ms_lint.profiler.parse import count_nodes, pair_dumps, parse_profile
+from ms_lint.profiler.report import code_only
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+PROFILE_TEXT = textwrap.dedent("""\
+    loss 0.5
+    TotalTime = 1.0, [4]
+    [bootstrap]: 0.05
+    [type_inference]: 0.6
+    [optimize]: 0.2, [2]
+        [opt_a]: 0.15
+    [validate]: 0.01
+    [task_emit]: 0.1
+    Sums
+    [type_inference]: 99
+    TotalTime = 0.5, [1]
+    [type_inference]: 0.4
+    """)
+
+IR = textwrap.dedent("""\
+    # IR entry: @1_net_construct_1
+    subgraph attr:
+    # Parameters: 1, (<Tensor[Float32], (2, 2)>)
+    # In file /p/net.py:5~9, 4~16/    def construct(self, x):/
+    subgraph @1_net_construct_1(%para1_x) {
+      %0(CNode_1) = PrimFunc_Add(%para1_x, %para1_x)
+          : (<Tensor[Float32], (2, 2)>) -> (<Tensor[Float32], (2, 2)>)
+          # Fullname with scope: (Default/Add-op0)
+          # In file /p/net.py:5~9, 4~16/    def construct(self, x):/
+          # In file /p/net.py:7, 12~20/        y = x + x  # a comment/
+          # In file /site/mindspore/ops.py:10~12/def add(a, b):/
+          # In file /site/mindspore/ops.py:12, 4~10/    return a + b/
+      %1(CNode_2) = call @2_loop_body_3(%0)
+          : (<Tensor[Float32], (2, 2)>) -> (<Tensor[Float32], (2, 2)>)
+          # Fullname with scope: (Default/call-op1)
+          # In file /p/net.py:5~9, 4~16/    def construct(self, x):/
+          # In file /p/net.py:9, 8~16/        return self.body(y)/
+      Return(%1)
+          : (<Tensor[Float32], (2, 2)>)
+          # Fullname with scope: (Default/Return-op2)
+          # In file /site/mindspore/ops.py:12, 4~10/    return a + b/
+    }
+    # In file /p/net.py:1~3/@ms.jit/
+    subgraph @2_loop_body_3(%para2_y) {
+      %0(CNode_3) = PrimFunc_Mul(%para2_y, %para2_y)
+          : (<Tensor[Float32], (2, 2)>) -> (<Tensor[Float32], (2, 2)>)
+          # Fullname with scope: (Default/Mul-op0)
+          # In file /p/net.py:1~3/@ms.jit/
+          # In file /p/net.py:3, 4~10/    for _ in range(4): y = y * y/
+      Return(%0)
+          : (<Tensor[Float32], (2, 2)>)
+          # Fullname with scope: (Default/Return-op1)
+          # In file /p/net.py:1~3/@ms.jit/
+          # In file /p/net.py:3, 4~10/    for _ in range(4): y = y * y/
+    }
+    """)
+
+
+def _user(path):
+    return path.startswith("/p/")
+
+
+def test_parse_profile_takes_the_top_level_phases_of_each_graph():
+    compiles = parse_profile(PROFILE_TEXT)
+    assert [c.total_s for c in compiles] == [1.0, 0.5]
+    assert compiles[0].phases == [("bootstrap", 0.05), ("type_inference", 0.6), ("optimize", 0.2),
+                                  ("validate", 0.01), ("task_emit", 0.1)]
+    assert compiles[1].phases == [("type_inference", 0.4)]
+
+
+def test_nodes_go_to_the_innermost_user_statement_and_calls_to_their_callee():
+    counts = count_nodes(IR, _user)
+    assert counts.total == 5
+    assert counts.unattributed == 1  # the Return traced only to MindSpore's file
+    # the call node's trace ends at the call site; it is counted where its callee's nodes are (the loop line)
+    assert counts.lines == {("/p/net.py", 7): 1, ("/p/net.py", 3): 3}
+    assert counts.functions == {("/p/net.py", 5, "construct"): 1, ("/p/net.py", 1, "?"): 3}
+
+
+def test_attribution_splits_early_and_late_phases_by_their_graphs_nodes():
+    from ms_lint.diagnostics import Finding
+    from ms_lint.profiler.parse import CompileTimes, NodeCounts
+
+    early = NodeCounts(total=10, lines={("/p/a.py", 3): 8, ("/p/a.py", 7): 2}, texts={})
+    late = NodeCounts(total=4, lines={("/p/a.py", 3): 1, ("/p/a.py", 7): 3}, texts={})
+    times = CompileTimes(1.0, [("type_inference", 0.7), ("optimize", 0.1), ("validate", 0.05), ("task_emit", 0.15)])
+    loop = Finding("MSL103", "m", "/p/a.py", 2, 5, 4, 1)
+    attribution = attribute([times], [{"type_inference": early, "validate": late}], [loop], lambda p: None)
+    by_line = {c.line: c.seconds for c in attribution.lines}
+    assert by_line[3] == pytest.approx(0.8 * 0.8 + 0.2 * 0.25)
+    assert by_line[7] == pytest.approx(0.8 * 0.2 + 0.2 * 0.75)
+    assert attribution.findings[0].seconds == pytest.approx(by_line[3])
+    assert [c.line for c in attribution.blind()] == [7]  # 31% of the compile and no finding
+
+
+def test_the_innermost_finding_owns_a_line():
+    from ms_lint.diagnostics import Finding
+    from ms_lint.profiler.parse import CompileTimes, NodeCounts
+
+    counts = NodeCounts(total=10, lines={("/p/a.py", 3): 6, ("/p/a.py", 4): 4}, texts={})
+    outer = Finding("MSL103", "loop", "/p/a.py", 2, 5, 6, 1)
+    inner = Finding("MSL201", "if", "/p/a.py", 4, 9, 5, 1)
+    attribution = attribute([CompileTimes(1.0, [("type_inference", 1.0)])], [{"type_inference": counts}],
+                            [outer, inner], lambda p: None)
+    seconds = {f.finding.code: f.seconds for f in attribution.findings}
+    assert seconds == {"MSL103": pytest.approx(0.6), "MSL201": pytest.approx(0.4)}
+
+
+def test_dumps_pair_by_their_counter(tmp_path):
+    for name in ("01_type_inference_0001.ir", "21_validate_0293.ir", "01_type_inference_0296.ir",
+                 "31_validate_0412.ir", "ms_output_optimize.pb"):
+        (tmp_path / name).write_text("")
+    graphs = pair_dumps(str(tmp_path))
+    assert [sorted(os.path.basename(p) for p in g.values()) for g in graphs] == [
+        ["01_type_inference_0001.ir", "21_validate_0293.ir"], ["01_type_inference_0296.ir", "31_validate_0412.ir"]]
+
+
+def test_function_names_know_classes_and_decorator_lines():
+    source = "import ms\n\nclass Net:\n    def construct(self):\n        pass\n\n@ms.jit\ndef f(x):\n    return x\n"
+    assert function_names(source) == {4: "Net.construct", 8: "f", 7: "f"}
+
+
+def test_code_only_drops_the_trailing_comment():
+    assert code_only("        for _ in range(200):  # expect: MSL103") == "for _ in range(200):"
+    assert code_only("x = '#' + y") == "x = '#' + y"
+
+
+# -- errors before compiling -----------------------------------------------------------------------------------------
+
+def test_an_unrolled_loop_past_the_depth_limit_is_reported_without_compiling(run_cli):
+    deep = os.path.join(ROOT, "fixtures", "verify", "deep_loop_orig.py")
+    code, out, err = run_cli("profile", deep, "--function", "func")
+    assert code == 2 and out == ""
+    error = [line for line in err.splitlines() if line.startswith("ms-lint: error:")]
+    assert len(error) == 1
+    assert "600 iterations" in error[0] and "call-depth limit" in error[0] and "--force" in error[0]
+
+
+def test_unknown_function_lists_the_graph_functions(run_cli):
+    cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
+    code, out, err = run_cli("profile", cells, "--function", "nosuch")
+    assert code == 2
+    assert err.strip().endswith("no such function or class (graph functions in this file: Smooth, Gate, Net, "
+                                "row_norms)")
+
+
+def test_usage_errors(run_cli, tmp_path):
+    cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
+    assert run_cli("profile", str(tmp_path / "nope.py"), "--function", "f")[0] == 2
+    code, _, err = run_cli("profile", cells, "--confirm", "1")
+    assert code == 2 and "--confirm needs --function" in err
+    code, _, err = run_cli("profile", cells, "--function", "Net", "--inputs", "x=flaot32[2]")
+    assert code == 2 and "--inputs" in err and "dtype" in err
+
+
+def _shadow_mindspore(tmp_path, monkeypatch, body):
+    fake = tmp_path / "shadow"
+    (fake / "mindspore").mkdir(parents=True)
+    (fake / "mindspore" / "__init__.py").write_text(body)
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+
+
+def test_mindspore_missing_is_one_line_exit_2(run_cli, tmp_path, monkeypatch):
+    pytest.importorskip("numpy")
+    _shadow_mindspore(tmp_path, monkeypatch, "raise ImportError(\"No module named 'mindspore'\", name='mindspore')\n")
+    cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
+    code, out, err = run_cli("profile", cells, "--function", "row_norms")
+    assert code == 2 and out == ""
+    error = [line for line in err.splitlines() if line.startswith("ms-lint: error:")]
+    assert len(error) == 1 and "MindSpore is not installed" in error[0]
+
+
+def test_timeout_is_one_line_exit_2_and_kills_the_child(run_cli, tmp_path, monkeypatch):
+    import tempfile
+
+    pytest.importorskip("numpy")
+    _shadow_mindspore(tmp_path, monkeypatch, "import time\ntime.sleep(120)\n")
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
+    code, out, err = run_cli("profile", cells, "--function", "row_norms", "--timeout", "2")
+    assert code == 2
+    error = [line for line in err.splitlines() if line.startswith("ms-lint: error:")]
+    assert len(error) == 1 and "did not finish within 2 s" in error[0] and "import-mindspore" in error[0]
+    assert list(private.iterdir()) == []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    assert b"ms_lint.profiler.child" not in handle.read()
+            except OSError:
+                pass
+
+
+# -- check --profile-data --------------------------------------------------------------------------------------------
+
+def test_check_profile_data_orders_and_annotates(run_cli, tmp_path):
+    cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
+    data = {"version": 1, "compile_s": 2.0, "rows": [
+        {"path": "cells.py", "real_path": cells, "line": 21, "code": "MSL201", "seconds": 0.2, "share": 0.1},
+        {"path": "cells.py", "real_path": cells, "line": 45, "code": "MSL101", "seconds": 1.5, "share": 0.75},
+    ]}
+    saved = tmp_path / "p.json"
+    saved.write_text(json.dumps(data))
+    code, out, _ = run_cli("check", cells, "--profile-data", str(saved))
+    assert code == 1
+    lines = out.splitlines()
+    assert ":45:" in lines[0] and lines[0].endswith("[profile: ~1.50 s, 75% of 2.00 s compile]")
+    assert ":21:" in lines[1] and lines[1].endswith("[profile: ~0.20 s, 10% of 2.00 s compile]")
+    assert ":12:" in lines[2] and "[profile" not in lines[2]
+    saved.write_text("[]")
+    code, _, err = run_cli("check", cells, "--profile-data", str(saved))
+    assert code == 2 and "not a profile" in err
+
+
+def _synthetic_profile():
+    from ms_lint.diagnostics import Finding
+    from ms_lint.profiler.parse import CompileTimes, NodeCounts
+    from ms_lint.profiler.runner import ProfileRun
+    from ms_lint.profiler.session import Profile
+
+    counts = NodeCounts(total=10, lines={("/p/a.py", 3): 7, ("/p/a.py", 9): 3},
+                        texts={("/p/a.py", 3): "for _ in range(200):  # hot", ("/p/a.py", 9): "y = f(x)"})
+    times = [CompileTimes(2.0, [("type_inference", 1.5), ("task_emit", 0.5)])]
+    loop = Finding("MSL103", "`range(200)` runs 200 iterations", "/p/a.py", 3, 9, 4, 1,
+                   fix={"applicability": "unsafe", "message": "ForiLoop"})
+    elsewhere = Finding("MSL201", "`if` on a Tensor", "/p/a.py", 20, 9, 21, 1)
+    attribution = attribute(times, [{"type_inference": counts}], [loop, elsewhere], lambda p: None)
+    run = ProfileRun(True, {"first_call_s": 2.2}, compiles=times)
+    return Profile(target="a.py f", mode="function", run=run, attribution=attribution, display=lambda p: p)
+
+
+def test_text_report_table_and_summary():
+    from ms_lint.profiler.report import render_text, to_json
+
+    text = render_text(_synthetic_profile())
+    lines = text.splitlines()
+    assert lines[1].startswith("compile 2.00 s in 1 graph (first call 2.20 s); type_inference 1.50 s")
+    table = [line for line in lines if "/p/a.py:" in line and "not in the compiled" not in line]
+    assert "MSL103" in table[0] and "1.40 s" in table[0] and "70%" in table[0] and "# hot" not in table[0]
+    assert "(no finding)" in table[1] and "0.60 s" in table[1]
+    assert "not in the compiled graph: /p/a.py:20 MSL201" in text
+    assert lines[-1] == ("1 finding explains 1.40 s of 2.00 s compile time (70%); 1 costly line without a finding "
+                         "(0.60 s)")
+    data = to_json(_synthetic_profile())
+    assert [(r["code"], r["line"]) for r in data["rows"]] == [("MSL103", 3), (None, 9), ("MSL201", 20)]
+    assert data["rows"][0]["share"] == 0.7
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    from ms_lint.profiler.plot import plot
+
+    out = tmp_path / "p.png"
+    plot(_synthetic_profile(), str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv, script_args, compiles", [
+    (["t.py", "--compiles", "2", "--", "--steps", "2"], ["--steps", "2"], 2),
+    (["t.py", "--", "--steps", "5", "-x"], ["--steps", "5", "-x"], 1),
+    (["--compiles", "3", "t.py", "--", "--function", "f"], ["--function", "f"], 3),
+])
+def test_script_arguments_after_dashes_reach_the_script(argv, script_args, compiles):
+    from ms_lint.cli import build_parser
+
+    parsed = build_parser().parse_args(["profile"] + argv)
+    assert (parsed.path, parsed.script_args, parsed.compiles, parsed.function) == ("t.py", script_args, compiles,
+                                                                                   None)
+
+
+def test_long_paths_keep_their_file_name_and_line():
+    from ms_lint.profiler.report import render_text
+
+    profile = _synthetic_profile()
+    profile.display = lambda p: "/a/very/long/folder/name/that/goes/on/and/on" + p
+    text = render_text(profile)
+    row = next(line for line in text.splitlines() if "MSL103" in line)
+    assert "  ...der/name/that/goes/on/and/on/p/a.py:3 MSL103  for _ in range(200):" in row
