@@ -21,6 +21,7 @@ from ms_lint.rewrites.common_loops import (
     ShapeResolver, ShapeRef, assigned_in, code_of, does_graph_work, first_reads, inside_compile_time_helper,
     read_name_nodes, surely_tensor, while_counter,
 )
+from ms_lint.rewrites.tensor_counter import TensorCounterBuilder
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 
@@ -244,7 +245,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         carried, sums = _carried(node.body, set(target_names(node.target)))
         fix = None
         if carried:
-            cure = _cure(carried, sums)
+            counted = TensorCounterBuilder(self.context, self.function, self.values)
+            fix = counted.for_loop(node)
+            cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
             builder = VmapBuilder(self.context, self.function, self.values)
             fix = builder.for_loop(node, trip) if trip is None or trip.tensor is not None else None
@@ -256,7 +259,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}"
                         "; otherwise a `while` loop with a Tensor counter or `ops.ForiLoop(..., unroll=False)` "
                         "compiles once but runs slower per call")
-        short = _short_cure(carried, sums, fix is not None, builder_refused=not carried and bool(builder.refusal))
+        short = _short_cure(carried, sums, fix is not None, builder_refused=not carried and bool(builder.refusal),
+                            counted=carried and fix is not None)
         self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=fix,
                     detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; {cure}")
 
@@ -304,12 +308,18 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if shape is None or not does_graph_work(node.body, self.values) or _calls_by_index(node, counter.name):
             return
         carried, sums = _carried(node.body, {counter.name})
-        cure = _cure(carried, sums) if carried else (
-            f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}; otherwise "
-            "a Tensor counter makes it a real loop (compiled once, slower per call)")
-        short = _short_cure(carried, sums, False, builder_refused=False, loop="a Tensor counter")
+        fix = None
+        if carried:
+            counted = TensorCounterBuilder(self.context, self.function, self.values)
+            fix = counted.while_loop(node, counter)
+            cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
+        else:
+            cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}; "
+                    "otherwise a Tensor counter makes it a real loop (compiled once, slower per call)")
+        short = _short_cure(carried, sums, False, builder_refused=False, loop="a Tensor counter",
+                            counted=fix is not None)
         self.report(node, f"`while` on int `{cut(counter.name, 16)}` {direction} `{_origin(shape.origin)}` (Tensor shape): "
-                          f"unrolled per slice; {short}",
+                          f"unrolled per slice; {short}", fix=fix,
                     detail=f"`while` loop with the Python-int counter `{counter.name}` runs to `{shape.origin}`, "
                            "which comes from a Tensor's shape: MindSpore unrolls it like a `for`, compiling one copy "
                            f"of the body per slice; {cure}")
@@ -481,7 +491,9 @@ def _names(found: Set[str]) -> str:
 
 
 def _short_cure(carried: Set[str], sums: Set[str], fixed: bool, builder_refused: bool,
-                loop: str = "`ops.ForiLoop(unroll=False)`") -> str:
+                loop: str = "`ops.ForiLoop(unroll=False)`", counted: bool = False) -> str:
+    if counted:
+        return f"carries {_names(carried)}: count with a Tensor (compiles once, runs slower)"
     if carried and carried == sums:
         return f"sums into {_names(sums)}: `ms.vmap` + `.sum(axis=0)`"
     if carried:
@@ -499,3 +511,13 @@ def _cure(carried: Set[str], sums: Set[str]) -> str:
         return (f"the loop only sums per-slice terms into {names}: compute the terms with `ms.vmap` ({VMAP_FACT}) "
                 "and add them up with `.sum(axis=0)`")
     return CARRIED_CURE.format(names=", ".join(f"`{n}`" for n in sorted(carried)))
+
+
+def _counter_note(fix, refusal: Optional[str]) -> str:
+    """What the detail says about the Tensor-counter rewrite: offered (unsafe), or why not."""
+    if fix is not None:
+        return ("; the fix (unsafe) makes the counter a Tensor (`ms.Tensor(start, ms.int32)`), so the loop is a "
+                "real `while`: measured 3.9 s -> 0.65 s first call at 50 steps, slower per call after")
+    if refusal:
+        return f"; no Tensor-counter rewrite is offered: {refusal}"
+    return ""

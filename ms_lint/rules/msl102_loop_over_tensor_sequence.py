@@ -21,7 +21,8 @@ from typing import List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, cut, short_code, suite_statements, walk_statements
-from ms_lint.diagnostics import SAFE, Fix
+from ms_lint.diagnostics import SAFE, UNSAFE, Fix
+from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
@@ -877,6 +878,10 @@ class LoopOverTensorSequence(Rule):
     def _report(self, node: cst.CSTNode, origin: Origin, fix: Optional[Fix], why: Optional[str]) -> None:
         head = f"per-element loop over {origin.description}: {WHY}"
         what = f"per-element loop over {cut(origin.description, 50)}: unrolled per element"
+        if fix is not None and fix.message == SUM_MESSAGE:
+            message = f"{head}; it sums across elements: one ops.addn over the ops.HyperMap of the terms"
+            self.report(node, f"{what}; sum it with one `ops.addn` over `ops.HyperMap`", fix, detail=message)
+            return
         if fix is not None:
             message = f"{head}; map the per-element work with ops.HyperMap"
         else:
@@ -896,6 +901,9 @@ class LoopOverTensorSequence(Rule):
                          "element and map it with ops.HyperMap"
         lines = list(suite_statements(node.body))
         smalls = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in lines]
+        summed = self._sum_fix(values, node, header, lines, smalls)
+        if summed is not None:
+            return summed, None
         if any(s is None for s in smalls) or node.orelse is not None:
             accumulated = self._accumulation(values, node, header)
             return None, accumulated or "the body has control flow or several statements per line"
@@ -960,6 +968,49 @@ class LoopOverTensorSequence(Rule):
         if plan.new_def is not None:
             edits.append((plan.anchor, [plan.anchor, plan.new_def]))
         return Fix(SAFE, "map the per-element work with ops.HyperMap", edits=tuple(edits), imports=plan.imports), None
+
+    def _sum_fix(self, values: FunctionValues, node: cst.For, header: Header, lines, smalls) -> Optional[Fix]:
+        """``for g in grads: acc = acc + term(g)`` -> ``acc = acc + ops.addn(HyperMap(term, grads))`` (unsafe:
+        see :mod:`ms_lint.rewrites.addn_sum`)."""
+        if not smalls or any(s is None for s in smalls) or node.orelse is not None or header.elements is None:
+            return None
+        if _collection(smalls[-1]) is not None:
+            return None  # ``out += (f(g),)`` collects one result per element: a map, not a sum
+        found = accumulation(self.context, values, smalls[-1])
+        if found is None or isinstance(found[1], (cst.Tuple, cst.List)):
+            return None
+        name, term, rebuild = found
+        if header.index is not None and _mentions(lines, {header.index}):
+            return None
+        if name in header.names or _mentions([term] + lines[:-1], {name}):
+            return None
+        temporaries: Set[str] = set()
+        ready = set(header.elements)
+        for small in smalls[:-1]:
+            target = _simple_target(small)
+            if target is None or not isinstance(small, cst.Assign) or _reads_of(small) & (temporaries - ready):
+                return None
+            temporaries.add(target)
+            ready.add(target)
+        if _reads_of(smalls[-1]) & (temporaries - ready) or self._leaked(values, node, temporaries | set(
+                header.elements)):
+            return None
+        if _map_blocker(header, lines) is not None:
+            return None
+        addn = self.context.spell("mindspore.ops.addn")
+        if addn is None:
+            return None
+        inputs, _ = self._map_inputs(values, header.sequences)
+        plan, _ = plan_map(self.context, values, header.elements, inputs, lines[:-1], term, None, self._new_names)
+        if plan is None:
+            return None
+        total = cst.Call(func=cst.parse_expression(addn[0]), args=[cst.Arg(plan.call)])
+        leading = list(node.leading_lines) + comments_inside(node, node.leading_lines)
+        statement = cst.SimpleStatementLine(body=[rebuild(total)], leading_lines=leading)
+        edits: List = [(node, statement)]
+        if plan.new_def is not None:
+            edits.append((plan.anchor, [plan.anchor, plan.new_def]))
+        return Fix(UNSAFE, SUM_MESSAGE, edits=tuple(edits), imports=tuple(plan.imports) + tuple(addn[1]))
 
     def _map_inputs(self, values: FunctionValues, sequences: Sequence[cst.BaseExpression]
                     ) -> Tuple[List[cst.BaseExpression], str]:
