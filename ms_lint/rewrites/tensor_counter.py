@@ -15,10 +15,13 @@ once per step::
     step = ms.Tensor(reward.shape[0] - 1, ms.int32) index = ms.Tensor(n - 1, ms.int32)
     while step >= 0:                                while index > -1:
         ...                                             ...
-                                                        index += -1
+                                                        index = index - 1
 
 Measured on MindSpore 2.10 CPU (see the MSL101 rule page): a 50-step discounted return 3.9 s -> 0.65 s first
 call, a 30-step L-BFGS recursion 3.6 s -> 0.42 s, same outputs bit for bit; each call then runs slower.
+
+The step is written ``i = i + 1``, never ``i += 1``: measured on MindSpore 2.10, an in-place ``+=``/``-=`` on the
+Tensor counter makes ``ms.grad`` of the loop fail (``Graph cycle exists``), the plain assignment does not.
 
 What a real ``while`` cannot do, so such loops are refused: grow a list or tuple (``outputs.append(h)``), use
 the counter as a Python int (only ``x[i]`` reads and writes are allowed: no ``range(i)``, slices or
@@ -78,7 +81,7 @@ class TensorCounterBuilder:
             return None
         init_code, imports = spelled
         init = cst.parse_statement(f"{counter} = {init_code}\n").with_changes(leading_lines=loop.leading_lines)
-        increment = cst.parse_statement(f"{counter} {'+' if step > 0 else '-'}= {abs(step)}\n")
+        increment = cst.parse_statement(f"{counter} = {counter} {'+' if step > 0 else '-'} {abs(step)}\n")
         operator = "<" if step > 0 else ">"
         test = cst.parse_expression(f"{counter} {operator} {code_of(stop)}")
         body = loop.body.with_changes(body=list(loop.body.body) + [increment])
@@ -111,7 +114,14 @@ class TensorCounterBuilder:
             return None
         value, imports = spelled
         new_init = init.with_changes(body=[assign.with_changes(value=cst.parse_expression(value))])
-        return Fix(UNSAFE, MESSAGE, edits=((init, new_init),), imports=imports)
+        edits = [(init, new_init)]
+        for stmt in suite_statements(loop.body):  # ``t += 1`` -> ``t = t + 1`` (see the module docstring)
+            small = stmt.body[0] if id(stmt) in step_lines and len(stmt.body) == 1 else None
+            if isinstance(small, cst.AugAssign):
+                operator = "+" if isinstance(small.operator, cst.AddAssign) else "-"
+                plain = cst.parse_statement(f"{counter.name} = {counter.name} {operator} {code_of(small.value)}\n")
+                edits.append((stmt, stmt.with_changes(body=plain.body)))
+        return Fix(UNSAFE, MESSAGE, edits=tuple(edits), imports=imports)
 
     # -- checks ------------------------------------------------------------------------------------------------
     def _body_fits(self, loop, counter: str, step_lines: Set[int]) -> bool:
