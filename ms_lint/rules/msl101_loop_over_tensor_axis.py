@@ -222,6 +222,41 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return ms.vmap(_rows_item, in_axes=(0, 0, 0), out_axes=0)(anchor, positive, negative)
             """,
         ),
+        # Loop-carried with a body a real loop takes (only ``x[step]`` reads and writes, nothing grown): the
+        # counter becomes a Tensor, so the loop compiles once (unsafe: slower per call).
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def discounted_returns(reward, value):
+                returns = ops.zeros_like(reward)
+                step = reward.shape[0] - 1
+                while step >= 0:
+                    value = reward[step] + 0.9 * value
+                    returns[step] = value
+                    step -= 1
+                return returns
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def discounted_returns(reward, value):
+                returns = ops.zeros_like(reward)
+                step = ms.Tensor(reward.shape[0] - 1, ms.int32)
+                while step >= 0:
+                    value = reward[step] + 0.9 * value
+                    returns[step] = value
+                    step = step - 1
+                return returns
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):

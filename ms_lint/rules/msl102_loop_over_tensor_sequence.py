@@ -806,6 +806,22 @@ class LoopOverTensorSequence(Rule):
                     total = total + ops.reduce_sum(g * g)
                 return ops.sqrt(total)
             """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            def _map_g(g):
+                return ops.reduce_sum(g * g)
+
+
+            @ms.jit
+            def grad_norm(grads):
+                total = ops.zeros((), ms.float32)
+                total = total + ops.addn(ops.HyperMap()(_map_g, grads))
+                return ops.sqrt(total)
+            """,
+            unsafe=True,
         ),
         Invalid(
             """
