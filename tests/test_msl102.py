@@ -190,7 +190,7 @@ def test_enumerate_index_is_dropped_when_unused():
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("total = scale\nfor g in grads:\n    total = total + g.sum()\nreturn total", "ops.addn"),
+    ("total = scale\nfor g in grads:\n    total = total + g.sum() * total\nreturn total", "ops.addn"),
     ("total = scale\nfor g in grads:\n    total *= g.sum()\nreturn total", "accumulates `total`"),
     ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "updates state"),
     ("out = ()\nfor i, g in enumerate(grads):\n    out += (g * i,)\nreturn out", "position `i`"),
@@ -306,3 +306,33 @@ def test_a_replaced_hyper_map_attribute_is_not_reused():
 def test_no_fix_message_still_names_the_cure():
     finding = only(jit("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads"))
     assert "ops.HyperMap" in finding.text and "no automatic rewrite" in finding.text
+
+
+# -- sums across the sequence: ops.addn over HyperMap (unsafe) ------------------------------------------------------
+def test_a_sum_across_gradients_becomes_one_addn_and_keeps_the_add_spelling():
+    code = cell("self._add = ops.Add()\nself._sum = ops.ReduceSum()\n",
+                "total = ms.Tensor(0, ms.float32)\nfor g in grads:\n    total = self._add(total, self._sum(g * g))\n"
+                "return total\n")
+    found = only(code)
+    assert found.fix["applicability"] == "unsafe" and "ops.addn" in found.message
+    outcome = fix(code, unsafe=True, select=["MSL102"])
+    assert "total = self._add(total, ops.addn(ops.HyperMap()(ops.partial(_map_g, self._sum), grads)))" \
+        in outcome.fixed
+    assert not fix(outcome.fixed, unsafe=True, select=["MSL102"]).changed
+    assert not fix(code, unsafe=False, select=["MSL102"]).changed
+
+
+@pytest.mark.parametrize("body", [
+    "total = ops.zeros((), ms.float32)\nfor g in grads:\n    total = total + ops.reduce_sum(g) * total\nreturn total",
+    "total = ops.zeros((), ms.float32)\nfor g in grads:\n    total = total * ops.reduce_sum(g)\nreturn total",
+    "total = ops.zeros((), ms.float32)\nfor g in grads:\n    total = total + ops.reduce_sum(g)\n    last = g\n"
+    "return total, last",
+])
+def test_carried_products_and_leaking_temporaries_are_not_summed(body):
+    found = only(jit(body))
+    assert found.fix is None
+
+
+def test_a_tuple_collected_with_plus_equals_is_a_map_not_a_sum():
+    found = only(jit("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out"))
+    assert found.fix is not None and found.fix["applicability"] == "safe"
