@@ -17,8 +17,9 @@ once per step::
         ...                                             ...
                                                         index = index - 1
 
-Measured on MindSpore 2.10 CPU (see the MSL101 rule page): a 50-step discounted return 3.9 s -> 0.65 s first
-call, a 30-step L-BFGS recursion 3.6 s -> 0.42 s, same outputs bit for bit; each call then runs slower.
+Measured on MindSpore 2.10 CPU (see the MSL101 rule page): a 100-step discounted return compiles in 0.38 s
+instead of 15.0 s and runs 11.6 ms instead of 11.0 ms per call (`ms-lint verify`: verified, gradients match); a
+30-step L-BFGS recursion 3.6 s -> 0.42 s first call; outputs equal bit for bit.
 
 The step is written ``i = i + 1``, never ``i += 1``: measured on MindSpore 2.10, an in-place ``+=``/``-=`` on the
 Tensor counter makes ``ms.grad`` of the loop fail (``Graph cycle exists``), the plain assignment does not.
@@ -52,8 +53,8 @@ TENSOR_MAKERS = ("mindspore.Tensor", "mindspore.common.tensor.Tensor", "mindspor
 INT32_NAMES = ("mindspore.int32", "mindspore.common.dtype.int32", "mindspore.common.mstype.int32",
                "mindspore.numpy.int32")
 GROWING_METHODS = {"append", "extend", "insert", "pop"}
-MESSAGE = ("count with a Tensor so the loop is a real `while`: compiled once, but each call runs slower "
-           "(a compile-time/run-time trade-off)")
+MESSAGE = ("count with a Tensor so the loop is a real `while`: compiled once, each call may run slower "
+           "(a compile-time/run-time trade-off; `ms-lint verify` measures it)")
 
 
 class TensorCounterBuilder:

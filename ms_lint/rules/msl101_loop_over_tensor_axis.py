@@ -8,7 +8,8 @@ Flagged: ``for`` loops and comprehensions over ``range(<shape-derived int>)``, o
 tensors (MSL102), bodies that build no graph nodes, and loops inside ``@constexpr`` helpers.
 
 The fix (``ms.vmap``) is offered only for independent iterations stacked into one tensor; see
-:mod:`ms_lint.rewrites.vmap` for the exact shape. Loop-carried loops get the message about ``ForiLoop``.
+:mod:`ms_lint.rewrites.vmap` for the exact shape. Loop-carried loops get the message about ``ForiLoop``, and
+those a real ``while`` can run get the unsafe Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`).
 """
 from __future__ import annotations
 
@@ -528,7 +529,7 @@ def _names(found: Set[str]) -> str:
 def _short_cure(carried: Set[str], sums: Set[str], fixed: bool, builder_refused: bool,
                 loop: str = "`ops.ForiLoop(unroll=False)`", counted: bool = False) -> str:
     if counted:
-        return f"carries {_names(carried)}: count with a Tensor (compiles once, runs slower)"
+        return f"carries {_names(carried)}: count with a Tensor (compiles once; may run slower)"
     if carried and carried == sums:
         return f"sums into {_names(sums)}: `ms.vmap` + `.sum(axis=0)`"
     if carried:
@@ -552,7 +553,8 @@ def _counter_note(fix, refusal: Optional[str]) -> str:
     """What the detail says about the Tensor-counter rewrite: offered (unsafe), or why not."""
     if fix is not None:
         return ("; the fix (unsafe) makes the counter a Tensor (`ms.Tensor(start, ms.int32)`), so the loop is a "
-                "real `while`: measured 3.9 s -> 0.65 s first call at 50 steps, slower per call after")
+                "real `while`: a 100-step recurrence compiled in 0.38 s instead of 15.0 s, 11.6 ms instead of 11.0 ms "
+                "per call (MindSpore 2.10 CPU)")
     if refusal:
         return f"; no Tensor-counter rewrite is offered: {refusal}"
     return ""
