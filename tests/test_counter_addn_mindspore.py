@@ -146,3 +146,50 @@ def test_addn_sum_keeps_gradients(tmp_path):
         results.append(_leaves(ms.grad(module.global_norm, grad_position=0)(grads)))
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+
+
+# -- MSL101: loops that only write slices of one tensor (safe) ------------------------------------------------------
+SLICE_WRITES = ROOT / "fixtures" / "loops" / "slice_writes.py"
+SLICE_CASES = {
+    "MaskTail": lambda: (_rand(5, 4, 6),),
+    "HistoryBuffer": lambda: (_rand(6, 3), _rand(3, seed=1)),
+}
+
+
+@pytest.mark.parametrize("target", sorted(SLICE_CASES))
+def test_slice_writes_match_bit_for_bit_with_gradients(target, tmp_path):
+    source = SLICE_WRITES.read_text(encoding="utf-8")
+    outcome = fix(source, unsafe=False, select=["MSL101"])
+    assert outcome.error is None and outcome.changed
+    assert not fix(outcome.fixed, select=["MSL101"]).changed
+    assert "mask[:, :, KEEP:] = 0" in outcome.fixed and "history[:-1] = history[1:]" in outcome.fixed
+    args = SLICE_CASES[target]()
+    nets = [getattr(_load(text, tmp_path), target)() for text in (source, outcome.fixed)]
+    outputs = [_leaves(net(*args)) for net in nets]
+    for a, b in zip(*outputs):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(b, a)
+    grads = [_leaves(ms.grad(net, grad_position=tuple(range(len(args))))(*args)) for net in nets]
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(b, a)
+
+
+@ms.jit
+def _jit_mask_tail_original(scores):
+    mask = ms.ops.ones_like(scores)
+    for i in range(mask.shape[0]):
+        mask[i, :, 3:] = 0
+    return scores * mask
+
+
+@ms.jit
+def _jit_mask_tail_rewritten(scores):
+    mask = ms.ops.ones_like(scores)
+    mask[:, :, 3:] = 0
+    return scores * mask
+
+
+def test_slice_write_under_jit_matches():
+    """The rule page's example as ``@ms.jit`` functions (the page's fixed text is pinned by test_rule_examples)."""
+    scores = _rand(5, 4, 6)
+    np.testing.assert_array_equal(_jit_mask_tail_rewritten(scores).asnumpy(), _jit_mask_tail_original(scores).asnumpy())

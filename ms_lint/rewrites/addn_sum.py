@@ -36,7 +36,8 @@ def accumulation(ctx, values, small: cst.BaseSmallStatement
     if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \
             and isinstance(small.target, cst.Name):
         return small.target.value, small.value, lambda new: small.with_changes(value=new)
-    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)):
         return None
     name = small.targets[0].target.value
     value = small.value

@@ -40,8 +40,8 @@ from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.rewrites.common_loops import (
-    WhileCounter, _int_literal, assigned_in, calls_in, code_of, first_reads, read_after,
-    read_names, statement_block, written_names,
+    WhileCounter, _int_literal, assigned_in, calls_in, code_of, first_reads, read_after, read_names, statement_block,
+    written_names,
 )
 from ms_lint.rewrites.fori_loop import SHAPE_CHANGING
 from ms_lint.rewrites.vmap import tuple_accumulation

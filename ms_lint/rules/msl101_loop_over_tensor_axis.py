@@ -22,6 +22,7 @@ from ms_lint.rewrites.common_loops import (
     ShapeResolver, ShapeRef, assigned_in, code_of, does_graph_work, first_reads, inside_compile_time_helper,
     read_name_nodes, surely_tensor, while_counter,
 )
+from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.tensor_counter import TensorCounterBuilder
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
@@ -258,6 +259,32 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             """,
             unsafe=True,
         ),
+        # A loop that only writes one slice per row of one tensor: one slice assignment (safe).
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def mask_tail(scores):
+                mask = ops.ones_like(scores)
+                for i in range(mask.shape[0]):
+                    mask[i, :, 3:] = 0
+                return scores * mask
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def mask_tail(scores):
+                mask = ops.ones_like(scores)
+                mask[:, :, 3:] = 0
+                return scores * mask
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -280,7 +307,13 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
         fix = None
-        if carried:
+        written_slices = slice_write_fix(self.context, self.values, node) if carried else None
+        if written_slices is not None:
+            fix = written_slices
+            carried = set()
+            cure = ("the loop only writes slices of one tensor: one slice assignment writes them all, one graph "
+                    "node instead of one per slice")
+        elif carried:
             counted = TensorCounterBuilder(self.context, self.function, self.values)
             fix = counted.for_loop(node)
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
@@ -295,8 +328,12 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}"
                         "; otherwise a `while` loop with a Tensor counter or `ops.ForiLoop(..., unroll=False)` "
                         "compiles once but runs slower per call")
-        short = _short_cure(carried, sums, fix is not None, builder_refused=not carried and bool(builder.refusal),
-                            counted=carried and fix is not None)
+        if written_slices is not None:
+            short = "write the slices with one slice assignment"
+        else:
+            short = _short_cure(carried, sums, fix is not None,
+                                builder_refused=not carried and bool(builder.refusal),
+                                counted=bool(carried) and fix is not None)
         self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=fix,
                     detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; {cure}")
 
