@@ -193,3 +193,26 @@ def test_slice_write_under_jit_matches():
     """The rule page's example as ``@ms.jit`` functions (the page's fixed text is pinned by test_rule_examples)."""
     scores = _rand(5, 4, 6)
     np.testing.assert_array_equal(_jit_mask_tail_rewritten(scores).asnumpy(), _jit_mask_tail_original(scores).asnumpy())
+
+
+# -- why MSL102 maps no sub-cell that holds a BatchNorm -------------------------------------------------------------
+def _bn_apply(bn, h):
+    return ms.ops.relu(bn(h))
+
+
+class _MappedBatchNorm(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = ms.nn.BatchNorm2d(3)
+
+    def construct(self, x):
+        rows = [x[i] for i in range(x.shape[0])]
+        return ms.ops.stack(ms.ops.HyperMap()(ms.ops.partial(_bn_apply, self.bn), rows))
+
+
+def test_hypermap_over_a_batchnorm_cell_fails_to_compile():
+    """The measured MindSpore 2.10 fact behind MSL102's refusal (a Conv2d there compiles; see the rule page)."""
+    net = _MappedBatchNorm()
+    net.set_train(False)
+    with pytest.raises(RuntimeError, match="cnode_abs"):
+        net(_rand(4, 2, 3, 4, 4))

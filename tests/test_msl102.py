@@ -336,3 +336,34 @@ def test_carried_products_and_leaking_temporaries_are_not_summed(body):
 def test_a_tuple_collected_with_plus_equals_is_a_map_not_a_sum():
     found = only(jit("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out"))
     assert found.fix is not None and found.fix["applicability"] == "safe"
+
+
+def test_a_sub_cell_that_holds_a_batchnorm_is_not_mapped():
+    """ops.HyperMap over a BatchNorm fails to compile in MindSpore 2.10 (tests/test_counter_addn_mindspore.py)."""
+    code = HEAD + textwrap.dedent("""
+    class Block(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, 1)
+            self.bn = nn.BatchNorm2d(c)
+
+        def construct(self, x):
+            return self.bn(self.conv(x))
+
+
+    class Net(nn.Cell):
+        def __init__(self, params):
+            super().__init__()
+            self.block = Block(3)
+            self.norm = nn.BatchNorm2d(3)
+            self.conv = nn.Conv2d(3, 3, 1)
+
+        def construct(self, grads):
+            a = tuple(self.block(g) for g in grads)
+            b = tuple(self.norm(g) for g in grads)
+            c = tuple(self.conv(g) for g in grads)
+            return a, b, c
+    """)
+    found = findings(code)
+    assert [f.fix_object is None for f in found] == [True, True, False]
+    assert "`self.block` is or holds a BatchNorm" in found[0].text and "`self.norm`" in found[1].text

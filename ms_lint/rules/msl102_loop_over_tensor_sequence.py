@@ -539,6 +539,11 @@ class _Effects(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.found is None:
+            batchnorm = _batchnorm_cell(self.ctx, self.values.owner, node)
+            if batchnorm is not None:
+                self.found = (f"the sub-cell `self.{batchnorm}` is or holds a BatchNorm: ops.HyperMap over it fails "
+                              "to compile (MindSpore 2.10)")
+                return
             category, name = classify_call(self.ctx, self.values, node)
             if category == EFFECT and name.lower() == "depend":
                 self.found = "the body orders side effects with `depend`"
@@ -551,6 +556,32 @@ class _Effects(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             self.found = f"the body assigns `{short_code(node.target)}`"
+
+
+def _batchnorm_cell(ctx, owner: Optional[str], call: cst.Call) -> Optional[str]:
+    """The ``self.<attr>`` a call runs when that sub-cell is, or (through classes of this module) holds, a
+    BatchNorm: measured on MindSpore 2.10, ``ops.HyperMap`` over a function that calls a BatchNorm cell fails to
+    compile (``The pointer[cnode_abs] is null``), in training and in eval mode alike, plain function or
+    ``MultitypeFuncGraph``; a Conv2d or ClipByNorm sub-cell compiles."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and _is_self(func.value)):
+        return None
+    values = _self_assignments(ctx, owner, func.attr.value)
+    return func.attr.value if any(_builds_batchnorm(ctx, v, 0) for v in values) else None
+
+
+def _builds_batchnorm(ctx, value: cst.BaseExpression, depth: int) -> bool:
+    if depth > 3:
+        return False
+    for call in find(value, cst.Call):
+        qualified = ctx.imports.qualify(call.func) or ""
+        if qualified.startswith("mindspore.") and "BatchNorm" in qualified.rsplit(".", 1)[-1]:
+            return True
+        if isinstance(call.func, cst.Name) and call.func.value in ctx.scope.classes:
+            init = ctx.scope.classes[call.func.value].methods.get("__init__")
+            if init is not None and _builds_batchnorm(ctx, init.body, depth + 1):
+                return True
+    return False
 
 
 class LoopOverTensorSequence(Rule):
