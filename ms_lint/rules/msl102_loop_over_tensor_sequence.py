@@ -996,7 +996,8 @@ class LoopOverTensorSequence(Rule):
         if container is None:
             return None, f"`{result_name}` mixes tuple and list building"
         if container == "list" and not self._list_uses_agnostic(values, result_name, [init_stmt, node]):
-            return None, f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns a tuple"
+            return None, (f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns the "
+                         "container it is given, and the input is not known to be a list")
         blocker = _map_blocker(header, lines)
         if blocker is not None:
             return None, blocker
@@ -1204,7 +1205,8 @@ class LoopOverTensorSequence(Rule):
             if isinstance(node, cst.GeneratorExp) and wrapper is None:
                 return None, "a generator used directly"
             if not self._list_result_agnostic(values, replaced):
-                return None, "it builds a list that is used as a list; ops.HyperMap returns a tuple"
+                return None, ("it builds a list that is used as a list; ops.HyperMap returns the container it is "
+                              "given, and the input is not known to be a list")
             wrap = None
         plan, why = plan_map(self.context, values, header.elements, inputs, [], node.elt, wrap, self._new_names)
         if plan is None:
