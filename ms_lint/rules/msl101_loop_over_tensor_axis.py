@@ -566,7 +566,7 @@ def _names(found: Set[str]) -> str:
 def _short_cure(carried: Set[str], sums: Set[str], fixed: bool, builder_refused: bool,
                 loop: str = "`ops.ForiLoop(unroll=False)`", counted: bool = False) -> str:
     if counted:
-        return f"carries {_names(carried)}: count with a Tensor (compiles once; may run slower)"
+        return "loop-carried: count with a Tensor"
     if carried and carried == sums:
         return f"sums into {_names(sums)}: `ms.vmap` + `.sum(axis=0)`"
     if carried:
