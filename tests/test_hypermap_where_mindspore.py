@@ -133,6 +133,7 @@ EXAMPLE_RUNS = {
     ("MSL102", 2): _decay,
     ("MSL102", 3): lambda m: [m.ClipEach()(grads(scale=3.0))],
     ("MSL102", 4): lambda m: [m.global_norm(grads())],
+    ("MSL102", 5): lambda m: [m.grad_norm(grads()), m.grad_norm(grads(scale=100.0))],
 }
 
 

@@ -43,6 +43,8 @@ EXAMPLE_INPUTS = {
     ("MSL101", 1): "logits=float32[6,5]; labels=float32[6,5]; weight=float32[]",
     ("MSL101", 2): "x=float32[4,7]",
     ("MSL101", 4): "anchor=float32[6,3]; positive=float32[6,3]; negative=float32[6,3]",
+    ("MSL101", 5): "reward=float32[6,3]; value=float32[3]",
+    ("MSL101", 6): "scores=float32[5,4,6]",
 }
 
 
@@ -138,11 +140,11 @@ def _example_cases():
 def test_example_fix_matches_the_original(code, index, tmp_path):
     example = rule_by_code(code).INVALID[index]
     config = Config(unroll_threshold=4)
-    code = textwrap.dedent(example.code)
-    original = _scaled(code, code)
+    source = textwrap.dedent(example.code)
+    original = _scaled(source, source)
     fixed = _fix(original, config)
     # The rewrite run here is the one the page shows, only with the smaller trip count.
-    assert fixed == _scaled(textwrap.dedent(example.fixed), code)
+    assert fixed == _scaled(textwrap.dedent(example.fixed), source)
     targets = _targets(original)
     assert targets, "no jit function or Cell to call in the example"
     for target in targets:

@@ -127,7 +127,10 @@ def test_while_with_a_python_int_counter_up_to_a_shape_is_flagged():
     """
     found = findings(body)
     assert [f.line - 4 for f in found] == [5]
-    assert "`h`" in found[0].text and "ForiLoop" in found[0].text and found[0].fix is None
+    assert "`h`" in found[0].text and "ForiLoop" in found[0].text
+    assert found[0].fix["applicability"] == "unsafe"  # the Tensor-counter rewrite
+    outcome = fix(HEADER + textwrap.dedent(body), unsafe=True, select=["MSL101"])
+    assert "t = ms.Tensor(0, ms.int32)" in outcome.fixed and "t = t + 1" in outcome.fixed
 
 
 def test_comprehensions_are_flagged():
@@ -1047,3 +1050,78 @@ def test_a_trip_count_returned_by_a_helper_from_a_shape_is_a_tensor_axis():
     assert [f.line - HEADER.count("\n") for f in found] == [
         i for i, line in enumerate(textwrap.dedent(SPLIT_HELPER).splitlines(), 1) if "range(c)" in line]
     assert "ops.shape(x)[1]" in found[0].message
+# -- the Tensor-counter rewrite of loop-carried loops (unsafe) ----------------------------------------------------
+def _counter_fixed(body: str) -> str:
+    outcome = fix(HEADER + textwrap.dedent(body), unsafe=True, select=["MSL101"])
+    assert outcome.error is None
+    again = fix(outcome.fixed, unsafe=True, select=["MSL101"])
+    assert not again.changed, "fixing twice changed the code"
+    assert not fix(HEADER + textwrap.dedent(body), unsafe=False, select=["MSL101"]).changed
+    return outcome.fixed[len(HEADER):]
+
+
+def test_a_carried_range_loop_becomes_a_tensor_counter_while():
+    body = """
+    @ms.jit
+    def f(x, q):
+        for i in range(x.shape[0] - 1, -1, -1):  # backwards
+            q = q * 0.5 + x[i]
+        return q
+    """
+    assert _counter_fixed(body) == textwrap.dedent("""
+    @ms.jit
+    def f(x, q):
+        i = ms.Tensor(x.shape[0] - 1, ms.int32)
+        while i > -1:  # backwards
+            q = q * 0.5 + x[i]
+            i = i - 1
+        return q
+    """)
+
+
+@pytest.mark.parametrize("loop", [
+    "outs = []\n    for t in range(x.shape[0]):\n        h = ops.tanh(x[t] + h)\n        outs.append(h)\n"
+    "    return ops.stack(outs)",  # grows a list
+    "for t in range(x.shape[0] - 1):\n        h = h + x[t + 1]\n    return h",  # the counter as a Python int
+    "for t in range(x.shape[0]):\n        h = h + x[t : t + 1].sum()\n    return h",  # a slice bound
+    "for t in range(x.shape[0]):\n        h = h + ops.rand_like(h) * x[t]\n    return h",  # random
+    "for t in range(x.shape[0]):\n        h = h + x[t]\n        if t == 2:\n            break\n    return h",
+    "for t in range(x.shape[0]):\n        h = h + x[t]\n    return h, t",  # read after the loop
+    "for t in range(x.shape[0]):\n        h = ops.concat((h, x[t]))\n    return h",  # shape changes
+])
+def test_loops_a_real_while_cannot_run_keep_the_advice_only(loop):
+    body = "@ms.jit\ndef f(x, h):\n    " + loop + "\n"
+    found = findings(body)
+    assert len(found) == 1 and found[0].fix is None, found
+
+
+def test_a_python_int_while_keeps_its_shape_and_rewrites_the_step():
+    body = """
+    @ms.jit
+    def f(reward, value):
+        out = ops.zeros_like(reward)
+        step = reward.shape[0] - 1
+        while step >= 0:
+            value = reward[step] + 0.9 * value
+            out[step] = value
+            step -= 1
+        return out
+    """
+    fixed_text = _counter_fixed(body)
+    assert "step = ms.Tensor(reward.shape[0] - 1, ms.int32)" in fixed_text
+    assert "step = step - 1" in fixed_text and "step -= 1" not in fixed_text
+
+
+def test_the_counter_read_between_its_start_and_the_loop_is_not_rewritten():
+    body = """
+    @ms.jit
+    def f(x, h):
+        t = 0
+        h = h + t
+        while t < x.shape[0]:
+            h = ops.tanh(x[t] + h)
+            t += 1
+        return h
+    """
+    found = findings(body)
+    assert len(found) == 1 and found[0].fix is None

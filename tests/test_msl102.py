@@ -190,7 +190,7 @@ def test_enumerate_index_is_dropped_when_unused():
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("total = scale\nfor g in grads:\n    total = total + g.sum()\nreturn total", "ops.addn"),
+    ("total = scale\nfor g in grads:\n    total = total + g.sum() * total\nreturn total", "ops.addn"),
     ("total = scale\nfor g in grads:\n    total *= g.sum()\nreturn total", "accumulates `total`"),
     ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "updates state"),
     ("out = ()\nfor i, g in enumerate(grads):\n    out += (g * i,)\nreturn out", "position `i`"),
@@ -370,3 +370,62 @@ def test_a_name_rebound_to_one_tensor_is_no_sequence_where_that_binding_reaches(
                                  "        grads = ops.stack(noisy)\n        for row in grads:\n"
                                  "            noisy = noisy + (row * 2,)\n        return noisy\n")
     assert [f.line for f in findings(code)] == [line_of(code, "for grad in grads")]
+# -- sums across the sequence: ops.addn over HyperMap (unsafe) ------------------------------------------------------
+def test_a_sum_across_gradients_becomes_one_addn_and_keeps_the_add_spelling():
+    code = cell("self._add = ops.Add()\nself._sum = ops.ReduceSum()\n",
+                "total = ms.Tensor(0, ms.float32)\nfor g in grads:\n    total = self._add(total, self._sum(g * g))\n"
+                "return total\n")
+    found = only(code)
+    assert found.fix["applicability"] == "unsafe" and "ops.addn" in found.message
+    outcome = fix(code, unsafe=True, select=["MSL102"])
+    assert "total = self._add(total, ops.addn(ops.HyperMap()(ops.partial(_map_g, self._sum), grads)))" \
+        in outcome.fixed
+    assert not fix(outcome.fixed, unsafe=True, select=["MSL102"]).changed
+    assert not fix(code, unsafe=False, select=["MSL102"]).changed
+
+
+@pytest.mark.parametrize("body", [
+    "total = ops.zeros((), ms.float32)\nfor g in grads:\n    total = total + ops.reduce_sum(g) * total\nreturn total",
+    "total = ops.zeros((), ms.float32)\nfor g in grads:\n    total = total * ops.reduce_sum(g)\nreturn total",
+    "total = ops.zeros((), ms.float32)\nfor g in grads:\n    total = total + ops.reduce_sum(g)\n    last = g\n"
+    "return total, last",
+])
+def test_carried_products_and_leaking_temporaries_are_not_summed(body):
+    found = only(jit(body))
+    assert found.fix is None
+
+
+def test_a_tuple_collected_with_plus_equals_is_a_map_not_a_sum():
+    found = only(jit("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out"))
+    assert found.fix is not None and found.fix["applicability"] == "safe"
+
+
+def test_a_sub_cell_that_holds_a_batchnorm_is_not_mapped():
+    """ops.HyperMap over a BatchNorm fails to compile in MindSpore 2.10 (tests/test_counter_addn_mindspore.py)."""
+    code = HEAD + textwrap.dedent("""
+    class Block(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, 1)
+            self.bn = nn.BatchNorm2d(c)
+
+        def construct(self, x):
+            return self.bn(self.conv(x))
+
+
+    class Net(nn.Cell):
+        def __init__(self, params):
+            super().__init__()
+            self.block = Block(3)
+            self.norm = nn.BatchNorm2d(3)
+            self.conv = nn.Conv2d(3, 3, 1)
+
+        def construct(self, grads):
+            a = tuple(self.block(g) for g in grads)
+            b = tuple(self.norm(g) for g in grads)
+            c = tuple(self.conv(g) for g in grads)
+            return a, b, c
+    """)
+    found = findings(code)
+    assert [f.fix_object is None for f in found] == [True, True, False]
+    assert "`self.block` is or holds a BatchNorm" in found[0].text and "`self.norm`" in found[1].text

@@ -21,7 +21,8 @@ from typing import List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, cut, short_code, suite_statements, walk_statements
-from ms_lint.diagnostics import SAFE, Fix
+from ms_lint.diagnostics import SAFE, UNSAFE, Fix
+from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
@@ -538,6 +539,11 @@ class _Effects(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.found is None:
+            batchnorm = _batchnorm_cell(self.ctx, self.values.owner, node)
+            if batchnorm is not None:
+                self.found = (f"the sub-cell `self.{batchnorm}` is or holds a BatchNorm: ops.HyperMap over it fails "
+                              "to compile (MindSpore 2.10)")
+                return
             category, name = classify_call(self.ctx, self.values, node)
             if category == EFFECT and name.lower() == "depend":
                 self.found = "the body orders side effects with `depend`"
@@ -550,6 +556,32 @@ class _Effects(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             self.found = f"the body assigns `{short_code(node.target)}`"
+
+
+def _batchnorm_cell(ctx, owner: Optional[str], call: cst.Call) -> Optional[str]:
+    """The ``self.<attr>`` a call runs when that sub-cell is, or (through classes of this module) holds, a
+    BatchNorm: measured on MindSpore 2.10, ``ops.HyperMap`` over a function that calls a BatchNorm cell fails to
+    compile (``The pointer[cnode_abs] is null``), in training and in eval mode alike, plain function or
+    ``MultitypeFuncGraph``; a Conv2d or ClipByNorm sub-cell compiles."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and _is_self(func.value)):
+        return None
+    values = _self_assignments(ctx, owner, func.attr.value)
+    return func.attr.value if any(_builds_batchnorm(ctx, v, 0) for v in values) else None
+
+
+def _builds_batchnorm(ctx, value: cst.BaseExpression, depth: int) -> bool:
+    if depth > 3:
+        return False
+    for call in find(value, cst.Call):
+        qualified = ctx.imports.qualify(call.func) or ""
+        if qualified.startswith("mindspore.") and "BatchNorm" in qualified.rsplit(".", 1)[-1]:
+            return True
+        if isinstance(call.func, cst.Name) and call.func.value in ctx.scope.classes:
+            init = ctx.scope.classes[call.func.value].methods.get("__init__")
+            if init is not None and _builds_batchnorm(ctx, init.body, depth + 1):
+                return True
+    return False
 
 
 class LoopOverTensorSequence(Rule):
@@ -805,6 +837,22 @@ class LoopOverTensorSequence(Rule):
                     total = total + ops.reduce_sum(g * g)
                 return ops.sqrt(total)
             """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            def _map_g(g):
+                return ops.reduce_sum(g * g)
+
+
+            @ms.jit
+            def grad_norm(grads):
+                total = ops.zeros((), ms.float32)
+                total = total + ops.addn(ops.HyperMap()(_map_g, grads))
+                return ops.sqrt(total)
+            """,
+            unsafe=True,
         ),
         Invalid(
             """
@@ -877,6 +925,10 @@ class LoopOverTensorSequence(Rule):
     def _report(self, node: cst.CSTNode, origin: Origin, fix: Optional[Fix], why: Optional[str]) -> None:
         head = f"per-element loop over {origin.description}: {WHY}"
         what = f"per-element loop over {cut(origin.description, 50)}: unrolled per element"
+        if fix is not None and fix.message == SUM_MESSAGE:
+            message = f"{head}; it sums across elements: one ops.addn over the ops.HyperMap of the terms"
+            self.report(node, f"{what}; sum it with one `ops.addn` over `ops.HyperMap`", fix, detail=message)
+            return
         if fix is not None:
             message = f"{head}; map the per-element work with ops.HyperMap"
         else:
@@ -896,6 +948,9 @@ class LoopOverTensorSequence(Rule):
                          "element and map it with ops.HyperMap"
         lines = list(suite_statements(node.body))
         smalls = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in lines]
+        summed = self._sum_fix(values, node, header, lines, smalls)
+        if summed is not None:
+            return summed, None
         if any(s is None for s in smalls) or node.orelse is not None:
             accumulated = self._accumulation(values, node, header)
             return None, accumulated or "the body has control flow or several statements per line"
@@ -941,7 +996,8 @@ class LoopOverTensorSequence(Rule):
         if container is None:
             return None, f"`{result_name}` mixes tuple and list building"
         if container == "list" and not self._list_uses_agnostic(values, result_name, [init_stmt, node]):
-            return None, f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns a tuple"
+            return None, (f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns the "
+                         "container it is given, and the input is not known to be a list")
         blocker = _map_blocker(header, lines)
         if blocker is not None:
             return None, blocker
@@ -960,6 +1016,49 @@ class LoopOverTensorSequence(Rule):
         if plan.new_def is not None:
             edits.append((plan.anchor, [plan.anchor, plan.new_def]))
         return Fix(SAFE, "map the per-element work with ops.HyperMap", edits=tuple(edits), imports=plan.imports), None
+
+    def _sum_fix(self, values: FunctionValues, node: cst.For, header: Header, lines, smalls) -> Optional[Fix]:
+        """``for g in grads: acc = acc + term(g)`` -> ``acc = acc + ops.addn(HyperMap(term, grads))`` (unsafe:
+        see :mod:`ms_lint.rewrites.addn_sum`)."""
+        if not smalls or any(s is None for s in smalls) or node.orelse is not None or header.elements is None:
+            return None
+        if _collection(smalls[-1]) is not None:
+            return None  # ``out += (f(g),)`` collects one result per element: a map, not a sum
+        found = accumulation(self.context, values, smalls[-1])
+        if found is None or isinstance(found[1], (cst.Tuple, cst.List)):
+            return None
+        name, term, rebuild = found
+        if header.index is not None and _mentions(lines, {header.index}):
+            return None
+        if name in header.names or _mentions([term] + lines[:-1], {name}):
+            return None
+        temporaries: Set[str] = set()
+        ready = set(header.elements)
+        for small in smalls[:-1]:
+            target = _simple_target(small)
+            if target is None or not isinstance(small, cst.Assign) or _reads_of(small) & (temporaries - ready):
+                return None
+            temporaries.add(target)
+            ready.add(target)
+        if _reads_of(smalls[-1]) & (temporaries - ready) or self._leaked(values, node, temporaries | set(
+                header.elements)):
+            return None
+        if _map_blocker(header, lines) is not None:
+            return None
+        addn = self.context.spell("mindspore.ops.addn")
+        if addn is None:
+            return None
+        inputs, _ = self._map_inputs(values, header.sequences)
+        plan, _ = plan_map(self.context, values, header.elements, inputs, lines[:-1], term, None, self._new_names)
+        if plan is None:
+            return None
+        total = cst.Call(func=cst.parse_expression(addn[0]), args=[cst.Arg(plan.call)])
+        leading = list(node.leading_lines) + comments_inside(node, node.leading_lines)
+        statement = cst.SimpleStatementLine(body=[rebuild(total)], leading_lines=leading)
+        edits: List = [(node, statement)]
+        if plan.new_def is not None:
+            edits.append((plan.anchor, [plan.anchor, plan.new_def]))
+        return Fix(UNSAFE, SUM_MESSAGE, edits=tuple(edits), imports=tuple(plan.imports) + tuple(addn[1]))
 
     def _map_inputs(self, values: FunctionValues, sequences: Sequence[cst.BaseExpression]
                     ) -> Tuple[List[cst.BaseExpression], str]:
@@ -1106,7 +1205,8 @@ class LoopOverTensorSequence(Rule):
             if isinstance(node, cst.GeneratorExp) and wrapper is None:
                 return None, "a generator used directly"
             if not self._list_result_agnostic(values, replaced):
-                return None, "it builds a list that is used as a list; ops.HyperMap returns a tuple"
+                return None, ("it builds a list that is used as a list; ops.HyperMap returns the container it is "
+                              "given, and the input is not known to be a list")
             wrap = None
         plan, why = plan_map(self.context, values, header.elements, inputs, [], node.elt, wrap, self._new_names)
         if plan is None:
