@@ -469,3 +469,27 @@ def test_constructor_injected_sub_cells_take_the_kinds_their_holder_passes(tmp_p
     # Fixed is also a Rescale a holder of a Controller may call with a Tensor, but the project builds it only
     # as Runner.fixed, called with the Python int 3: the two kinds disagree, so its step stays unknown
     assert found == [("sim/thermostat.py", 6, "MSL201")]
+
+
+def test_two_scripts_with_one_name_in_different_folders_are_each_analysed_as_themselves(tmp_path, capsys):
+    """``a/train.py`` and ``b/train.py`` outside any package share the module name ``train``: each still reads
+    its own argparse default (PyNative in one, GRAPH_MODE in the other), whichever the index met first."""
+    script = """\
+        import argparse
+
+        import mindspore as ms
+        from mindspore import nn
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--mode", type=int, default={mode})
+
+        if __name__ == "__main__":
+            args = parser.parse_args()
+            ms.set_context(mode=args.mode)
+            net = nn.Dense(2, 2)
+            print(net(ms.Tensor([[1.0, 2.0]])))
+        """
+    make(tmp_path, {"a/train.py": script.replace("{mode}", "1"), "b/train.py": script.replace("{mode}", "0")})
+    for order in (("a", "b"), ("b", "a")):
+        code, found = check(tmp_path, capsys, *order)
+        assert found == [("b/train.py", 11, "MSL301")]

@@ -16,6 +16,7 @@ The per-file libcst analysis (``ms_lint.context.ModuleContext``) asks it through
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import os
 import sys
@@ -244,12 +245,25 @@ class ProjectIndex:
         summary = self.cache.get(key)
         if summary is None:
             return None
+        summary = self._own_name(summary)
         self.by_path[key] = summary
         self.modules.setdefault(summary.name, summary)
         if project:
             self.project_modules.add(summary.name)
         self._forget()
         return summary
+
+    def _own_name(self, summary: ModuleSummary) -> ModuleSummary:
+        """Two files with one module name (``train.py`` scripts in two folders, outside any package): the first
+        keeps the name imports resolve to, the others get ``train#2``..., so each is still analysed as itself
+        (its own argparse defaults, Cells and graph functions), though no import reaches them."""
+        known = self.modules.get(summary.name)
+        if known is None or known.path == summary.path:
+            return summary
+        number = 2
+        while f"{summary.name}#{number}" in self.modules and self.modules[f"{summary.name}#{number}"].path != summary.path:
+            number += 1
+        return dataclasses.replace(summary, name=f"{summary.name}#{number}")
 
     def update_file(self, path: str, raw: bytes) -> None:
         """Summarize ``path`` from these bytes (the text being checked), replacing what the disk said."""
@@ -260,6 +274,8 @@ class ProjectIndex:
         summary = summarize_file(key, raw)
         if summary is None:
             return
+        if known is not None and known.name != summary.name:
+            summary = dataclasses.replace(summary, name=known.name)  # keeps the name add_file gave it
         self.by_path[key] = summary
         self.modules[summary.name] = summary
         self.project_modules.add(summary.name)

@@ -79,15 +79,20 @@ class ProjectView:
         if self.module is None:
             return None
         found = _CONTEXTS.get((id(self.index), self.module))
-        if found is None or found.text != text or found.path != self.path:  # type: ignore[attr-defined]
+        if found is None or not self._is_indexed_module() or found.text != text or found.path != self.path:  # type: ignore[attr-defined]
             return None
         config = found.config  # type: ignore[attr-defined]
         return found if config is self.config or config.fingerprint() == self.config.fingerprint() else None
 
     def remember(self, context) -> None:
-        """Keep this file's own context for the cross-module questions of the files checked after it."""
-        if self.module is not None:
+        """Keep this file's own context for the cross-module questions of the files checked after it (only when
+        the index's module of that name is this file: two scripts outside packages may share a name)."""
+        if self.module is not None and self._is_indexed_module():
             _store((id(self.index), self.module), context)
+
+    def _is_indexed_module(self) -> bool:
+        summary = self.index.modules.get(self.module) if self.module is not None else None
+        return summary is not None and summary.path == self.path
 
     def external_bases(self, class_qualname: str) -> List[Tuple[object, str]]:
         """(context, class qualname) of the bases of a class of this module that live in other modules,
