@@ -19,6 +19,7 @@ from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ms_lint.commands.common import add_selection_options, load_run
 
 DEVICES = ("CPU", "GPU", "Ascend")
+ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2 (as ms_lint.verifier.runner.ERROR_VERDICTS)
 
 INPUTS_HELP = (
     "inputs, ';'-separated name=TYPE: a tensor dtype[shape] (float32[100,2]; float32[] is 0-d), with a value range "
@@ -86,7 +87,11 @@ def register(subparsers) -> None:
                              "imported as pkg.sub.module from the folder above its top __init__.py")
     parser.add_argument("--device", type=_device, default="CPU", help="CPU (default), GPU or Ascend")
     parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
-                        help="fresh processes per version; medians are reported (default: 3)")
+                        help="fresh processes per version; medians and the spread (max-min over the median) are "
+                             "reported, and a change within the spread is 'no measurable change' (default: 3)")
+    parser.add_argument("--draws", type=_positive_int, default=3, metavar="K",
+                        help="input draws compared in every process, seeds 0..K-1 (printed); for an MSL201 rewrite "
+                             "the branches of the original that ran on each draw are reported (default: 3)")
     parser.add_argument("--rtol", type=_non_negative_float, default=1e-5, help="relative tolerance (default: 1e-5)")
     parser.add_argument("--atol", type=_non_negative_float, default=1e-6, help="absolute tolerance (default: 1e-6)")
     parser.add_argument("--grad", action="store_true", help="also compare gradients w.r.t. the float inputs")
@@ -186,7 +191,7 @@ class _Printer:
 
         if not self.text_out:
             return
-        if verification.verdict == "error":
+        if verification.verdict in ERROR_VERDICTS:
             where = verification.path or "<source>"
             if verification.line:
                 where += f":{verification.line}"
@@ -199,7 +204,8 @@ class _Printer:
 
 
 def _options(args, setup, setup_name, config):
-    return dict(inputs=args.inputs, init=args.init, device=args.device, repeat=args.repeat, rtol=args.rtol,
+    return dict(inputs=args.inputs, init=args.init, device=args.device, repeat=args.repeat, draws=args.draws,
+                rtol=args.rtol,
                 atol=args.atol, grad=args.grad, timeout=args.timeout, verify_config=config.verify,
                 pythonpath=list(args.pythonpath), setup=setup, setup_name=setup_name)
 
@@ -249,6 +255,19 @@ def _changed_targets(before: str, after: str) -> List[str]:
     return [name for name, code in new.items() if name in old and old[name] != code]
 
 
+def branch_lines(text: str, config, path: str, function: str) -> List[int]:
+    """Lines of the MSL201 findings (tensor ``if``s) inside ``function`` in ``text``: the branches whose coverage
+    the verifier reports for a hand rewrite of them."""
+    from ms_lint.engine import analyze_source
+    from ms_lint.verifier.targets import target_contains
+
+    try:
+        analysis = analyze_source(text, config, path)
+    except Exception:  # coverage is extra information: never a second error
+        return []
+    return sorted({f.line for f in analysis.findings if f.code == "MSL201" and target_contains(text, function, f.line)})
+
+
 def _def_line(text: str, function: str):
     import ast
 
@@ -269,13 +288,13 @@ def _finish(results, text_out: bool, empty_line: str) -> int:
         sys.stdout.write(render_json(results) + "\n")
     elif not results:
         sys.stdout.write(empty_line + "\n")
-    elif any(v.verdict != "error" for v in results):
+    elif any(v.verdict not in ERROR_VERDICTS for v in results):
         counts = {}
         for verification in results:
             counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
         summary = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
         sys.stdout.write(f"{len(results)} rewrite(s) checked: {summary}\n")
-    if any(v.verdict == "error" for v in results):
+    if any(v.verdict in ERROR_VERDICTS for v in results):
         return EXIT_ERROR
     if any(v.verdict not in ACCEPTED for v in results):
         return EXIT_FINDINGS
@@ -321,7 +340,8 @@ def _run_own_rewrite(args, path, source, config, options) -> int:
         print(f"ms-lint: verifying {path}:{line or '?'} {target} against {origin} ...", file=sys.stderr, flush=True)
         try:
             verification = verify_pair(original, rewritten, function=target, path=path, line=line,
-                                       inputs_source=rewritten, **options)
+                                       inputs_source=rewritten,
+                                       branch_lines=branch_lines(original, config, path, target), **options)
         except VerifyError as exc:
             verification = Verification(function=target, verdict="error", message=str(exc), path=path, line=line,
                                         device=args.device)
@@ -412,8 +432,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ms-lint: verifying {finding.path}:{finding.line} {finding.code} ...", file=sys.stderr,
                   flush=True)
             try:
+                lines = [finding.line] if finding.code == "MSL201" else []
                 verification = verify_finding(source.text, rewritten, finding, function=args.function, path=path,
-                                              **options)
+                                              branch_lines=lines, **options)
             except VerifyError as exc:  # a bad comment/pyproject spec for this function: report, go on
                 verification = Verification(function=args.function or "?", verdict="error", message=str(exc),
                                             path=finding.path, code=finding.code, line=finding.line,

@@ -410,6 +410,17 @@ def spec_to_string(specs: List[InputSpec]) -> str:
     return "; ".join(spec.to_text() for spec in specs)
 
 
+def has_random(specs: List[InputSpec]) -> bool:
+    """Does any input get drawn (a tensor without a fixed value)? Without one, every draw is the same."""
+    for spec in specs:
+        if isinstance(spec, SeqSpec):
+            if has_random(list(spec.items)):
+                return True
+        elif isinstance(spec, TensorSpec) and spec.value is None:
+            return True
+    return False
+
+
 def generate(specs: List[InputSpec], seed: int = 0) -> Dict[str, Any]:
     """Deterministic values for the specs: numpy arrays for tensors, Python scalars for scalars, None, and tuples /
     lists of those. Each tensor (each tuple item too) has its own stream, from the seed and its name."""
@@ -444,13 +455,14 @@ def _value(spec: InputSpec, seed: int) -> Any:
     return np.asarray(arr).astype(spec.dtype)
 
 
-def encode_values(values: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+def encode_values(values: Mapping[str, Any], arrays: Optional[Dict[str, Any]] = None,
+                  prefix: str = "a") -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """(tree, arrays): a JSON description of each input for the child (``{"t": "array", "key": k}``,
     ``{"t": "value", "value": v}``, ``{"t": "none"}``, ``{"t": "tuple"|"list", "items": [...]}``) and the arrays
-    it names, for an npz file."""
+    it names, for an npz file (``arrays``, when given, is extended: one file for several draws)."""
     import numpy as np
 
-    arrays: Dict[str, Any] = {}
+    arrays = {} if arrays is None else arrays
 
     def encode(value: Any) -> Dict[str, Any]:
         if value is None:
@@ -458,7 +470,7 @@ def encode_values(values: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, 
         if isinstance(value, (tuple, list)):
             return {"t": "tuple" if isinstance(value, tuple) else "list", "items": [encode(v) for v in value]}
         if isinstance(value, np.ndarray):
-            key = f"a{len(arrays)}"
+            key = f"{prefix}{len(arrays)}"
             arrays[key] = value
             return {"t": "array", "key": key}
         return {"t": "value", "value": value}

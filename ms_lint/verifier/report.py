@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Iterable, List, Optional
 
-from ms_lint.verifier.runner import Verification, _fmt_ms, _fmt_s
+from ms_lint.verifier import branches as _branches
+from ms_lint.verifier.runner import Verification, _fmt_ms, _fmt_s, spread_text
 
 _MARK = {
     "verified": "VERIFIED",
@@ -14,6 +15,7 @@ _MARK = {
     "mismatch": "MISMATCH",
     "original-failed": "ORIGINAL FAILED (rewrite fixes it)",
     "rewrite-failed": "REWRITE FAILED",
+    "inputs-invalid": "INPUTS INVALID FOR THE ORIGINAL",
     "error": "ERROR",
 }
 
@@ -47,13 +49,20 @@ def render_text(verification: Verification) -> str:
     head = f"{where} {v.function}"
     if v.code:
         head += f" {v.code}"
-    lines = [f"{head}  {_MARK.get(v.verdict, v.verdict.upper())}"]
+    mark = _MARK.get(v.verdict, v.verdict.upper())
+    if v.one_sided and v.verdict in ("verified", "tradeoff", "slower"):
+        mark += " (one side of a branch only)"
+    lines = [f"{head}  {mark}"]
     o, r = v.original, v.rewritten
 
     if v.outputs_match is not None:
         state = "match" if v.outputs_match else "DIFFER"
         lines.append(f"  outputs      {state} (rtol={v.rtol:g} atol={v.atol:g}, {v.device}, inputs: "
                      f"{v.inputs or 'none'})")
+    if v.seeds and (v.outputs_match is not None or v.draws > 1):
+        seeds = ", ".join(str(seed) for seed in v.seeds)
+        every = " (outputs compared on every draw)" if v.draws > 1 else ""
+        lines.append(f"  draws        {v.draws}, seeds {seeds}{every}" + (f"; {v.draws_note}" if v.draws_note else ""))
     if v.grads_match is not None:
         lines.append(f"  gradients    {'match' if v.grads_match else 'DIFFER'}")
     for diff in v.differences[:6]:
@@ -76,8 +85,14 @@ def render_text(verification: Verification) -> str:
             lines.append(f"  break-even   {v.break_even_calls} calls (the rewrite wins below, loses above)")
         else:
             lines.append(f"  break-even   {v.break_even_calls} calls (the rewrite wins above)")
+    if o.compile_s is not None and r.compile_s is not None:
+        lines.append(f"  spread       {spread_text(o, r)}")
     if o.runs or r.runs:
         lines.append(f"  processes    {o.runs} original, {r.runs} rewritten (medians)")
+    for entry in v.branches:
+        lines.append(f"  branches     {_branches.describe(entry)} (original, PyNative run of each draw)")
+    if v.branches_note:
+        lines.append(f"  note         {v.branches_note}")
     notes: List[str] = []
     for note in o.notes + r.notes:
         if note not in notes:
