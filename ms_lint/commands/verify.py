@@ -96,7 +96,12 @@ def register(subparsers) -> None:
     parser.add_argument("--atol", type=_non_negative_float, default=1e-6, help="absolute tolerance (default: 1e-6)")
     parser.add_argument("--grad", action="store_true", help="also compare gradients w.r.t. the float inputs")
     parser.add_argument("--timeout", type=_non_negative_float, default=300.0, metavar="SECONDS",
-                        help="limit per process (default: 300)")
+                        help="limit per process, and per script run in script mode (default: 300)")
+    parser.add_argument("--script-args", metavar="ARGS", default="",
+                        help="script mode (MSL301/MSL302 compile-cache fixes): the arguments the script is run with, "
+                             "one shell-quoted string, e.g. \"--epochs 1 --data tiny\"; the script runs twice without "
+                             "and twice with the fix, each version in its own private folder, and stdout and the "
+                             "second run's time are compared")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.set_defaults(handler=run)
 
@@ -359,10 +364,16 @@ def _run(args: argparse.Namespace) -> int:
     from ms_lint.source import UnreadableSource, read_source
     from ms_lint.verifier import VerifyError, parse_spec, verify_finding
     from ms_lint.verifier.runner import Verification
+    from ms_lint.verifier.script import SCRIPT_CODES, verify_script
     from ms_lint.verifier.targets import target_contains
+    import shlex
 
     if args.timeout <= 0:
         return _error("--timeout must be positive")
+    try:
+        script_args = shlex.split(args.script_args or "")
+    except ValueError as exc:
+        return _error(f"--script-args: {exc} (give the arguments as one shell-quoted string)")
     if args.inputs is not None:
         try:
             parse_spec(args.inputs)
@@ -423,6 +434,15 @@ def _run(args: argparse.Namespace) -> int:
             if rewritten == source.text:
                 continue
             if args.function and not target_contains(source.text, args.function, finding.line):
+                continue
+            if not args.function and getattr(finding, "function", None) is None and finding.code in SCRIPT_CODES:
+                print(f"ms-lint: verifying {finding.path}:{finding.line} {finding.code} (script mode: 2 runs "
+                      "without and 2 with the fix) ...", file=sys.stderr, flush=True)
+                verification = verify_script(source.text, rewritten, path=path, code=finding.code,
+                                             line=finding.line, script_args=script_args, timeout=args.timeout,
+                                             pythonpath=list(args.pythonpath))
+                results.append(verification)
+                printer.show(verification)
                 continue
             if not args.function and getattr(finding, "function", None) is None:
                 print(f"ms-lint: skipping {finding.path}:{finding.line} {finding.code}: its fix is outside graph "

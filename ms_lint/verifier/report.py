@@ -43,6 +43,8 @@ def render_text(verification: Verification) -> str:
           break-even  36 calls: ...
     """
     v = verification
+    if v.mode == "script":
+        return _render_script(v)
     where = v.path or "<source>"
     if v.line:
         where += f":{v.line}"
@@ -99,6 +101,39 @@ def render_text(verification: Verification) -> str:
             notes.append(note)
     for note in notes:
         lines.append(f"  note         {note}")
+    lines.append(f"  => {v.message}")
+    return "\n".join(lines)
+
+
+def _render_script(v: Verification) -> str:
+    where = (v.path or "<script>") + (f":{v.line}" if v.line else "")
+    head = f"{where} <script>" + (f" {v.code}" if v.code else "")
+    lines = [f"{head}  {_MARK.get(v.verdict, v.verdict.upper())}"]
+    args = " ".join(v.script_args) if v.script_args else "(none)"
+    lines.append(f"  script args  {args}")
+    if v.outputs_match is not None:
+        state = "same" if v.outputs_match else "DIFFERS"
+        lines.append(f"  stdout       {state} on every run with the fix ({v.script_stdout_lines} lines)")
+    for diff in v.differences[:6]:
+        lines.append(f"    - {diff}")
+    orig = v.script_runs.get("original", [])
+    fixed = v.script_runs.get("fixed", [])
+    if len(orig) == 2 and len(fixed) == 2:
+        lines.append(f"  first run    {_fmt_s(orig[0])} -> {_fmt_s(fixed[0])}  (without -> with the fix: writes the "
+                     "cache)")
+        factor = f"{orig[1] / fixed[1]:.1f}x faster" if fixed[1] <= orig[1] else f"{fixed[1] / orig[1]:.1f}x slower"
+        lines.append(f"  second run   {_fmt_s(orig[1])} -> {_fmt_s(fixed[1])}  ({factor}: loads it)")
+    if v.script_spread is not None:
+        lines.append(f"  spread       the two runs without the fix differ by {v.script_spread:.0%}")
+    if fixed:
+        lines.append(f"  cache        {v.script_cache_files} file(s) written by the first run with the fix, in a "
+                     "private folder")
+    walls = v.script_runs.get("original_wall", []), v.script_runs.get("fixed_wall", [])
+    if len(walls[0]) == 2 and len(walls[1]) == 2:
+        lines.append(f"  process      {_fmt_s(walls[0][1])} -> {_fmt_s(walls[1][1])} second run, whole process "
+                     "with `import mindspore`")
+    lines.append("  processes    the script's time after `import mindspore`; a fresh python each run, the "
+                 "compile-cache variables removed")
     lines.append(f"  => {v.message}")
     return "\n".join(lines)
 

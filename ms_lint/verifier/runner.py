@@ -148,6 +148,12 @@ class Verification:
     branches: List[Dict[str, Any]] = field(default_factory=list)  # ms_lint.verifier.branches.coverage
     branches_note: str = ""
     one_sided: List[str] = field(default_factory=list)  # "else of the if at line 12": never ran in any draw
+    mode: str = "function"  # "script": a compile-cache fix, verified by running the script (ms_lint.verifier.script)
+    script_args: List[str] = field(default_factory=list)
+    script_runs: Dict[str, List[float]] = field(default_factory=dict)  # wall seconds per run, per version
+    script_cache_files: int = 0
+    script_stdout_lines: int = 0
+    script_spread: Optional[float] = None
 
     @property
     def accepted(self) -> bool:
@@ -184,6 +190,12 @@ class Verification:
             "seeds": list(self.seeds),
             "branches": [dict(entry) for entry in self.branches],
             "branches_unexercised": list(self.one_sided),
+            "mode": self.mode,
+            **({"script": {"args": list(self.script_args), "wall_s": dict(self.script_runs),
+                           "cache_files": self.script_cache_files, "stdout_lines": self.script_stdout_lines,
+                           "spread": _round(self.script_spread, 4),
+                           "second_run_speedup": _round(self.compile_speedup, 3)}}
+               if self.mode == "script" else {}),
         }
 
 
