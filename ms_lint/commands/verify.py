@@ -24,7 +24,8 @@ ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2 (as ms_lint.verifier.runn
 INPUTS_HELP = (
     "inputs, ';'-separated name=TYPE: a tensor dtype[shape] (float32[100,2]; float32[] is 0-d), with a value range "
     "dtype[shape](low,high) (int32[8](0,64): integers in [0,64); float32[4,4](0,1)); a 0-d tensor dtype:value "
-    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true); None; a tuple or list of "
+    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true), str:mean (or 'mean'); None; "
+    "a tuple or list of "
     "those: tuple(60*float32[8,4]), list(float32[4], int:3), tuple(2*tuple(float32[2], None)). Example: "
     "\"grads=tuple(60*float32[8,4]); lr=float:0.01; mask=None\". Default: the '# ms-lint: inputs=' comment above "
     "the function, then [tool.ms-lint.verify]"
@@ -264,10 +265,12 @@ def branch_lines(text: str, config, path: str, function: str) -> List[int]:
     """Lines of the MSL201 findings (tensor ``if``s) inside ``function`` in ``text``: the branches whose coverage
     the verifier reports for a hand rewrite of them."""
     from ms_lint.engine import analyze_source
+    from ms_lint.source import SourceFile
     from ms_lint.verifier.targets import target_contains
 
     try:
-        analysis = analyze_source(text, config, path)
+        source = SourceFile(path=path, text=text, encoding="utf-8", has_bom=False, raw=text.encode("utf-8"))
+        analysis = analyze_source(source, config, path)
     except Exception:  # coverage is extra information: never a second error
         return []
     return sorted({f.line for f in analysis.findings if f.code == "MSL201" and target_contains(text, function, f.line)})

@@ -341,6 +341,7 @@ class Child:
             raise ChildFailure("init-failed", f"constructing the target with {how} failed: {name}: {summary}", exc)
         if init and not isinstance(instance, cls):
             self.result["notes"].append(f"--init built a {type(instance).__name__}, not a {cls.__name__}")
+        self.instance = instance
         return instance
 
     def check_constructor(self, cls):
@@ -572,6 +573,9 @@ class Child:
                 entry["grads"] = self.encode(grads, f"d{index}.grad")
             extra.append(entry)
         structure["draws"] = extra
+        params = self.parameters_after()
+        if params is not None:
+            structure["params"] = params
         self.result["structure"] = structure
 
         self.stage("write")
@@ -582,6 +586,20 @@ class Child:
         self.result["ok"] = True
         self.stage("done")
 
+
+    def parameters_after(self):
+        """A Cell target's Parameters after every call (first, steady, draws): what an optimizer or a stateful
+        Cell changes. Both versions make the same calls on the same inputs, so these must match too."""
+        instance = getattr(self, "instance", None)
+        if instance is None or not hasattr(instance, "parameters_and_names"):
+            return None
+        try:
+            named = {name: param for name, param in instance.parameters_and_names()}
+        except Exception:
+            return None
+        if not named:
+            return None
+        return self.encode(named, "param")
 
     def run_probe(self, ms):
         """The probed original, in PyNative mode with ``MS_JIT=0`` (set by the runner): for each draw, how often

@@ -91,7 +91,7 @@ class ScalarSpec:
     """A plain Python scalar argument."""
 
     name: str
-    kind: str  # "int" | "float" | "bool"
+    kind: str  # "int" | "float" | "bool" | "str"
     value: Union[int, float, bool]
 
     def type_text(self) -> str:
@@ -158,9 +158,11 @@ _SEQ_RE = re.compile(r"^(?P<kind>tuple|list)\s*\((?P<body>.*)\)$", re.S)
 _REPEAT_RE = re.compile(r"^(?P<count>\d+)\s*\*\s*(?P<item>.+)$", re.S)
 
 
-def _scalar_text(value: Union[int, float, bool]) -> str:
+def _scalar_text(value: Union[int, float, bool, str]) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str):
+        return value
     return repr(value)
 
 
@@ -280,6 +282,11 @@ def _parse_type(name: str, typ: str, entry: str) -> InputSpec:
         return ScalarSpec(name, "int", int(typ))
     if re.match(r"^[-+]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$", typ):
         return ScalarSpec(name, "float", float(typ))
+
+    if typ.lower().startswith("str:"):  # a Python string: reduction="mean", mode flags
+        return ScalarSpec(name, "str", typ[4:].strip())
+    if len(typ) >= 2 and typ[0] == typ[-1] and typ[0] in "'\"":
+        return ScalarSpec(name, "str", typ[1:-1])
 
     match = _TENSOR_RE.match(typ)
     if match:

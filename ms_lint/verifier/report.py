@@ -61,6 +61,8 @@ def render_text(verification: Verification) -> str:
         state = "match" if v.outputs_match else "DIFFER"
         lines.append(f"  outputs      {state} (rtol={v.rtol:g} atol={v.atol:g}, {v.device}, inputs: "
                      f"{v.inputs or 'none'})")
+        if v.params_compared:
+            lines.append("  parameters   compared after every call (the Cell's state)")
     if v.seeds and (v.outputs_match is not None or v.draws > 1):
         seeds = ", ".join(str(seed) for seed in v.seeds)
         every = " (outputs compared on every draw)" if v.draws > 1 else ""

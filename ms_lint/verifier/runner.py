@@ -148,6 +148,7 @@ class Verification:
     branches: List[Dict[str, Any]] = field(default_factory=list)  # ms_lint.verifier.branches.coverage
     branches_note: str = ""
     one_sided: List[str] = field(default_factory=list)  # "else of the if at line 12": never ran in any draw
+    params_compared: bool = False  # a Cell's Parameters after every call were compared too
     mode: str = "function"  # "script": a compile-cache fix, verified by running the script (ms_lint.verifier.script)
     script_args: List[str] = field(default_factory=list)
     script_runs: Dict[str, List[float]] = field(default_factory=dict)  # wall seconds per run, per version
@@ -190,6 +191,7 @@ class Verification:
             "seeds": list(self.seeds),
             "branches": [dict(entry) for entry in self.branches],
             "branches_unexercised": list(self.one_sided),
+            "params_compared": self.params_compared,
             "mode": self.mode,
             **({"script": {"args": list(self.script_args), "wall_s": dict(self.script_runs),
                            "cache_files": self.script_cache_files, "stdout_lines": self.script_stdout_lines,
@@ -987,6 +989,14 @@ def _judge(verification: Verification, runs: Dict[str, List[_Run]], rtol: float,
             if not gcmp.match:
                 verification.grads_match = False
                 verification.differences.extend(gcmp.differences)
+    if "params" in so and "params" in sr:
+        pcmp = compare_trees(so["params"], first_orig.leaves, sr["params"], first_rew.leaves, rtol=rtol, atol=atol,
+                             path="parameter after every call")
+        verification.params_compared = True
+        if not pcmp.match:
+            outputs.match = False
+            verification.outputs_match = False
+            verification.differences.extend(pcmp.differences)
     nondeterministic = _nondeterministic(runs["original"], rtol, atol)
 
     if not outputs.match or verification.grads_match is False:
