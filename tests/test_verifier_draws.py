@@ -310,3 +310,71 @@ def test_script_mode_reports_a_fix_that_changes_what_the_script_prints(tmp_path,
     assert result.verdict == "mismatch", result.message
     assert "line 1: '3.0' vs '4.0'" in result.message and "stale graph" in result.message
     assert sorted(os.listdir(tmp_path)) == ["run.py"]
+
+
+def test_string_inputs_and_branch_lines_of_a_hand_rewrite(tmp_path):
+    from ms_lint.commands.verify import branch_lines
+    from ms_lint.config import Config
+    from ms_lint.verifier.inputs import generate, parse_spec, spec_to_string
+
+    specs = parse_spec("reduction=str:mean; mode='sum'")
+    assert spec_to_string(specs) == "reduction=str:mean; mode=str:sum"
+    assert generate(specs) == {"reduction": "mean", "mode": "sum"}
+    proj, policy = make_package(tmp_path)
+    # the tensor ifs of the original inside the target: what --against / --rewritten probe
+    assert branch_lines(POLICY, Config(), str(policy), "gate") == [11]
+    assert branch_lines(POLICY, Config(), str(policy), "other") == []
+
+
+STEPPER = textwrap.dedent(
+    """
+    import mindspore as ms
+    from mindspore import nn, ops
+
+
+    class Stepper(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Parameter(ms.Tensor([1.0, 2.0, 3.0], ms.float32), name="w")
+
+        def construct(self, g):
+            if g.sum() > 0:
+                update = g * 0.1
+            else:
+                update = g * 0.2
+            ops.assign(self.w, self.w - update)
+            return True
+    """
+)
+STEPPER_BY_HAND = STEPPER.replace(
+    """        if g.sum() > 0:
+            update = g * 0.1
+        else:
+            update = g * 0.2
+""",
+    """        update = ops.where(g.sum() > 0, g * 0.1, g * 0.1)
+""")
+assert STEPPER_BY_HAND != STEPPER
+
+
+@mindspore_test
+def test_a_cells_parameters_are_compared_and_a_hand_rewrite_gets_branch_coverage(tmp_path, capsys, mindspore):
+    # the rewrite returns the same True but updates the weight wrongly on the else side: only the Parameters
+    # after every call show it, and only on draws that take the else branch
+    proj, _ = make_package(tmp_path)
+    stepper = proj / "gates" / "stepper.py"
+    stepper.write_text(STEPPER)
+    other = tmp_path / "stepper_by_hand.py"
+    other.write_text(STEPPER_BY_HAND)
+    before = listing(proj)
+    code, out = verify(capsys, stepper, "--function", "Stepper", "--rewritten", other, "--inputs", "g=float32[3]",
+                       "--repeat", "1", "--draws", "3", "--format", "json")
+    (result,) = json.loads(out.out)
+    assert result["verdict"] == "mismatch", result["message"]
+    assert result["params_compared"] is True
+    assert any(d.startswith("parameter after every call['w']") for d in result["differences"]), result
+    (entry,) = result["branches"]
+    assert entry["line"] == 12 and entry["branches"] == ["then", "else"]
+    assert all(sum(row[i] for row in entry["counts"]) for i in range(2)), entry  # both sides ran
+    assert code == 1
+    assert listing(proj) == before
