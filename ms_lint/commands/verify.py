@@ -343,13 +343,17 @@ def _run_own_rewrite(args, path, source, config, options) -> int:
 
     printer = _Printer(args.format == "text")
     results = []
+    changed = _changed_targets(original, rewritten)
     for target in targets:
+        # the tensor ifs to probe: the original's MSL201 findings in the target and in the functions the rewrite
+        # changed (a rewritten helper that the target calls)
+        lines = sorted({n for name in [target] + [c for c in changed if c != target]
+                        for n in branch_lines(original, config, path, name)})
         line = _def_line(source.text, target)
         print(f"ms-lint: verifying {path}:{line or '?'} {target} against {origin} ...", file=sys.stderr, flush=True)
         try:
             verification = verify_pair(original, rewritten, function=target, path=path, line=line,
-                                       inputs_source=rewritten,
-                                       branch_lines=branch_lines(original, config, path, target), **options)
+                                       inputs_source=rewritten, branch_lines=lines, **options)
         except VerifyError as exc:
             verification = Verification(function=target, verdict="error", message=str(exc), path=path, line=line,
                                         device=args.device)

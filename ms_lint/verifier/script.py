@@ -249,4 +249,7 @@ def _judge_script(verification: Verification, runs, started: float) -> Verificat
             verification.message += "; the first run with the fix wrote no cache files, so the cache did not turn on"
     if not lines and verification.verdict == "verified":
         verification.message += "; print the results to compare them"
+    if verification.code == "MSL302":
+        verification.message += (" (MSL302: the original already caches through the deprecated set_context keys, "
+                                 "so equal times are the expected result; the fix keeps the cache on without them)")
     return verification
