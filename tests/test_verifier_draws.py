@@ -220,7 +220,7 @@ def test_draws_that_take_one_branch_only_say_so_in_the_verdict(tmp_path, capsys,
     code, out = verify(capsys, policy, "--inputs", "x=float32[4](0,1)", "--repeat", "1", "--draws", "2")
     assert code in (0, 1) and "MISMATCH" not in out.out
     assert "draws        2, seeds 0, 1 (outputs compared on every draw)" in out.out
-    assert "(one side of a branch only)" in out.out
+    assert "(not every branch ran)" in out.out
     assert "branches     if at line 11: then in draws 0, 1 (2 times); else never" in out.out
     assert ("Only one side was exercised: the else of the if at line 11 ran in none of the 2 draws" in out.out)
 

@@ -53,7 +53,7 @@ def render_text(verification: Verification) -> str:
         head += f" {v.code}"
     mark = _MARK.get(v.verdict, v.verdict.upper())
     if v.one_sided and v.verdict in ("verified", "tradeoff", "slower"):
-        mark += " (one side of a branch only)"
+        mark += " (not every branch ran)"
     lines = [f"{head}  {mark}"]
     o, r = v.original, v.rewritten
 

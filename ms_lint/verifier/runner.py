@@ -867,17 +867,25 @@ def _branch_coverage(verification: Verification, original_source: str, lines: Se
     errors = run.result.get("probe_errors") or []
     if errors:
         verification.branches_note = f"the probed PyNative run failed on {'; '.join(errors)[:300]}"
-    one_sided = []
+    one_sided, never = [], []
     for entry in verification.branches:
         what = "if" if entry["kind"] == "if" else "conditional expression"
-        for name in branches.unexercised(entry):
-            one_sided.append(f"{name} of the {what} at line {entry['line']}")
+        missing = branches.unexercised(entry)
+        if missing and len(missing) == len(entry["branches"]):
+            never.append(f"the {what} at line {entry['line']}")
+        one_sided.extend(f"{name} of the {what} at line {entry['line']}" for name in missing)
     verification.one_sided = one_sided
     if one_sided and verification.verdict not in ("original-failed", "rewrite-failed"):
-        draws = verification.draws
-        verification.message += (f". Only one side was exercised: the {', '.join(one_sided)} ran in none of the "
-                                 f"{draws} draw{'s' if draws != 1 else ''}, so the rewrite is unchecked there; choose "
-                                 "inputs (or value ranges) that reach it")
+        draws = f"{verification.draws} draw{'s' if verification.draws != 1 else ''}"
+        if never:
+            verification.message += (f". {', '.join(never).capitalize()} ran in none of the {draws}: these inputs "
+                                     "never reach the rewritten code, so it is unchecked; call it through a function "
+                                     "that reaches it, or change the inputs")
+        sides = [side for side in one_sided if not any(side.endswith(n.removeprefix("the ")) for n in never)]
+        if sides:
+            verification.message += (f". Only one side was exercised: the {', '.join(sides)} ran in none of the "
+                                     f"{draws}, so the rewrite is unchecked there; choose inputs (or value ranges) "
+                                     "that reach it")
 
 
 def _normalized_error(stats: VersionStats) -> Optional[str]:
