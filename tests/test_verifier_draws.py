@@ -102,8 +102,8 @@ def test_probe_wraps_each_condition_of_an_if_elif_chain_and_a_conditional_expres
         """
     )
     chains = branches.find_chains(source, [2, 9])
-    assert [(c.kind, c.line, c.lines, c.has_else) for c in chains] == [("if", 2, [2, 4], True),
-                                                                      ("ifexp", 9, [9], True)]
+    found = [(c.kind, c.line, c.lines, c.has_else) for c in chains]
+    assert found == [("if", 2, [2, 4], True), ("ifexp", 9, [9], True)]
     probed = branches.instrument(source, chains)
     assert "if __ms_lint_probe__(0, x > y):" in probed
     assert "elif (__ms_lint_probe__(1, x <\n          2)):" in probed
@@ -155,8 +155,8 @@ def test_same_failure_in_both_versions_names_the_input_to_change():
     assert _normalized_error(VersionStats(error={"kind": "import-error", "message": "x"})) is None
     hint = _input_hint(BAD_SHAPES, [8], ["x", "w"], "pkg/score.py")
     assert hint == "change x, w: the original fails at pkg/score.py:8, which reads them"
-    assert "check the shapes, dtypes and values of the inputs (x, w)" in _input_hint(BAD_SHAPES, [], ["x", "w"],
-                                                                                      None)
+    generic = _input_hint(BAD_SHAPES, [], ["x", "w"], None)
+    assert "check the shapes, dtypes and values of the inputs (x, w)" in generic
 
 
 def test_masked_stdout_comparison_ignores_lines_that_vary_without_the_fix():

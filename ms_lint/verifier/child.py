@@ -521,6 +521,7 @@ class Child:
 
         ms = self.import_mindspore()
         self.set_device(ms, self.req.get("device", "CPU"))
+        warm_up(ms)
         if self.req.get("probe"):
             return self.run_probe(ms)
         module = self.import_module(ms)
@@ -586,7 +587,6 @@ class Child:
         self.result["ok"] = True
         self.stage("done")
 
-
     def parameters_after(self):
         """A Cell target's Parameters after every call (first, steady, draws): what an optimizer or a stateful
         Cell changes. Both versions make the same calls on the same inputs, so these must match too."""
@@ -619,10 +619,6 @@ class Child:
             ms.set_context(mode=ms.PYNATIVE_MODE)
         except Exception as exc:
             raise ChildFailure("call-failed", f"cannot switch to PyNative mode: {exc}", exc)
-        try:  # MindSpore 2.10 with NumPy 2: the first PyNative op fails once ("numpy.core.multiarray failed to
-            bool(ms.Tensor(1.0) > 0)  # import"); pay that here, not in the first draw
-        except Exception:
-            pass
         self.run_setup(module)
         self.req["jit"] = "never"
         fn, sig_callable, description = self.resolve_target(ms, module)
@@ -649,6 +645,15 @@ class Child:
         np.savez(os.path.join(self.workdir, "outputs.npz"))
         self.result["ok"] = True
         self.stage("done")
+
+
+def warm_up(ms):
+    """MindSpore 2.10 with NumPy 2: the first eager op of a process fails once ("numpy.core.multiarray failed to
+    import", then a SystemError from the op); pay that here, not in a constructor, ``--setup`` or the first draw."""
+    try:
+        bool(ms.Tensor(1.0) > 0)
+    except Exception:
+        pass
 
 
 def error_lines(exc, module_file):

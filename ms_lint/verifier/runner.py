@@ -855,8 +855,8 @@ def _branch_coverage(verification: Verification, original_source: str, lines: Se
     if path and module is not None:
         location = locate(path)
         probe_module = dict(module, **copies.place(location, "probe", probed))
-    run = run_version(probed, label="probe", module=probe_module, probe=True, **dict(common, grad=False,
-                                                                                       steady_calls=0))
+    options = dict(common, grad=False, steady_calls=0)
+    run = run_version(probed, label="probe", module=probe_module, probe=True, **options)
     if not run.ok:
         verification.branches_note = ("branch coverage unknown: the original does not run in PyNative mode with "
                                       f"MS_JIT=0 ({(run.error or {}).get('message', 'unknown error')})")

@@ -71,8 +71,8 @@ def _run_once(python: str, script: str, args: Sequence[str], workdir: str, env: 
     runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "script_child.py")
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([python, runner, record_path, script, *args], cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, start_new_session=True)
+        proc = subprocess.Popen([python, runner, record_path, script, *args], cwd=workdir, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
         try:
             code = proc.wait(timeout=timeout)
         except BaseException as exc:  # timeout, Ctrl-C: never leave the script (its own session) behind
