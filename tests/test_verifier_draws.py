@@ -136,7 +136,7 @@ def test_a_change_within_the_spread_is_no_measurable_change_and_one_beyond_it_co
     noisy = decide(_stats([0.50, 0.42, 0.57], [1.0, 1.0, 1.0]), _stats([0.55, 0.50, 0.60], [1.0, 1.01, 1.0]))
     assert noisy["verdict"] == "verified"
     assert "no measurable change in compile or run time" in noisy["message"]
-    assert "the compile ratio 1.10x is within the 30% spread" in noisy["message"]
+    assert "the compile ratio 1.10x is within the 30% spread (+ 5 ms)" in noisy["message"]
     # the same 1.1x with tight measurements is a real slow-down: never "no slower"
     tight = decide(_stats([0.50, 0.50, 0.51], [1.0, 1.0, 1.0]), _stats([0.55, 0.55, 0.56], [1.0, 1.0, 1.0]))
     assert tight["verdict"] == "slower" and "compiles slower" in tight["message"]

@@ -563,8 +563,10 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
         out["verdict"] = "verified"
         same = [what for what, better in (("compile", compile_better), ("run", run_better)) if not better]
         if c_measured and r_measured:
-            within = {"compile": f"the compile ratio {_ratio(oc, rc)} is within the {c_rel:.0%} spread",
-                      "run": f"the run ratio {_ratio(orun, rrun)} is within the {r_rel:.0%} spread"}
+            within = {"compile": f"the compile ratio {_ratio(oc, rc)} is within the {c_rel:.0%} spread "
+                                 f"(+ {_fmt_s(c_abs)})",
+                      "run": f"the run ratio {_ratio(orun, rrun)} is within the {r_rel:.0%} spread "
+                             f"(+ {_fmt_ms(r_abs * 1e3)})"}
             noise = " and ".join(within[w] for w in same) + " of the repeated measurements"
         else:
             noise = f"within the noise margin of {REL_NOISE:.0%} + {_fmt_s(COMPILE_ABS_NOISE_S)} compile / " \
