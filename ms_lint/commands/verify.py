@@ -5,9 +5,12 @@ the module is built twice, the original and the one with only that fix applied, 
 the chosen device (see ``ms_lint.verifier``). ``--against REV`` and ``--rewritten OTHER.py`` verify a rewrite the user
 wrote instead: the function as it is in the working tree against the same function at a git revision, or in another
 file. The module is imported inside its package (relative imports work); ``--setup`` runs statements in its
-namespace before ``--init``. Exit codes: 0 when every rewrite is verified or a tradeoff (or there
-is nothing to verify), 1 when one is a mismatch, slower, or failed, 2 on an error (MindSpore missing, device
-unavailable, timeout, bad arguments). The verifier is imported only here, never by ``check``.
+namespace before ``--init``. ``--draws K`` compares K input draws; for MSL201 rewrites a probed PyNative run of
+the original reports which branches ran. MSL301/MSL302 fixes are verified in script mode (``ms_lint.verifier.script``:
+the whole script, twice without and twice with the fix). Exit codes: 0 when every rewrite is verified or a tradeoff
+(or there is nothing to verify), 1 when one is a mismatch, slower, or failed, 2 on an error (MindSpore missing, device
+unavailable, timeout, bad arguments) or when both versions fail the same way (inputs invalid for the original). The
+verifier is imported only here, never by ``check``.
 """
 from __future__ import annotations
 
