@@ -5,9 +5,12 @@ the module is built twice, the original and the one with only that fix applied, 
 the chosen device (see ``ms_lint.verifier``). ``--against REV`` and ``--rewritten OTHER.py`` verify a rewrite the user
 wrote instead: the function as it is in the working tree against the same function at a git revision, or in another
 file. The module is imported inside its package (relative imports work); ``--setup`` runs statements in its
-namespace before ``--init``. Exit codes: 0 when every rewrite is verified or a tradeoff (or there
-is nothing to verify), 1 when one is a mismatch, slower, or failed, 2 on an error (MindSpore missing, device
-unavailable, timeout, bad arguments). The verifier is imported only here, never by ``check``.
+namespace before ``--init``. ``--draws K`` compares K input draws; for MSL201 rewrites a probed PyNative run of
+the original reports which branches ran. MSL301/MSL302 fixes are verified in script mode (``ms_lint.verifier.script``:
+the whole script, twice without and twice with the fix). Exit codes: 0 when every rewrite is verified or a tradeoff
+(or there is nothing to verify), 1 when one is a mismatch, slower, or failed, 2 on an error (MindSpore missing, device
+unavailable, timeout, bad arguments) or when both versions fail the same way (inputs invalid for the original). The
+verifier is imported only here, never by ``check``.
 """
 from __future__ import annotations
 
@@ -19,11 +22,13 @@ from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ms_lint.commands.common import add_selection_options, load_run
 
 DEVICES = ("CPU", "GPU", "Ascend")
+ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2 (as ms_lint.verifier.runner.ERROR_VERDICTS)
 
 INPUTS_HELP = (
     "inputs, ';'-separated name=TYPE: a tensor dtype[shape] (float32[100,2]; float32[] is 0-d), with a value range "
     "dtype[shape](low,high) (int32[8](0,64): integers in [0,64); float32[4,4](0,1)); a 0-d tensor dtype:value "
-    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true); None; a tuple or list of "
+    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true), str:mean (or 'mean'); None; "
+    "a tuple or list of "
     "those: tuple(60*float32[8,4]), list(float32[4], int:3), tuple(2*tuple(float32[2], None)). Example: "
     "\"grads=tuple(60*float32[8,4]); lr=float:0.01; mask=None\". Default: the '# ms-lint: inputs=' comment above "
     "the function, then [tool.ms-lint.verify]"
@@ -86,12 +91,21 @@ def register(subparsers) -> None:
                              "imported as pkg.sub.module from the folder above its top __init__.py")
     parser.add_argument("--device", type=_device, default="CPU", help="CPU (default), GPU or Ascend")
     parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
-                        help="fresh processes per version; medians are reported (default: 3)")
+                        help="fresh processes per version; medians and the spread (max-min over the median) are "
+                             "reported, and a change within the spread is 'no measurable change' (default: 3)")
+    parser.add_argument("--draws", type=_positive_int, default=3, metavar="K",
+                        help="input draws compared in every process, seeds 0..K-1 (printed); for an MSL201 rewrite "
+                             "the branches of the original that ran on each draw are reported (default: 3)")
     parser.add_argument("--rtol", type=_non_negative_float, default=1e-5, help="relative tolerance (default: 1e-5)")
     parser.add_argument("--atol", type=_non_negative_float, default=1e-6, help="absolute tolerance (default: 1e-6)")
     parser.add_argument("--grad", action="store_true", help="also compare gradients w.r.t. the float inputs")
     parser.add_argument("--timeout", type=_non_negative_float, default=300.0, metavar="SECONDS",
-                        help="limit per process (default: 300)")
+                        help="limit per process, and per script run in script mode (default: 300)")
+    parser.add_argument("--script-args", metavar="ARGS", default="",
+                        help="script mode (MSL301/MSL302 compile-cache fixes): the arguments the script is run with, "
+                             "one shell-quoted string, e.g. \"--epochs 1 --data tiny\"; the script runs twice without "
+                             "and twice with the fix, each version in its own private folder, and stdout and the "
+                             "second run's time are compared")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.set_defaults(handler=run)
 
@@ -186,7 +200,7 @@ class _Printer:
 
         if not self.text_out:
             return
-        if verification.verdict == "error":
+        if verification.verdict in ERROR_VERDICTS:
             where = verification.path or "<source>"
             if verification.line:
                 where += f":{verification.line}"
@@ -199,7 +213,8 @@ class _Printer:
 
 
 def _options(args, setup, setup_name, config):
-    return dict(inputs=args.inputs, init=args.init, device=args.device, repeat=args.repeat, rtol=args.rtol,
+    return dict(inputs=args.inputs, init=args.init, device=args.device, repeat=args.repeat, draws=args.draws,
+                rtol=args.rtol,
                 atol=args.atol, grad=args.grad, timeout=args.timeout, verify_config=config.verify,
                 pythonpath=list(args.pythonpath), setup=setup, setup_name=setup_name)
 
@@ -249,6 +264,21 @@ def _changed_targets(before: str, after: str) -> List[str]:
     return [name for name, code in new.items() if name in old and old[name] != code]
 
 
+def branch_lines(text: str, config, path: str, function: str) -> List[int]:
+    """Lines of the MSL201 findings (tensor ``if``s) inside ``function`` in ``text``: the branches whose coverage
+    the verifier reports for a hand rewrite of them."""
+    from ms_lint.engine import analyze_source
+    from ms_lint.source import SourceFile
+    from ms_lint.verifier.targets import target_contains
+
+    try:
+        source = SourceFile(path=path, text=text, encoding="utf-8", has_bom=False, raw=text.encode("utf-8"))
+        analysis = analyze_source(source, config, path)
+    except Exception:  # coverage is extra information: never a second error
+        return []
+    return sorted({f.line for f in analysis.findings if f.code == "MSL201" and target_contains(text, function, f.line)})
+
+
 def _def_line(text: str, function: str):
     import ast
 
@@ -269,13 +299,13 @@ def _finish(results, text_out: bool, empty_line: str) -> int:
         sys.stdout.write(render_json(results) + "\n")
     elif not results:
         sys.stdout.write(empty_line + "\n")
-    elif any(v.verdict != "error" for v in results):
+    elif any(v.verdict not in ERROR_VERDICTS for v in results):
         counts = {}
         for verification in results:
             counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
         summary = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
         sys.stdout.write(f"{len(results)} rewrite(s) checked: {summary}\n")
-    if any(v.verdict == "error" for v in results):
+    if any(v.verdict in ERROR_VERDICTS for v in results):
         return EXIT_ERROR
     if any(v.verdict not in ACCEPTED for v in results):
         return EXIT_FINDINGS
@@ -316,12 +346,17 @@ def _run_own_rewrite(args, path, source, config, options) -> int:
 
     printer = _Printer(args.format == "text")
     results = []
+    changed = _changed_targets(original, rewritten)
     for target in targets:
+        # the tensor ifs to probe: the original's MSL201 findings in the target and in the functions the rewrite
+        # changed (a rewritten helper that the target calls)
+        lines = sorted({n for name in [target] + [c for c in changed if c != target]
+                        for n in branch_lines(original, config, path, name)})
         line = _def_line(source.text, target)
         print(f"ms-lint: verifying {path}:{line or '?'} {target} against {origin} ...", file=sys.stderr, flush=True)
         try:
             verification = verify_pair(original, rewritten, function=target, path=path, line=line,
-                                       inputs_source=rewritten, **options)
+                                       inputs_source=rewritten, branch_lines=lines, **options)
         except VerifyError as exc:
             verification = Verification(function=target, verdict="error", message=str(exc), path=path, line=line,
                                         device=args.device)
@@ -339,10 +374,16 @@ def _run(args: argparse.Namespace) -> int:
     from ms_lint.source import UnreadableSource, read_source
     from ms_lint.verifier import VerifyError, parse_spec, verify_finding
     from ms_lint.verifier.runner import Verification
+    from ms_lint.verifier.script import SCRIPT_CODES, verify_script
     from ms_lint.verifier.targets import target_contains
+    import shlex
 
     if args.timeout <= 0:
         return _error("--timeout must be positive")
+    try:
+        script_args = shlex.split(args.script_args or "")
+    except ValueError as exc:
+        return _error(f"--script-args: {exc} (give the arguments as one shell-quoted string)")
     if args.inputs is not None:
         try:
             parse_spec(args.inputs)
@@ -404,6 +445,15 @@ def _run(args: argparse.Namespace) -> int:
                 continue
             if args.function and not target_contains(source.text, args.function, finding.line):
                 continue
+            if not args.function and getattr(finding, "function", None) is None and finding.code in SCRIPT_CODES:
+                print(f"ms-lint: verifying {finding.path}:{finding.line} {finding.code} (script mode: 2 runs "
+                      "without and 2 with the fix) ...", file=sys.stderr, flush=True)
+                verification = verify_script(source.text, rewritten, path=path, code=finding.code,
+                                             line=finding.line, script_args=script_args, timeout=args.timeout,
+                                             pythonpath=list(args.pythonpath))
+                results.append(verification)
+                printer.show(verification)
+                continue
             if not args.function and getattr(finding, "function", None) is None:
                 print(f"ms-lint: skipping {finding.path}:{finding.line} {finding.code}: its fix is outside graph "
                       "functions (module level): there is nothing to call", file=sys.stderr)
@@ -412,8 +462,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ms-lint: verifying {finding.path}:{finding.line} {finding.code} ...", file=sys.stderr,
                   flush=True)
             try:
+                lines = [finding.line] if finding.code == "MSL201" else []
                 verification = verify_finding(source.text, rewritten, finding, function=args.function, path=path,
-                                              **options)
+                                              branch_lines=lines, **options)
             except VerifyError as exc:  # a bad comment/pyproject spec for this function: report, go on
                 verification = Verification(function=args.function or "?", verdict="error", message=str(exc),
                                             path=finding.path, code=finding.code, line=finding.line,

@@ -341,6 +341,7 @@ class Child:
             raise ChildFailure("init-failed", f"constructing the target with {how} failed: {name}: {summary}", exc)
         if init and not isinstance(instance, cls):
             self.result["notes"].append(f"--init built a {type(instance).__name__}, not a {cls.__name__}")
+        self.instance = instance
         return instance
 
     def check_constructor(self, cls):
@@ -368,21 +369,30 @@ class Child:
             return ms.jit(fn)
         return fn
 
-    def build_args(self, ms, sig_callable):
-        import inspect
-
+    def load_arrays(self):
         import numpy as np
+
+        if getattr(self, "_arrays", None) is None:
+            self._arrays = {}
+            inputs_file = self.req.get("inputs_file")
+            if inputs_file:
+                with np.load(inputs_file, allow_pickle=False) as data:
+                    self._arrays = {key: data[key] for key in data.files}
+        return self._arrays
+
+    def draw_trees(self):
+        """The input tree of each draw: the first one is ``inputs_tree``, the others ``extra_draws``."""
+        return [self.req.get("inputs_tree") or {}] + [d or {} for d in (self.req.get("extra_draws") or [])]
+
+    def build_args(self, ms, sig_callable, tree=None):
+        import inspect
 
         self.stage("inputs")
         order = self.req.get("input_order", [])
         scalars = self.req.get("scalars", {})
-        arrays = {}
-        inputs_file = self.req.get("inputs_file")
-        if inputs_file:
-            with np.load(inputs_file, allow_pickle=False) as data:
-                arrays = {key: data[key] for key in data.files}
+        arrays = self.load_arrays()
         values = {}
-        tree = self.req.get("inputs_tree") or {}
+        tree = (self.req.get("inputs_tree") or {}) if tree is None else tree
 
         def build(node):
             kind = node.get("t")
@@ -469,6 +479,7 @@ class Child:
             kind = "grad-failed" if what == "grad" else "call-failed"
             failure = ChildFailure(kind, f"{name}: {summary}", exc)
             self.result["error_detail"] = detail
+            self.result["error_lines"] = error_lines(exc, self.req["module_file"])
             user_tb = _user_traceback(exc, self.req["module_file"], self.display)
             if user_tb:
                 self.result["error_traceback"] = user_tb
@@ -510,6 +521,9 @@ class Child:
 
         ms = self.import_mindspore()
         self.set_device(ms, self.req.get("device", "CPU"))
+        warm_up(ms)
+        if self.req.get("probe"):
+            return self.run_probe(ms)
         module = self.import_module(ms)
         self.run_setup(module)
         fn, sig_callable, description = self.resolve_target(ms, module)
@@ -548,6 +562,21 @@ class Child:
                 grads, grad_s = self.call(ms, grad_fn, args, "grad")
                 self.result["grad_first_call_s"] = grad_s
                 structure["grads"] = self.encode(grads, "grad")
+        # the other draws: same shapes, so the compiled graph is reused; each one's outputs are compared too
+        extra = []
+        for index, tree in enumerate(self.draw_trees()[1:], start=1):
+            self.stage(f"draw-{index}")
+            draw_args, _ = self.build_args(ms, sig_callable, tree)
+            out, _ = self.call(ms, fn, draw_args, "draw")
+            entry = {"outputs": self.encode(out, f"d{index}.out")}
+            if "grads" in structure and structure["grads"].get("type") != "none":
+                grads, _ = self.call(ms, grad_fn, draw_args, "grad")
+                entry["grads"] = self.encode(grads, f"d{index}.grad")
+            extra.append(entry)
+        structure["draws"] = extra
+        params = self.parameters_after()
+        if params is not None:
+            structure["params"] = params
         self.result["structure"] = structure
 
         self.stage("write")
@@ -557,6 +586,91 @@ class Child:
         self.result["peak_mb"] = _maxrss_mb(resource)
         self.result["ok"] = True
         self.stage("done")
+
+    def parameters_after(self):
+        """A Cell target's Parameters after every call (first, steady, draws): what an optimizer or a stateful
+        Cell changes. Both versions make the same calls on the same inputs, so these must match too."""
+        instance = getattr(self, "instance", None)
+        if instance is None or not hasattr(instance, "parameters_and_names"):
+            return None
+        try:
+            named = {name: param for name, param in instance.parameters_and_names()}
+        except Exception:
+            return None
+        if not named:
+            return None
+        return self.encode(named, "param")
+
+    def run_probe(self, ms):
+        """The probed original, in PyNative mode with ``MS_JIT=0`` (set by the runner): for each draw, how often
+        each probed condition was true and false (``ms_lint.verifier.branches``)."""
+        import builtins
+
+        counts = {}
+
+        def probe(probe_id, value):
+            hit = counts.setdefault(str(probe_id), [0, 0])
+            hit[0 if bool(value) else 1] += 1
+            return value
+
+        builtins.__ms_lint_probe__ = probe
+        module = self.import_module(ms)
+        try:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        except Exception as exc:
+            raise ChildFailure("call-failed", f"cannot switch to PyNative mode: {exc}", exc)
+        self.run_setup(module)
+        self.req["jit"] = "never"
+        fn, sig_callable, description = self.resolve_target(ms, module)
+        self.result["target"] = description
+        per_draw = []
+        for index, tree in enumerate(self.draw_trees()):
+            self.stage(f"probe-{index}")
+            counts.clear()
+            try:
+                args, _ = self.build_args(ms, sig_callable, tree)
+                self.call(ms, fn, args, "probe")
+            except ChildFailure as failure:
+                per_draw.append(None)
+                self.result.setdefault("probe_errors", []).append(f"draw {index}: {failure.message}")
+                continue
+            per_draw.append({key: list(value) for key, value in counts.items()})
+        self.result["branch_counts"] = per_draw
+        self.result["structure"] = {"outputs": {"type": "none"}}
+        self.result["first_call_s"] = 0.0
+        self.result["run_s"] = 0.0
+        self.stage("write")
+        import numpy as np
+
+        np.savez(os.path.join(self.workdir, "outputs.npz"))
+        self.result["ok"] = True
+        self.stage("done")
+
+
+def warm_up(ms):
+    """MindSpore 2.10 with NumPy 2: the first eager op of a process fails once ("numpy.core.multiarray failed to
+    import", then a SystemError from the op); pay that here, not in a constructor, ``--setup`` or the first draw."""
+    try:
+        bool(ms.Tensor(1.0) > 0)
+    except Exception:
+        pass
+
+
+def error_lines(exc, module_file):
+    """Line numbers in ``module_file`` where a failure happened: the Python traceback's frames in that file and
+    the ``In file FILE:LINE`` lines of MindSpore's graph-compile report, innermost first, without repeats."""
+    import re
+
+    lines = []
+    real = os.path.realpath(module_file) if module_file else ""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename == module_file and frame.lineno not in lines:
+            lines.append(frame.lineno)
+    for match in re.finditer(r"In file (.+?):(\d+)", str(exc)):
+        name, number = match.group(1).strip(), int(match.group(2))
+        if (name == module_file or os.path.realpath(name) == real) and number not in lines:
+            lines.append(number)
+    return lines
 
 
 def constructor_message(class_name, required, config_hints=None):

@@ -161,10 +161,13 @@ def compare_arrays(x, y, *, rtol: float = 1e-5, atol: float = 1e-6) -> str:
     if not close.all():
         bad = int(np.count_nonzero(~close))
         diff = np.abs(fx - fy)
-        worst = int(np.argmax(diff))
+        # the element furthest outside its tolerance (not the largest absolute difference, which may be a large
+        # value well within rtol)
+        worst = int(np.argmax(diff / (atol + rtol * np.abs(fx))))
         rel = diff[worst] / max(abs(float(fx[worst])), 1e-30)
-        return (f"{bad} of {x.size} elements differ beyond rtol={rtol:g} atol={atol:g} (max abs diff "
-                f"{float(diff[worst]):.6g}, rel {float(rel):.3g}: {float(fx[worst]):.6g} vs {float(fy[worst]):.6g})")
+        return (f"{bad} of {x.size} elements differ beyond rtol={rtol:g} atol={atol:g} (worst: abs diff "
+                f"{float(diff[worst]):.6g}, rel {float(rel):.3g}: {float(fx[worst]):.6g} vs {float(fy[worst]):.6g}; "
+                f"largest abs diff {float(diff.max()):.6g})")
     return ""
 
 

@@ -91,7 +91,7 @@ class ScalarSpec:
     """A plain Python scalar argument."""
 
     name: str
-    kind: str  # "int" | "float" | "bool"
+    kind: str  # "int" | "float" | "bool" | "str"
     value: Union[int, float, bool]
 
     def type_text(self) -> str:
@@ -158,9 +158,11 @@ _SEQ_RE = re.compile(r"^(?P<kind>tuple|list)\s*\((?P<body>.*)\)$", re.S)
 _REPEAT_RE = re.compile(r"^(?P<count>\d+)\s*\*\s*(?P<item>.+)$", re.S)
 
 
-def _scalar_text(value: Union[int, float, bool]) -> str:
+def _scalar_text(value: Union[int, float, bool, str]) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str):
+        return value
     return repr(value)
 
 
@@ -280,6 +282,11 @@ def _parse_type(name: str, typ: str, entry: str) -> InputSpec:
         return ScalarSpec(name, "int", int(typ))
     if re.match(r"^[-+]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$", typ):
         return ScalarSpec(name, "float", float(typ))
+
+    if typ.lower().startswith("str:"):  # a Python string: reduction="mean", mode flags
+        return ScalarSpec(name, "str", typ[4:].strip())
+    if len(typ) >= 2 and typ[0] == typ[-1] and typ[0] in "'\"":
+        return ScalarSpec(name, "str", typ[1:-1])
 
     match = _TENSOR_RE.match(typ)
     if match:
@@ -410,6 +417,17 @@ def spec_to_string(specs: List[InputSpec]) -> str:
     return "; ".join(spec.to_text() for spec in specs)
 
 
+def has_random(specs: List[InputSpec]) -> bool:
+    """Does any input get drawn (a tensor without a fixed value)? Without one, every draw is the same."""
+    for spec in specs:
+        if isinstance(spec, SeqSpec):
+            if has_random(list(spec.items)):
+                return True
+        elif isinstance(spec, TensorSpec) and spec.value is None:
+            return True
+    return False
+
+
 def generate(specs: List[InputSpec], seed: int = 0) -> Dict[str, Any]:
     """Deterministic values for the specs: numpy arrays for tensors, Python scalars for scalars, None, and tuples /
     lists of those. Each tensor (each tuple item too) has its own stream, from the seed and its name."""
@@ -444,13 +462,14 @@ def _value(spec: InputSpec, seed: int) -> Any:
     return np.asarray(arr).astype(spec.dtype)
 
 
-def encode_values(values: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+def encode_values(values: Mapping[str, Any], arrays: Optional[Dict[str, Any]] = None,
+                  prefix: str = "a") -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """(tree, arrays): a JSON description of each input for the child (``{"t": "array", "key": k}``,
     ``{"t": "value", "value": v}``, ``{"t": "none"}``, ``{"t": "tuple"|"list", "items": [...]}``) and the arrays
-    it names, for an npz file."""
+    it names, for an npz file (``arrays``, when given, is extended: one file for several draws)."""
     import numpy as np
 
-    arrays: Dict[str, Any] = {}
+    arrays = {} if arrays is None else arrays
 
     def encode(value: Any) -> Dict[str, Any]:
         if value is None:
@@ -458,7 +477,7 @@ def encode_values(values: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, 
         if isinstance(value, (tuple, list)):
             return {"t": "tuple" if isinstance(value, tuple) else "list", "items": [encode(v) for v in value]}
         if isinstance(value, np.ndarray):
-            key = f"a{len(arrays)}"
+            key = f"{prefix}{len(arrays)}"
             arrays[key] = value
             return {"t": "array", "key": key}
         return {"t": "value", "value": value}

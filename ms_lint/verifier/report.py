@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Iterable, List, Optional
 
-from ms_lint.verifier.runner import Verification, _fmt_ms, _fmt_s
+from ms_lint.verifier import branches as _branches
+from ms_lint.verifier.runner import Verification, _fmt_ms, _fmt_s, spread_text
 
 _MARK = {
     "verified": "VERIFIED",
@@ -14,6 +15,7 @@ _MARK = {
     "mismatch": "MISMATCH",
     "original-failed": "ORIGINAL FAILED (rewrite fixes it)",
     "rewrite-failed": "REWRITE FAILED",
+    "inputs-invalid": "INPUTS INVALID FOR THE ORIGINAL",
     "error": "ERROR",
 }
 
@@ -41,19 +43,30 @@ def render_text(verification: Verification) -> str:
           break-even  36 calls: ...
     """
     v = verification
+    if v.mode == "script":
+        return _render_script(v)
     where = v.path or "<source>"
     if v.line:
         where += f":{v.line}"
     head = f"{where} {v.function}"
     if v.code:
         head += f" {v.code}"
-    lines = [f"{head}  {_MARK.get(v.verdict, v.verdict.upper())}"]
+    mark = _MARK.get(v.verdict, v.verdict.upper())
+    if v.one_sided and v.verdict in ("verified", "tradeoff", "slower"):
+        mark += " (not every branch ran)"
+    lines = [f"{head}  {mark}"]
     o, r = v.original, v.rewritten
 
     if v.outputs_match is not None:
         state = "match" if v.outputs_match else "DIFFER"
         lines.append(f"  outputs      {state} (rtol={v.rtol:g} atol={v.atol:g}, {v.device}, inputs: "
                      f"{v.inputs or 'none'})")
+        if v.params_compared:
+            lines.append("  parameters   compared after every call (the Cell's state)")
+    if v.seeds and (v.outputs_match is not None or v.draws > 1):
+        seeds = ", ".join(str(seed) for seed in v.seeds)
+        every = " (outputs compared on every draw)" if v.draws > 1 else ""
+        lines.append(f"  draws        {v.draws}, seeds {seeds}{every}" + (f"; {v.draws_note}" if v.draws_note else ""))
     if v.grads_match is not None:
         lines.append(f"  gradients    {'match' if v.grads_match else 'DIFFER'}")
     for diff in v.differences[:6]:
@@ -76,14 +89,53 @@ def render_text(verification: Verification) -> str:
             lines.append(f"  break-even   {v.break_even_calls} calls (the rewrite wins below, loses above)")
         else:
             lines.append(f"  break-even   {v.break_even_calls} calls (the rewrite wins above)")
+    if o.compile_s is not None and r.compile_s is not None:
+        lines.append(f"  spread       {spread_text(o, r)}")
     if o.runs or r.runs:
         lines.append(f"  processes    {o.runs} original, {r.runs} rewritten (medians)")
+    for entry in v.branches:
+        lines.append(f"  branches     {_branches.describe(entry)} (original, PyNative run of each draw)")
+    if v.branches_note:
+        lines.append(f"  note         {v.branches_note}")
     notes: List[str] = []
     for note in o.notes + r.notes:
         if note not in notes:
             notes.append(note)
     for note in notes:
         lines.append(f"  note         {note}")
+    lines.append(f"  => {v.message}")
+    return "\n".join(lines)
+
+
+def _render_script(v: Verification) -> str:
+    where = (v.path or "<script>") + (f":{v.line}" if v.line else "")
+    head = f"{where} <script>" + (f" {v.code}" if v.code else "")
+    lines = [f"{head}  {_MARK.get(v.verdict, v.verdict.upper())}"]
+    args = " ".join(v.script_args) if v.script_args else "(none)"
+    lines.append(f"  script args  {args}")
+    if v.outputs_match is not None:
+        state = "same" if v.outputs_match else "DIFFERS"
+        lines.append(f"  stdout       {state} on every run with the fix ({v.script_stdout_lines} lines)")
+    for diff in v.differences[:6]:
+        lines.append(f"    - {diff}")
+    orig = v.script_runs.get("original", [])
+    fixed = v.script_runs.get("fixed", [])
+    if len(orig) == 2 and len(fixed) == 2:
+        lines.append(f"  first run    {_fmt_s(orig[0])} -> {_fmt_s(fixed[0])}  (without -> with the fix: writes the "
+                     "cache)")
+        factor = f"{orig[1] / fixed[1]:.1f}x faster" if fixed[1] <= orig[1] else f"{fixed[1] / orig[1]:.1f}x slower"
+        lines.append(f"  second run   {_fmt_s(orig[1])} -> {_fmt_s(fixed[1])}  ({factor}: loads it)")
+    if v.script_spread is not None:
+        lines.append(f"  spread       the two runs without the fix differ by {v.script_spread:.0%}")
+    if fixed:
+        lines.append(f"  cache        {v.script_cache_files} file(s) written by the first run with the fix, in a "
+                     "private folder")
+    walls = v.script_runs.get("original_wall", []), v.script_runs.get("fixed_wall", [])
+    if len(walls[0]) == 2 and len(walls[1]) == 2:
+        lines.append(f"  process      {_fmt_s(walls[0][1])} -> {_fmt_s(walls[1][1])} second run, whole process "
+                     "with `import mindspore`")
+    lines.append("  processes    the script's time after `import mindspore`; a fresh python each run, the "
+                 "compile-cache variables removed")
     lines.append(f"  => {v.message}")
     return "\n".join(lines)
 

@@ -39,6 +39,7 @@ from ms_lint.verifier.compare import compare_trees, load_leaves
 from ms_lint.verifier.errors import VerifyError
 from ms_lint.verifier.inputs import (
     ArraySpec,
+    has_random,
     ScalarSpec,
     TensorSpec,
     encode_values,
@@ -50,16 +51,22 @@ from ms_lint.verifier.inputs import (
 from ms_lint.verifier.location import VersionCopies, disk_text, locate
 from ms_lint.verifier.targets import constructor_needs, defined_targets, enclosing_target
 
-VERDICTS = ("verified", "tradeoff", "slower", "mismatch", "original-failed", "rewrite-failed", "error")
+VERDICTS = ("verified", "tradeoff", "slower", "mismatch", "original-failed", "rewrite-failed", "inputs-invalid",
+            "error")
+ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2: the verification could not be done as asked
 ACCEPTED = ("verified", "tradeoff")
 DEVICES = ("CPU", "GPU", "Ascend")
 SETUP_KINDS = ("import-error", "setup-failed", "target-not-found", "init-failed", "bad-inputs")
 RUN_KINDS = ("call-failed", "grad-failed", "output-unsupported", "crashed")
 
-# noise margins: a difference smaller than this is "the same"
+# noise margins: a difference smaller than this is "the same". With two or more processes per version the relative
+# margin is the measured spread instead (see ``_margins``); the absolute floors stay.
 REL_NOISE = 0.20
 COMPILE_ABS_NOISE_S = 0.03
 RUN_ABS_NOISE_S = 30e-6
+MIN_REL_SPREAD = 0.02  # timer and scheduling jitter: never claim a change smaller than this
+SPREAD_COMPILE_ABS_NOISE_S = 0.005
+DEFAULT_DRAWS = 3
 
 STEADY_CALLS = 20
 
@@ -76,6 +83,17 @@ class VersionStats:
     runs: int = 0
     error: Optional[Dict[str, Any]] = None
     notes: List[str] = field(default_factory=list)
+    compile_samples_s: List[float] = field(default_factory=list)  # one per process
+    run_samples_ms: List[float] = field(default_factory=list)
+
+    @property
+    def compile_spread(self) -> Optional[float]:
+        """(max - min) / median of the compile times over the processes; None with fewer than two."""
+        return _spread(self.compile_samples_s)
+
+    @property
+    def run_spread(self) -> Optional[float]:
+        return _spread(self.run_samples_ms)
 
     def to_json(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {
@@ -84,6 +102,10 @@ class VersionStats:
             "peak_mb": _round(self.peak_mb, 1),
             "first_call_s": _round(self.first_call_s, 4),
             "runs": self.runs,
+            "compile_samples_s": [_round(v, 4) for v in self.compile_samples_s],
+            "run_samples_ms": [_round(v, 4) for v in self.run_samples_ms],
+            "compile_spread": _round(self.compile_spread, 4),
+            "run_spread": _round(self.run_spread, 4),
         }
         if self.error:
             data["error"] = dict(self.error)
@@ -120,6 +142,19 @@ class Verification:
     atol: float = 1e-6
     grad: bool = False
     elapsed_s: float = 0.0
+    draws: int = 1
+    seeds: List[int] = field(default_factory=list)
+    draws_note: str = ""
+    branches: List[Dict[str, Any]] = field(default_factory=list)  # ms_lint.verifier.branches.coverage
+    branches_note: str = ""
+    one_sided: List[str] = field(default_factory=list)  # "else of the if at line 12": never ran in any draw
+    params_compared: bool = False  # a Cell's Parameters after every call were compared too
+    mode: str = "function"  # "script": a compile-cache fix, verified by running the script (ms_lint.verifier.script)
+    script_args: List[str] = field(default_factory=list)
+    script_runs: Dict[str, List[float]] = field(default_factory=dict)  # wall seconds per run, per version
+    script_cache_files: int = 0
+    script_stdout_lines: int = 0
+    script_spread: Optional[float] = None
 
     @property
     def accepted(self) -> bool:
@@ -152,6 +187,17 @@ class Verification:
             "atol": self.atol,
             "grad": self.grad,
             "elapsed_s": _round(self.elapsed_s, 2),
+            "draws": self.draws,
+            "seeds": list(self.seeds),
+            "branches": [dict(entry) for entry in self.branches],
+            "branches_unexercised": list(self.one_sided),
+            "params_compared": self.params_compared,
+            "mode": self.mode,
+            **({"script": {"args": list(self.script_args), "wall_s": dict(self.script_runs),
+                           "cache_files": self.script_cache_files, "stdout_lines": self.script_stdout_lines,
+                           "spread": _round(self.script_spread, 4),
+                           "second_run_speedup": _round(self.compile_speedup, 3)}}
+               if self.mode == "script" else {}),
         }
 
 
@@ -168,6 +214,16 @@ def _median(values: List[float]) -> Optional[float]:
     n = len(values)
     mid = n // 2
     return values[mid] if n % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _spread(values: List[float]) -> Optional[float]:
+    values = [v for v in values if v is not None]
+    if len(values) < 2:
+        return None
+    middle = _median(values)
+    if not middle or middle <= 0:
+        return None
+    return (max(values) - min(values)) / middle
 
 
 def _package_root() -> str:
@@ -191,10 +247,12 @@ def _is_site_dir(path: str) -> bool:
     return any(norm == os.path.normcase(os.path.realpath(d)) for d in dirs if d)
 
 
-def child_env(base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+def child_env(base: Optional[Mapping[str, str]] = None, extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """The environment for a child: no compile cache, ms_lint importable, quiet MindSpore logs."""
     env = dict(os.environ if base is None else base)
     scrub_cache_env(env)
+    env.pop("MS_JIT", None)
+    env.update(extra or {})
     root = _package_root()
     if not _is_site_dir(root):  # a source checkout: make ms_lint importable (never put site-packages first)
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -244,6 +302,8 @@ def run_version(
     setup: Optional[str] = None,
     setup_name: Optional[str] = None,
     inputs_tree: Optional[Mapping[str, Any]] = None,
+    extra_draws: Sequence[Mapping[str, Any]] = (),
+    probe: bool = False,
 ) -> _Run:
     """One fresh process running one version once.
 
@@ -280,6 +340,8 @@ def run_version(
             "setup": setup,
             "setup_name": setup_name,
             "inputs_tree": dict(inputs_tree) if inputs_tree else None,
+            "extra_draws": [dict(d) for d in extra_draws],
+            "probe": bool(probe),
         }
         if module is not None:
             request.update({k: v for k, v in module.items() if k != "module_file"})
@@ -294,7 +356,7 @@ def run_version(
                 proc = subprocess.Popen(
                     [python, "-m", "ms_lint.verifier.child", request_file],
                     cwd=workdir,
-                    env=child_env(),
+                    env=child_env(extra={"MS_JIT": "0"} if probe else None),
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=err,
@@ -386,6 +448,8 @@ def _stats(runs: List[_Run]) -> VersionStats:
         compiles.append(max(first - steady, 1e-6))
         if run.result.get("peak_mb") is not None:
             peaks.append(run.result["peak_mb"])
+    stats.compile_samples_s = list(compiles)
+    stats.run_samples_ms = [max(v, 1e-9) * 1e3 for v in steadies]
     stats.compile_s = _median(compiles)
     stats.first_call_s = _median(firsts)
     run_s = _median(steadies)
@@ -421,17 +485,55 @@ def _fmt_ms(ms: Optional[float]) -> str:
     return f"{ms / 1e3:.2f} s"
 
 
+def _margins(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
+    """The relative margins a change must exceed to count, and how they were found.
+
+    With two or more processes per version: the larger of the two versions' spreads ((max - min) / median of the
+    per-process numbers), at least ``MIN_REL_SPREAD``; with one process there is no spread, and the fixed
+    ``REL_NOISE`` is used."""
+    out: Dict[str, Any] = {}
+    for what, spreads, abs_noise in (
+        ("compile", (orig.compile_spread, rew.compile_spread), SPREAD_COMPILE_ABS_NOISE_S),
+        ("run", (orig.run_spread, rew.run_spread), RUN_ABS_NOISE_S),
+    ):
+        if None in spreads:
+            out[what] = (REL_NOISE, COMPILE_ABS_NOISE_S if what == "compile" else RUN_ABS_NOISE_S, False)
+        else:
+            out[what] = (max(max(spreads), MIN_REL_SPREAD), abs_noise, True)
+    return out
+
+
+def spread_text(orig: VersionStats, rew: VersionStats) -> str:
+    """``compile 4% / 9%, run 2% / 3% (original / rewrite: max-min over the median, 3 + 3 processes)``, or why
+    there is none."""
+    if orig.compile_spread is None or rew.compile_spread is None:
+        return f"not measured (one process per version: --repeat 2 or more); margin {REL_NOISE:.0%}"
+
+    def pct(value: Optional[float]) -> str:
+        return "?" if value is None else f"{value * 100:.0f}%"
+
+    return (f"compile {pct(orig.compile_spread)} / {pct(rew.compile_spread)}, run {pct(orig.run_spread)} / "
+            f"{pct(rew.run_spread)} (original / rewrite: max-min over the median, {len(orig.compile_samples_s)}"
+            f" + {len(rew.compile_samples_s)} processes)")
+
+
 def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
-    """Speedup, ratio, break-even and verdict for two versions whose outputs match."""
+    """Speedup, ratio, break-even and verdict for two versions whose outputs match.
+
+    A change counts only when it is larger than the spread of the repeated measurements (``_margins``): within
+    it, the message says "no measurable change" and gives the spread."""
     oc, rc = orig.compile_s, rew.compile_s
     orun, rrun = orig.run_ms / 1e3, rew.run_ms / 1e3
     compile_speedup = oc / rc if rc > 0 else None
     run_ratio = rrun / orun if orun > 0 else None
+    margins = _margins(orig, rew)
+    c_rel, c_abs, c_measured = margins["compile"]
+    r_rel, r_abs, r_measured = margins["run"]
 
-    compile_worse = rc > oc * (1 + REL_NOISE) + COMPILE_ABS_NOISE_S
-    compile_better = oc > rc * (1 + REL_NOISE) + COMPILE_ABS_NOISE_S
-    run_worse = rrun > orun * (1 + REL_NOISE) + RUN_ABS_NOISE_S
-    run_better = orun > rrun * (1 + REL_NOISE) + RUN_ABS_NOISE_S
+    compile_worse = rc > oc * (1 + c_rel) + c_abs
+    compile_better = oc > rc * (1 + c_rel) + c_abs
+    run_worse = rrun > orun * (1 + r_rel) + r_abs
+    run_better = orun > rrun * (1 + r_rel) + r_abs
 
     out: Dict[str, Any] = {"compile_speedup": compile_speedup, "run_ratio": run_ratio, "break_even_calls": None,
                            "tradeoff_kind": None}
@@ -459,9 +561,16 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
         out["message"] = f"outputs match but the rewrite {what} and gains nothing: {speed}"
     else:
         out["verdict"] = "verified"
-        noise = f"within the noise margin of {REL_NOISE:.0%} + {_fmt_s(COMPILE_ABS_NOISE_S)} compile / " \
-                f"{_fmt_ms(RUN_ABS_NOISE_S * 1e3)} run"
         same = [what for what, better in (("compile", compile_better), ("run", run_better)) if not better]
+        if c_measured and r_measured:
+            within = {"compile": f"the compile ratio {_ratio(oc, rc)} is within the {c_rel:.0%} spread "
+                                 f"(+ {_fmt_s(c_abs)})",
+                      "run": f"the run ratio {_ratio(orun, rrun)} is within the {r_rel:.0%} spread "
+                             f"(+ {_fmt_ms(r_abs * 1e3)})"}
+            noise = " and ".join(within[w] for w in same) + " of the repeated measurements"
+        else:
+            noise = f"within the noise margin of {REL_NOISE:.0%} + {_fmt_s(COMPILE_ABS_NOISE_S)} compile / " \
+                    f"{_fmt_ms(RUN_ABS_NOISE_S * 1e3)} run (one process per version: no spread measured)"
         if len(same) == 2:
             out["message"] = (f"outputs match; no measurable change in compile or run time ({noise}): {speed}")
         elif same:
@@ -471,6 +580,13 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
         else:
             out["message"] = f"outputs match and the rewrite compiles and runs faster: {speed}"
     return out
+
+
+def _ratio(before: Optional[float], after: Optional[float]) -> str:
+    """How much slower the rewrite is (``1.08x``); below 1 it is faster."""
+    if not before or not after:
+        return "?"
+    return f"{after / before:.2f}x"
 
 
 def _factor(before: Optional[float], after: Optional[float]) -> str:
@@ -507,6 +623,8 @@ def verify_pair(
     setup: Optional[str] = None,
     setup_name: Optional[str] = None,
     inputs_source: Optional[str] = None,
+    draws: int = DEFAULT_DRAWS,
+    branch_lines: Sequence[int] = (),
 ) -> Verification:
     """Run both versions of a module ``repeat`` times each in fresh processes and judge the rewrite.
 
@@ -520,6 +638,10 @@ def verify_pair(
     next on ``sys.path``. ``setup`` (statements; ``setup_name`` names them in messages) runs in the module's
     namespace before ``init``. ``inputs_source`` is the text whose ``# ms-lint:`` comments give the inputs when
     ``original_source`` has none for the target (the working tree when the original is an older revision).
+    ``draws`` input draws (seeds ``seed``, ``seed + 1``, ...) are compared in every process: the first one is
+    timed, the others reuse its compiled graph. ``branch_lines`` are lines of the original whose tensor ``if`` (or
+    conditional expression) a rewrite replaced (MSL201): one more process runs a probed copy of the original in
+    PyNative mode on every draw and reports which branches ran (``ms_lint.verifier.branches``).
     ``timeout`` is per process. ``jit="auto"`` wraps a target that is not already ``ms.jit``-decorated (or a Cell)
     in ``ms.jit`` so it is compiled as graph code.
 
@@ -540,6 +662,8 @@ def verify_pair(
         raise VerifyError(f"timeout must be positive, got {timeout!r}")
     if jit not in ("auto", "always", "never"):
         raise VerifyError(f"jit must be 'auto', 'always' or 'never', got {jit!r}")
+    if not isinstance(draws, int) or draws < 1:
+        raise VerifyError(f"draws must be a positive integer, got {draws!r}")
 
     resolved = resolve_inputs(original_source, function, path=path, inputs=inputs, init=init, pyproject=pyproject,
                               verify_config=verify_config)
@@ -555,6 +679,12 @@ def verify_pair(
         inputs=resolved.text, inputs_origin=resolved.origin, init=resolved.init, repeat=repeat, rtol=float(rtol),
         atol=float(atol), grad=bool(grad),
     )
+    if resolved.specs and not has_random(resolved.specs):
+        if draws > 1:
+            verification.draws_note = "the inputs have no random part: one draw"
+        draws = 1
+    verification.draws = draws
+    verification.seeds = [int(seed) + k for k in range(draws)]
     if not resolved.specs:
         required = required_parameters(original_source, function)
         if required is None and function.split(".")[0] not in defined_targets(original_source):
@@ -612,8 +742,12 @@ def verify_pair(
                                           in_place=True)
                 else:
                     modules[label] = dict(base, **copies.place(location, label, text))
-        values = generate(resolved.specs, seed=seed)
-        tree, arrays = encode_values(values)
+        arrays: Dict[str, Any] = {}
+        trees = []
+        for index, draw_seed in enumerate(verification.seeds):
+            draw_tree, _ = encode_values(generate(resolved.specs, seed=draw_seed), arrays, prefix=f"d{index}_")
+            trees.append(draw_tree)
+        tree = trees[0]
         scalars: Dict[str, Any] = {}
         inputs_file = None
         if arrays:
@@ -622,7 +756,8 @@ def verify_pair(
         common = dict(function=function, display_path=path, module_dir=module_dir, init=resolved.init,
                       device=device, inputs_file=inputs_file, input_order=[s.name for s in resolved.specs],
                       scalars=scalars, grad=bool(grad), timeout=float(timeout), python=python, jit=jit,
-                      keep_workdir=keep_workdirs, setup=setup, setup_name=setup_name, inputs_tree=tree)
+                      keep_workdir=keep_workdirs, setup=setup, setup_name=setup_name, inputs_tree=tree,
+                      extra_draws=trees[1:])
         runs: Dict[str, List[_Run]] = {"original": [], "rewritten": []}
         failed_for_good = set()
         for _ in range(repeat):
@@ -637,7 +772,11 @@ def verify_pair(
                         return _finish_error(verification, label, run, runs, started)
                     # a program failure is deterministic enough: don't pay for it again
                     failed_for_good.add(label)
-        return _judge(verification, runs, rtol, atol, started)
+        judged = _judge(verification, runs, rtol, atol, started, original_source, [s.name for s in resolved.specs])
+        if branch_lines and judged.verdict not in ERROR_VERDICTS:
+            _branch_coverage(judged, original_source, branch_lines, modules["original"], copies, path, common)
+            judged.elapsed_s = time.perf_counter() - started
+        return judged
     finally:
         copies.cleanup()
         shutil.rmtree(shared, ignore_errors=True)
@@ -704,8 +843,93 @@ def _error_text(stats: VersionStats) -> str:
     return error.get("message", "unknown error")
 
 
+def _branch_coverage(verification: Verification, original_source: str, lines: Sequence[int],
+                     module: Optional[Dict[str, Any]], copies: VersionCopies, path: Optional[str],
+                     common: Dict[str, Any]) -> None:
+    """Run the probed original (PyNative, ``MS_JIT=0``) on every draw; record which branches ran."""
+    from ms_lint.verifier import branches
+
+    chains = branches.find_chains(original_source, lines)
+    if not chains:
+        return
+    probed = branches.instrument(original_source, chains)
+    probe_module = None
+    if path and module is not None:
+        location = locate(path)
+        probe_module = dict(module, **copies.place(location, "probe", probed))
+    options = dict(common, grad=False, steady_calls=0)
+    run = run_version(probed, label="probe", module=probe_module, probe=True, **options)
+    if not run.ok:
+        verification.branches_note = ("branch coverage unknown: the original does not run in PyNative mode with "
+                                      f"MS_JIT=0 ({(run.error or {}).get('message', 'unknown error')})")
+        verification.branches = branches.coverage(chains, [None] * verification.draws)
+        return
+    per_draw = run.result.get("branch_counts") or []
+    verification.branches = branches.coverage(chains, per_draw)
+    errors = run.result.get("probe_errors") or []
+    if errors:
+        verification.branches_note = f"the probed PyNative run failed on {'; '.join(errors)[:300]}"
+    one_sided, never = [], []
+    for entry in verification.branches:
+        what = "if" if entry["kind"] == "if" else "conditional expression"
+        missing = branches.unexercised(entry)
+        if missing and len(missing) == len(entry["branches"]):
+            never.append(f"the {what} at line {entry['line']}")
+        one_sided.extend(f"{name} of the {what} at line {entry['line']}" for name in missing)
+    verification.one_sided = one_sided
+    if one_sided and verification.verdict not in ("original-failed", "rewrite-failed"):
+        draws = f"{verification.draws} draw{'s' if verification.draws != 1 else ''}"
+        if never:
+            verification.message += (f". {', '.join(never).capitalize()} ran in none of the {draws}: these inputs "
+                                     "never reach the rewritten code, so it is unchecked; call it through a function "
+                                     "that reaches it, or change the inputs")
+        sides = [side for side in one_sided if not any(side.endswith(n.removeprefix("the ")) for n in never)]
+        if sides:
+            verification.message += (f". Only one side was exercised: the {', '.join(sides)} ran in none of the "
+                                     f"{draws}, so the rewrite is unchecked there; choose inputs (or value ranges) "
+                                     "that reach it")
+
+
+def _normalized_error(stats: VersionStats) -> Optional[str]:
+    """The failure without what differs between the two copies of the module (file names, line numbers)."""
+    import re
+
+    error = stats.error or {}
+    if error.get("kind") not in RUN_KINDS:
+        return None
+    text = error.get("message", "")
+    text = re.sub(r"_ms_lint_verify_\w+", "MODULE", text)
+    text = re.sub(r"(\.py)?:\d+", ":N", text)
+    text = re.sub(r"line \d+", "line N", text)
+    return text
+
+
+def _input_hint(source: str, lines: Sequence[int], names: Sequence[str], path: Optional[str]) -> str:
+    """Which inputs the failing line reads: ``change x (the original fails at model.py:12, which reads it)``."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        tree = None
+    wanted = set(names)
+    if tree is not None:
+        for line in lines:
+            used = []
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.lineno == line and node.id in wanted and node.id not in used:
+                    used.append(node.id)
+            if used:
+                return (f"change {', '.join(used)}: the original fails at {path or '<source>'}:{line}, which "
+                        f"reads {'it' if len(used) == 1 else 'them'}")
+    if names:
+        return (f"check the shapes, dtypes and values of the inputs ({', '.join(names)}) against what the function "
+                "expects")
+    return "the function fails without inputs: check --init and --setup"
+
+
 def _judge(verification: Verification, runs: Dict[str, List[_Run]], rtol: float, atol: float,
-           started: float) -> Verification:
+           started: float, original_source: str = "", input_names: Sequence[str] = ()) -> Verification:
     orig = verification.original = _stats(runs["original"])
     rew = verification.rewritten = _stats(runs["rewritten"])
     # a version that failed in any of its processes has failed (a flaky crash is still a crash)
@@ -719,6 +943,13 @@ def _judge(verification: Verification, runs: Dict[str, List[_Run]], rtol: float,
         if ok_kind in SETUP_KINDS and ok_kind == rw_kind:
             verification.verdict = "error"
             verification.message = f"cannot run either version: {_error_text(orig)}"
+        elif _normalized_error(orig) is not None and _normalized_error(orig) == _normalized_error(rew):
+            failed = next(r for r in runs["original"] if not r.ok)
+            hint = _input_hint(original_source, failed.result.get("error_lines") or [], input_names,
+                               verification.path)
+            verification.verdict = "inputs-invalid"
+            verification.message = (f"inputs invalid for the original: both versions fail the same way "
+                                    f"({_error_text(orig)}); {hint}")
         else:
             verification.verdict = "rewrite-failed"
             verification.message = (f"both versions fail. original: {_error_text(orig)} | rewrite: "
@@ -752,6 +983,30 @@ def _judge(verification: Verification, runs: Dict[str, List[_Run]], rtol: float,
             verification.differences.extend(grads.differences)
             wrt = first_orig.result.get("grad_wrt")
             grads_note = f" and gradients w.r.t. {', '.join(wrt)}" if wrt else ""
+    draws_o = so.get("draws") or []
+    draws_r = sr.get("draws") or []
+    for index, (do, dr) in enumerate(zip(draws_o, draws_r), start=1):
+        seed = verification.seeds[index] if index < len(verification.seeds) else index
+        cmp = compare_trees(do["outputs"], first_orig.leaves, dr["outputs"], first_rew.leaves, rtol=rtol,
+                            atol=atol, path=f"draw {index} (seed {seed}) output")
+        if not cmp.match:
+            outputs.match = False
+            verification.outputs_match = False
+            verification.differences.extend(cmp.differences)
+        if verification.grad and "grads" in do and "grads" in dr:
+            gcmp = compare_trees(do["grads"], first_orig.leaves, dr["grads"], first_rew.leaves, rtol=rtol,
+                                 atol=atol, path=f"draw {index} (seed {seed}) grad")
+            if not gcmp.match:
+                verification.grads_match = False
+                verification.differences.extend(gcmp.differences)
+    if "params" in so and "params" in sr:
+        pcmp = compare_trees(so["params"], first_orig.leaves, sr["params"], first_rew.leaves, rtol=rtol, atol=atol,
+                             path="parameter after every call")
+        verification.params_compared = True
+        if not pcmp.match:
+            outputs.match = False
+            verification.outputs_match = False
+            verification.differences.extend(pcmp.differences)
     nondeterministic = _nondeterministic(runs["original"], rtol, atol)
 
     if not outputs.match or verification.grads_match is False:
