@@ -186,6 +186,8 @@ def no_fix_reason(finding: dict) -> str:
         reason = match.group(1).rstrip(" .)")
     elif "from the previous one" in text or "does not apply" in text:
         reason = "loop-carried: each iteration reads the previous one's result (ForiLoop/while only as advice)"
+    elif "only sums per-slice terms" in text:
+        reason = "a sum of per-slice terms: `ms.vmap` + `.sum(axis=0)` only as advice (no rewrite builds it yet)"
     elif "if the iterations are independent" in text or "if the elements are independent" in text:
         reason = "the vmap rewrite does not build this body (it names no refusal)"
     else:
@@ -234,7 +236,9 @@ def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
     for code in FIXABLE:
         counts = result.fixes.get(code, Counter())
         lines.append(f"| {code} | {counts['safe']} | {counts['unsafe']} | {counts['none']} |")
-    lines += ["", "Why the others get none, one line per reason (from each finding's `detail`):", ""]
+    lines += ["", "Real functions with a fix verified in place, inside their unpacked packages, with `ms-lint verify` "
+              "(command lines and verdicts): [`verify_realcode.md`](verify_realcode.md).", "",
+              "Why the others get none, one line per reason (from each finding's `detail`):", ""]
     lines += [f"- {code} ({len(sites)}): {why}; at {', '.join(sites[:4])}{' and more' if len(sites) > 4 else ''}"
               for (code, why), sites in sorted(no_fix_reasons(result.no_fix).items(),
                                                key=lambda item: (item[0][0], -len(item[1]), item[0][1]))]
