@@ -260,8 +260,7 @@ def test_text_report_table_and_summary():
 
 
 def test_plot_writes_a_png(tmp_path):
-    pytest.importorskip("matplotlib")
-    from ms_lint.profiler.plot import plot
+    from ms_lint.profiler.plot import plot  # matplotlib comes with the test extra: no skip
 
     out = tmp_path / "p.png"
     plot(_synthetic_profile(), str(out))
