@@ -368,45 +368,23 @@ def _run_own_rewrite(args, path, source, config, options) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import os
-
     from ms_lint import fixer
     from ms_lint.source import UnreadableSource, read_source
-    from ms_lint.verifier import VerifyError, parse_spec, verify_finding
+    from ms_lint.verifier import VerifyError, verify_finding
     from ms_lint.verifier.runner import Verification
     from ms_lint.verifier.script import SCRIPT_CODES, verify_script
     from ms_lint.verifier.targets import target_contains
     import shlex
 
-    if args.timeout <= 0:
-        return _error("--timeout must be positive")
+    from ms_lint.commands.target_options import read_target_options  # it imports this module: not at the top
+
+    setup, setup_name, problem = read_target_options(args)  # --timeout, --inputs, --setup(-file), --pythonpath
+    if problem is not None:
+        return _error(problem)
     try:
         script_args = shlex.split(args.script_args or "")
     except ValueError as exc:
         return _error(f"--script-args: {exc} (give the arguments as one shell-quoted string)")
-    if args.inputs is not None:
-        try:
-            parse_spec(args.inputs)
-        except VerifyError as exc:
-            return _error(f"--inputs: {exc}")
-    if args.setup is not None and args.setup_file is not None:
-        return _error("give --setup or --setup-file, not both")
-    setup, setup_name = args.setup, "--setup"
-    if args.setup_file is not None:
-        try:
-            with open(args.setup_file, encoding="utf-8") as handle:
-                setup = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            return _error(f"--setup-file {args.setup_file}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
-        setup_name = args.setup_file
-    if setup is not None:
-        try:
-            compile(setup, setup_name, "exec")
-        except SyntaxError as exc:
-            return _error(f"{setup_name}: line {exc.lineno}: {exc.msg}")
-    for directory in args.pythonpath:
-        if not os.path.isdir(directory):
-            return _error(f"--pythonpath {directory}: not a folder")
     if args.against is not None and args.rewritten is not None:
         return _error("give --against or --rewritten, not both")
     loaded = load_run(args)
