@@ -12,13 +12,11 @@ goes to stdout, which the runner reads.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-import traceback
 
-from ms_lint.verifier.child import Child, ChildFailure, _maxrss_mb, scrub_cache_env, summarize_exception
+from ms_lint.verifier.child import Child, ChildFailure, _maxrss_mb, serve_request, summarize_exception
 
 
 class StopAfterCompiles(BaseException):
@@ -134,35 +132,7 @@ def _flush_c_stdio():
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m ms_lint.profiler.child REQUEST.json", file=sys.stderr)
-        return 2
-    request_path = os.path.abspath(argv[0])
-    workdir = os.path.dirname(request_path)
-    scrub_cache_env()
-    with open(request_path) as handle:
-        request = json.load(handle)
-    child = ProfileChild(request, workdir)
-    try:
-        child.run()
-    except ChildFailure as failure:
-        child.result["ok"] = False
-        child.result["error"] = {"kind": failure.kind, "message": failure.message,
-                                 "type": type(failure.exc).__name__ if failure.exc else None}
-    except BaseException as exc:  # noqa: BLE001 - the harness must always report
-        child.result["ok"] = False
-        child.result["error"] = {"kind": "internal", "message": f"profiler child crashed: {type(exc).__name__}: "
-                                                                f"{exc}", "type": type(exc).__name__}
-        child.result["error_detail"] = traceback.format_exc()[-4000:]
-    tmp = os.path.join(workdir, "result.json.tmp")
-    with open(tmp, "w") as handle:
-        json.dump(child.result, handle, default=repr)
-    os.replace(tmp, os.path.join(workdir, "result.json"))
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _flush_c_stdio()
-    os._exit(0)  # MindSpore's atexit handlers can hang on teardown; the result is on disk
+    return serve_request(argv, ProfileChild, "ms_lint.profiler.child", "profiler", before_exit=_flush_c_stdio)
 
 
 if __name__ == "__main__":

@@ -712,17 +712,20 @@ def _maxrss_mb(resource):
     return rss / 1024
 
 
-def main(argv=None):
+def serve_request(argv, make_child, module: str, what: str, annotate=None, before_exit=None):
+    """The body of a child process (``python -m MODULE REQUEST.json``): read the request, run ``make_child(request,
+    workdir).run()``, record any failure in its result, write ``result.json`` next to the request atomically and
+    leave at once. ``annotate(result)`` adds to the result before it is written; ``before_exit()`` runs last."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m ms_lint.verifier.child REQUEST.json", file=sys.stderr)
+        print(f"usage: python -m {module} REQUEST.json", file=sys.stderr)
         return 2
     request_path = os.path.abspath(argv[0])
     workdir = os.path.dirname(request_path)
     scrub_cache_env()
     with open(request_path) as handle:
         request = json.load(handle)
-    child = Child(request, workdir)
+    child = make_child(request, workdir)
     try:
         child.run()
     except ChildFailure as failure:
@@ -731,23 +734,34 @@ def main(argv=None):
                                  "type": type(failure.exc).__name__ if failure.exc else None}
     except BaseException as exc:  # noqa: BLE001 - the harness must always report
         child.result["ok"] = False
-        child.result["error"] = {"kind": "internal", "message": f"verifier child crashed: {type(exc).__name__}: {exc}",
+        child.result["error"] = {"kind": "internal", "message": f"{what} child crashed: {type(exc).__name__}: {exc}",
                                  "type": type(exc).__name__}
         child.result["error_detail"] = traceback.format_exc()[-4000:]
-    try:
-        import resource
-
-        child.result.setdefault("peak_mb", _maxrss_mb(resource))
-    except Exception:
-        pass
+    if annotate is not None:
+        annotate(child.result)
     tmp = os.path.join(workdir, "result.json.tmp")
     with open(tmp, "w") as handle:
         json.dump(child.result, handle, default=repr)
     os.replace(tmp, os.path.join(workdir, "result.json"))
     sys.stdout.flush()
     sys.stderr.flush()
+    if before_exit is not None:
+        before_exit()
     # MindSpore's atexit handlers can hang or abort on teardown; the result is on disk, so leave at once.
     os._exit(0)
+
+
+def _peak_memory(result) -> None:
+    try:
+        import resource
+
+        result.setdefault("peak_mb", _maxrss_mb(resource))
+    except Exception:
+        pass
+
+
+def main(argv=None):
+    return serve_request(argv, Child, "ms_lint.verifier.child", "verifier", annotate=_peak_memory)
 
 
 if __name__ == "__main__":
