@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from ms_lint.profiler.parse import CompileTimes, NodeCounts, count_nodes, pair_dumps, parse_profile
-from ms_lint.verifier.runner import child_env
+from ms_lint.verifier.runner import _kill_group, child_env
 
 WORKDIR_PREFIX = "ms-lint-profile-"
 DUMP_PASSES = "type_inference,validate"
@@ -53,17 +52,6 @@ class ProfileRun:
     @property
     def compile_s(self) -> float:
         return sum(c.total_s for c in self.compiles)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _read(path: str) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ms_lint.verifier.child import scrub_cache_env
 from ms_lint.verifier.location import VersionCopies, locate
-from ms_lint.verifier.runner import Verification, _fmt_s
+from ms_lint.verifier.runner import Verification, _fmt_s, _kill_group
 
 SCRIPT_CODES = ("MSL301", "MSL302")
 MIN_REL_NOISE = 0.05
@@ -49,20 +48,6 @@ def _env(cache_dir: Optional[str], script_dir: str, extra_path: Sequence[str]) -
     return env
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        try:
-            proc.kill()
-        except OSError:
-            pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-
-
 def _run_once(python: str, script: str, args: Sequence[str], workdir: str, env: Dict[str, str], timeout: float,
               index: int) -> Dict[str, Any]:
     out_path = os.path.join(workdir, f"stdout{index}.txt")
@@ -76,7 +61,7 @@ def _run_once(python: str, script: str, args: Sequence[str], workdir: str, env: 
         try:
             code = proc.wait(timeout=timeout)
         except BaseException as exc:  # timeout, Ctrl-C: never leave the script (its own session) behind
-            _kill(proc)
+            _kill_group(proc)
             if not isinstance(exc, subprocess.TimeoutExpired):
                 raise
             return {"ok": False, "timeout": True, "wall_s": time.perf_counter() - start, "stdout": "",
