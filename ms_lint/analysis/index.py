@@ -118,6 +118,17 @@ def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
         for folder, dirs, names in os.walk(top):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
             paths.extend(os.path.join(folder, name) for name in names if name.endswith(".py"))
+    for root in sorted({os.path.dirname(top) for top in tops}):
+        # The entry scripts next to the package (``train.py`` beside ``src/``): what they construct and call is
+        # part of the project. Not in an installed-packages folder, whose top-level modules are other projects.
+        if os.path.basename(root) in ("site-packages", "dist-packages"):
+            continue
+        try:
+            names = sorted(os.listdir(root))
+        except OSError:
+            continue
+        paths.extend(os.path.join(root, name) for name in names
+                     if name.endswith(".py") and os.path.isfile(os.path.join(root, name)))
     return paths, roots
 
 
@@ -224,6 +235,7 @@ class ProjectIndex:
         self._constructions: Optional[Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]] = None
         self._holders: Optional[Tuple[Holders, Holders]] = None  # (built by __init__, declared by annotation)
         self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
+        self._importers: Optional[Dict[str, Set[str]]] = None  # module -> project modules importing from it
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
@@ -286,6 +298,7 @@ class ProjectIndex:
         self._constructions = None
         self._holders = None
         self._graph_by_module = None
+        self._importers = None
         for memo in (self._cell, self._resolved, self._class_refs, self._chains):
             memo.clear()
 
@@ -573,6 +586,10 @@ class ProjectIndex:
                 stamp.update(f"{name}:{other.digest};".encode())
         for qual, why in sorted(graph.items()):
             stamp.update(f"{qual}={why};".encode())
+        if any(function is not None for function, _ in summary.set_context_modes):
+            # MSL301 reports a helper's ``set_context`` for the scripts that call it (they import this module)
+            for importer in sorted(self.importers_of(summary.name)):
+                stamp.update(f"{importer}:{self.modules[importer].digest};".encode())
         for qual in sorted(summary.classes):
             for owner in self.method_owner_chain((summary.name, qual)):
                 stamp.update(f"{owner}:{self.constructions(owner)!r};".encode())
@@ -581,6 +598,22 @@ class ProjectIndex:
                 if other is not None and holder != summary.name:
                     stamp.update(f"{holder}:{other.digest};".encode())
         return stamp.hexdigest()
+
+    def importers_of(self, name: str) -> Set[str]:
+        """The project modules that import a name from module ``name`` (or the module itself)."""
+        if self._importers is None:
+            importers: Dict[str, Set[str]] = {}
+            tops = {module.split(".")[0] for module in self.project_modules}
+            for module in self.project_modules:
+                summary = self.modules[module]
+                for target in list(summary.imports.values()) + summary.star_imports:
+                    if target.split(".")[0] not in tops:
+                        continue  # an installed package: never a project module
+                    holder = self.module_holding(target)
+                    if holder is not None and holder.name != module:
+                        importers.setdefault(holder.name, set()).add(module)
+            self._importers = importers
+        return self._importers.get(name, set())
 
     def _direct_dependencies(self, name: str) -> Set[str]:
         """Modules ``name`` imports names from, and the modules of its classes' readable base chains."""

@@ -137,6 +137,12 @@ class ProjectView:
         target = self.index.definition(self.module, dotted)
         return target if target is not None and target[0] in self.index.project_modules else None
 
+    def importing_modules(self) -> List[Tuple[str, str]]:
+        """(module name, path) of each project module that imports from this one, in name order."""
+        if self.module is None:
+            return []
+        return [(name, self.index.modules[name].path) for name in sorted(self.index.importers_of(self.module))]
+
     def argparse_default(self, holder: str, dest: str) -> object:
         """The default an ``argparse`` option gives ``holder.dest`` (``args.mode``): a parser of this module, or of
         the module ``holder`` is imported from (``from config import args``); NOT_LITERAL when none is seen. A

@@ -71,8 +71,12 @@ def has_star(call: cst.Call) -> bool:
     return any(arg.star for arg in call.args)
 
 
-def mode_of(context: ModuleContext, call: cst.Call) -> Optional[str]:
-    """``"graph"``, ``"pynative"``, ``"unknown"`` (a mode not visible statically), or None (no mode key)."""
+def mode_of(context: ModuleContext, call: cst.Call, function: Optional[cst.FunctionDef] = None) -> Optional[str]:
+    """``"graph"``, ``"pynative"``, ``"unknown"`` (a mode not visible statically), or None (no mode key).
+
+    Beyond the literal spellings, the mode the script runs with by default (``ms_lint.analysis.script_values``):
+    argparse defaults, config files named by a literal path, ``if`` expressions on them. ``function`` is the def
+    the call sits in (its local bindings are read), None at module level."""
     arg = keyword(call, "mode")
     if arg is None:
         return "unknown" if has_star(call) else None
@@ -84,14 +88,11 @@ def mode_of(context: ModuleContext, call: cst.Call) -> Optional[str]:
         return "pynative"
     if isinstance(value, cst.Integer) and is_literal(value):
         return {0: "graph", 1: "pynative"}.get(literal_value(value), "unknown")
-    if (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and context.project is not None):
-        # ``mode=args.mode``: what the command line gives by default (``parser.add_argument("--mode", default=0)``)
-        default = context.project.argparse_default(value.value.value, value.attr.value)
-        if default in (0, "mindspore.GRAPH_MODE") and default is not False:
-            return "graph"
-        if default in (1, "mindspore.PYNATIVE_MODE") and default is not True:
-            return "pynative"
-    return "unknown"
+    if context.project is None:
+        return "unknown"
+    from ms_lint.analysis.script_values import ScriptValues, mode_value
+
+    return mode_value(ScriptValues(context).value(value, function)) or "unknown"
 
 
 def mentions_cache_settings(text: str) -> bool:
@@ -292,7 +293,7 @@ class GraphRuns:
             or any(context.imports.qualify(arg.value) == "sys.argv" for arg in call.args)
             for call in self.calls
         )
-        modes = [mode_of(context, info.call) for info in set_context_calls(context)]
+        modes = [mode_of(context, info.call, info.function) for info in set_context_calls(context)]
         self.graph_mode = "graph" in modes
         self.graph_mode_possible = "graph" in modes or "unknown" in modes
 
@@ -319,18 +320,24 @@ class GraphRuns:
         name = dotted(func)
         return name is not None and self.context.scope.is_cell_class(name)
 
-    def may_compile(self) -> bool:
+    def may_compile(self, ignoring: Optional[Tuple[str, str]] = None) -> bool:
         """Does run-time code call anything that can compile a graph: a Cell, a ``@jit`` function, a Model method,
         or a function or class of the project (``train(args)``, ``Attack(net).generate(x)``)? A script that only
-        reads a dataset or converts files compiles nothing and needs no cache."""
+        reads a dataset or converts files compiles nothing and needs no cache. ``ignoring``: a project function
+        (module, name) known not to compile (the helper that only sets the mode)."""
         if self.first_run(graph_mode=True) is not None:
             return True
         project = self.context.project
+        followed = {func.name.value for func in self.reachable}
         for call in self.calls:
             name = dotted(call.func)
             if name is None:
                 continue
-            if project is not None and project.project_target(name) is not None:
+            target = project.project_target(name) if project is not None else None
+            if target is not None and (target == ignoring or (
+                    target[0] == project.module and target[1] in followed)):
+                continue  # the helper that only sets the mode; a local function whose calls are in self.calls
+            if target is not None:
                 return True
             qualified = self.context.imports.qualify(call.func)
             if qualified is not None and not _known_not_to_compile(qualified) and (
@@ -349,6 +356,9 @@ class GraphRuns:
                 return "jit"
             if func.func.value in self.local_cells or self._project_cell(func.func):
                 return "cell"
+        if isinstance(func, cst.Call) and (is_cell_base(self.context.imports.qualify(func.func))
+                                           or self._project_cell(func.func)):
+            return "cell"  # ``nn.Dense(2, 2)(x)``, ``models.Net()(x)``: a Cell built and called in one expression
         if isinstance(func, cst.Name):
             if func.value in self.jit_functions:
                 return "jit"

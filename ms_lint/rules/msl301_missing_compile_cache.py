@@ -21,6 +21,7 @@ from typing import List, Optional
 import libcst as cst
 
 from ms_lint.diagnostics import UNSAFE, Fix
+from ms_lint.names import dotted
 from ms_lint.analysis.index import is_test_module
 from ms_lint.rules._cache_common import (
     ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
@@ -180,11 +181,18 @@ class MissingCompileCache(Rule):
         calls = set_context_calls(context)
         if any(has_star(info.call) for info in calls):
             return  # set_context(**cfg): the mode (and maybe the cache) is not visible
-        graph_calls = [info.call for info in calls if mode_of(context, info.call) == "graph"]
+        graph_infos = [info for info in calls if mode_of(context, info.call, info.function) == "graph"]
+        graph_calls = [info.call for info in graph_infos]
         guard = main_guard(context.module)
         runs = GraphRuns(context)
         if graph_calls:
             if guard is None and not runs.reads_command_line and runs.first_run(graph_mode=True) is None:
+                # Not a script itself; a helper that a script calls to set the mode (``init_env(args)``)?
+                for info in graph_infos:
+                    script = _script_calling(context, info.function)
+                    if script is not None:
+                        self._report_helper(info.call, info.function.name.value, script)
+                        return
                 return  # a module that only sets the mode at import: not a script we can see run
             if not runs.may_compile():
                 return  # sets GRAPH_MODE but compiles nothing (it only reads a dataset, converts files...)
@@ -213,6 +221,17 @@ class MissingCompileCache(Rule):
             return
         self.report(node, f"script {why} with the compile cache off: set MS_COMPILER_CACHE_ENABLE=1 to reuse graphs",
                     fix=self._fix(), detail=message)
+
+    def _report_helper(self, node: cst.Call, helper: str, script: str) -> None:
+        """A ``set_context(mode=GRAPH_MODE)`` in a helper of a script in another module: reported here, where the
+        mode is set, with the cure for the script (no fix: the cache settings belong to each entry script, whose
+        name keys its cache folder, not to a helper several scripts share)."""
+        self.report(node, f"script `{script}` sets GRAPH_MODE through `{helper}` with the compile cache off: set "
+                          f"MS_COMPILER_CACHE_ENABLE=1 in the script to reuse graphs",
+                    detail=f"`{script}` calls `{helper}`, which sets GRAPH_MODE here, and then compiles graphs on "
+                           f"every run. MindSpore's compile cache (MS_COMPILER_CACHE_ENABLE=1, "
+                           f"MS_COMPILER_CACHE_PATH=dir, set in `{script}` before its first compile) makes later runs "
+                           f"load them instead. Before enabling it, note that {KEY_WARNING}.")
 
     def _fix(self) -> Optional[Fix]:
         context = self.context
@@ -256,6 +275,44 @@ class MissingCompileCache(Rule):
             edits=((anchor, [anchor, enable, set_path]),),
             imports=imports,
         )
+
+
+def _script_calling(context, function: Optional[cst.FunctionDef]) -> Optional[str]:
+    """The first project script (display path) that calls the module-level ``function`` of this module from its
+    run-time code, compiles graphs, leaves the cache settings alone and does not set the mode itself."""
+    project = context.project
+    if function is None or project is None or project.module is None:
+        return None
+    if context.scope.module_functions.get(function.name.value) is not function:
+        return None  # a method or a nested function: who calls it is not visible from the index
+    wanted = (project.module, function.name.value)
+    for module, path in project.importing_modules():
+        if is_test_module(path):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if function.name.value not in text or mentions_cache_settings(text) or (
+                "__main__" not in text and "parse_args" not in text and "argv" not in text):
+            continue
+        other = project.context_for(module)
+        if other is None or other.project is None:
+            continue
+        runs = GraphRuns(other)
+        if main_guard(other.module) is None and not runs.reads_command_line:
+            continue
+        if runs.graph_mode:
+            continue  # the script sets GRAPH_MODE itself: reported there
+        calls_helper = any(
+            name is not None and other.project.project_target(name) == wanted
+            for name in (dotted(call.func) for call in runs.calls))
+        if calls_helper and runs.may_compile(ignoring=wanted):
+            from ms_lint.runner import display_path
+
+            return display_path(path)
+    return None
 
 
 def _last_leading_import(body: List[cst.BaseStatement]) -> Optional[cst.SimpleStatementLine]:
