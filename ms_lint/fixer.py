@@ -14,7 +14,6 @@ The fixer never writes files (``ms_lint.writer`` does, for ``ms_lint.commands.fi
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
@@ -22,6 +21,7 @@ import libcst as cst
 
 from ms_lint.config import Config
 from ms_lint.diagnostics import SAFE, Finding, Fix, ImportRequest
+from ms_lint import import_order
 from ms_lint.engine import FileAnalysis, analyze_source
 from ms_lint.positions import node_positions
 from ms_lint.source import SourceFile
@@ -272,7 +272,7 @@ def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]
     if not replacements:
         return analysis.module.code, used
     module = analysis.module.visit(_Replace(replacements))
-    module = add_imports(module, imports)
+    module = add_imports(module, imports, analysis.path)
     return module.code, used
 
 
@@ -354,11 +354,13 @@ def keep_newlines(original: str, text: str) -> str:
 
 # -- imports ---------------------------------------------------------------------------------------------
 
-def add_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
-    """Add each requested import statement once, after the module's last top-level import.
+def add_imports(module: cst.Module, requests: Sequence[ImportRequest], path: Optional[str] = None) -> cst.Module:
+    """Add each requested import statement once, where the file's own import order puts it
+    (``ms_lint.import_order``: joined to a ``from`` import of the same module, else in its isort section).
 
     A request is skipped when a top-level import already binds the same name to the same thing
-    (``from mindspore import ops`` is present in ``from mindspore import nn, ops``).
+    (``from mindspore import ops`` is present in ``from mindspore import nn, ops``). ``path``: the file's path,
+    which tells the project's own (first-party) packages from installed ones.
     """
     present = set()
     for stmt in module.body:
@@ -380,51 +382,14 @@ def add_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Mo
     if not wanted:
         return module
     body = list(module.body)
-    index = _import_insert_index(body)
-    # Standard-library imports go with the file's own (isort's first group): before its first third-party
-    # import in the leading block, not after `import numpy as np`.
-    stdlib = [s for s in wanted if _is_stdlib_import(s)]
-    others = [s for s in wanted if not _is_stdlib_import(s)]
-    first_other = next((i for i, stmt in enumerate(body[:index])
-                        if _is_import_line(stmt) and not _is_stdlib_import(stmt) and not _is_future(stmt)), None)
-    if stdlib and first_other is not None:
-        last_stdlib = max((i for i, stmt in enumerate(body[:first_other]) if _is_stdlib_import(stmt)), default=None)
-        if last_stdlib is not None:  # after the file's own standard-library imports
-            at, moved = last_stdlib + 1, stdlib
-        else:  # a new first group: the third-party block keeps its place, one blank line after the new group
-            at = first_other
-            moved = [stdlib[0].with_changes(leading_lines=body[first_other].leading_lines)] + stdlib[1:]
-            body[first_other] = body[first_other].with_changes(leading_lines=(cst.EmptyLine(),))
-        body = body[:at] + moved + body[at:]
-        index += len(stdlib)
-        wanted = others
-    return module.with_changes(body=body[:index] + wanted + body[index:])
-
-
-def _top_modules(stmt: cst.SimpleStatementLine) -> List[str]:
-    found = []
-    for small in stmt.body:
-        if isinstance(small, cst.Import):
-            found.extend(_code(alias.name).split(".")[0] for alias in small.names)
-        elif isinstance(small, cst.ImportFrom):
-            found.append("." if small.relative else _code(small.module).split(".")[0] if small.module else ".")
-    return found
-
-
-def _is_stdlib_import(stmt: cst.CSTNode) -> bool:
-    if not _is_import_line(stmt):
-        return False
-    names = getattr(sys, "stdlib_module_names", _STDLIB_FALLBACK)
-    modules = _top_modules(stmt)  # type: ignore[arg-type]
-    return bool(modules) and all(m in names and m != "__future__" for m in modules)
-
-
-def _is_future(stmt: cst.CSTNode) -> bool:
-    return _is_import_line(stmt) and _top_modules(stmt) == ["__future__"]  # type: ignore[arg-type]
-
-
-_STDLIB_FALLBACK = frozenset({"os", "sys", "re", "math", "json", "time", "typing", "functools", "itertools",
-                              "collections", "argparse", "pathlib", "logging"})  # Python 3.9 has no list
+    limit = _import_insert_index(body)
+    first_party = import_order.first_party_names(path)
+    for statement in wanted:
+        if import_order.join_from_import(body, limit, statement):
+            continue
+        import_order.insert_import(body, limit, statement, first_party)
+        limit += 1
+    return module.with_changes(body=body)
 
 
 def _bindings(stmt: cst.SimpleStatementLine):
@@ -468,4 +433,11 @@ def _import_insert_index(body: List[cst.CSTNode]) -> int:
 
 
 def _with_text(source: SourceFile, text: str) -> SourceFile:
-    return SourceFile(path=source.path, text=text, encoding=source.encoding, has_bom=source.has_bom, raw=b"")
+    """The file as it reads after a round of fixes. ``raw`` is what the project index summarizes this file from
+    (``index_for``): empty bytes there made the file an empty module to the index, so in ``fix`` a Cell whose
+    base lives in another module was no Cell and its findings were never fixed."""
+    try:
+        raw = source.encode(text)
+    except UnicodeEncodeError:  # a fix inserted text the file's encoding cannot hold: the disk's bytes then
+        raw = source.raw
+    return SourceFile(path=source.path, text=text, encoding=source.encoding, has_bom=source.has_bom, raw=raw)

@@ -142,7 +142,7 @@ def test_import_lines_added_to_a_crlf_file_are_crlf(run_cli, write):
     code, _, _ = run_cli("fix", "--apply", "m.py")
     data = path.read_bytes()
     assert code == 0
-    assert b"from mindspore import jit\r\nfrom mindspore import ops\r\n" in data
+    assert b"from mindspore import jit, ops\r\n" in data
     assert b"\n" not in data.replace(b"\r\n", b"")
 
 

@@ -191,7 +191,7 @@ def test_several_fixes_in_one_file_are_applied_together_and_import_added_once():
     assert_stable(outcome, [SlowSum])
 
 
-def test_import_is_added_once_after_the_last_import_when_no_alias_exists():
+def test_an_added_from_import_joins_the_existing_one_of_its_module():
     outcome = run("""\
         from mindspore import jit
         import numpy as np
@@ -204,9 +204,8 @@ def test_import_is_added_once_after_the_last_import_when_no_alias_exists():
             return slow_sum(x) + slow_sum(x * SCALE)
         """, rules=[SlowSum])
     assert outcome.fixed == textwrap.dedent("""\
-        from mindspore import jit
+        from mindspore import jit, ops
         import numpy as np
-        from mindspore import ops
 
         SCALE = 2
 
@@ -509,7 +508,7 @@ def test_crlf_file_stays_crlf_including_inserted_lines_and_imports():
     outcome = run(None, rules=[SlowSum, Unroll2], raw=raw)
     assert outcome.changed
     assert "\n" not in outcome.fixed.replace("\r\n", "")
-    assert "from mindspore import ops\r\n" in outcome.fixed
+    assert "from mindspore import jit, ops\r\n" in outcome.fixed
     assert outcome.fixed.count("acc = acc + ops.sum(acc)\r\n") == 2
     lf = run(code, rules=[SlowSum, Unroll2])
     assert outcome.fixed == lf.fixed.replace("\n", "\r\n")
@@ -548,7 +547,25 @@ def _module(code):
     # a standard-library import goes with the standard library, before the first third-party import
     ("import a\nimport b\n\n\ndef f():\n    import c\n", "import os",
      "import os\n\nimport a\nimport b\n\n\ndef f():\n    import c\n"),
-    ("import sys\n\nimport numpy as np\n", "import os", "import sys\nimport os\n\nimport numpy as np\n"),
+    ("import sys\n\nimport numpy as np\n", "import os", "import os\nimport sys\n\nimport numpy as np\n"),
+    ("import os\n\nimport numpy as np\n", "import sys", "import os\nimport sys\n\nimport numpy as np\n"),
+    # a from-import of the same module is joined, its name where isort puts it
+    ("from mindspore import Tensor, nn\n", "from mindspore import ops", "from mindspore import Tensor, nn, ops\n"),
+    ("from mindspore import nn, numpy\n", "from mindspore import ops", "from mindspore import nn, numpy, ops\n"),
+    ("from mindspore import nn, Tensor\n", "from mindspore import ops", "from mindspore import nn, Tensor, ops\n"),
+    ("from mindspore import (\n    nn,\n    numpy,\n)\n", "from mindspore import ops",
+     "from mindspore import (\n    nn,\n    numpy,\n    ops,\n)\n"),
+    # a third-party import goes to its sorted place among the third-party imports
+    ("import os\n\nimport mindspore as ms\nimport numpy as np\nfrom tqdm import tqdm\n", "from mindspore import ops",
+     "import os\n\nimport mindspore as ms\nimport numpy as np\nfrom mindspore import ops\nfrom tqdm import tqdm\n"),
+    # a file not sorted by isort: with the other imports of the same package, before the project's own
+    ("import math\n\nfrom mindspore.ops import operations as P\nimport mindspore.common.dtype as mstype\n"
+     "from .tools import logger\n", "import mindspore",
+     "import math\n\nfrom mindspore.ops import operations as P\nimport mindspore.common.dtype as mstype\n"
+     "import mindspore\nfrom .tools import logger\n"),
+    # no third-party import yet: a new group before the relative imports
+    ("import os\n\nfrom .heads import Head\n", "from mindspore import ops",
+     "import os\n\nfrom mindspore import ops\n\nfrom .heads import Head\n"),
     # comments at the top of the file stay on top
     ("#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nx = 1\n", "import os",
      "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport os\nx = 1\n"),

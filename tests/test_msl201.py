@@ -165,7 +165,7 @@ def test_if_else_same_target_becomes_where_and_import_is_added():
             return r
         """)
     out = fix(code, select=["MSL201"])
-    assert out.fixed.startswith("from mindspore import jit\nfrom mindspore import ops\n")
+    assert out.fixed.startswith("from mindspore import jit, ops\n")
     assert "    # pick the larger gap\n    # positive\n    r = ops.where(x > y, x - y, y - x)\n" in out.fixed
     assert not fix(out.fixed, select=["MSL201"]).changed
 

@@ -244,7 +244,7 @@ def test_fix_imports_os_before_the_inserted_lines_and_keys_the_path_on_the_scrip
         """)
     out = fixed(code, path="train_net.py")
     lines = out.splitlines()
-    assert lines[1:4] == ["import sys", "import os", "import mindspore as ms"]  # with the standard library
+    assert lines[1:4] == ["import os", "import sys", "import mindspore as ms"]  # with the standard library, sorted
     assert lines.index('os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")') > 3
     # next to the script, named after it: not relative to the folder the script is run from
     assert ('    "MS_COMPILER_CACHE_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), '
@@ -267,7 +267,8 @@ def test_fix_reuses_the_existing_environ_spelling():
         """)
     out = fixed(code)
     assert 'environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")' in out
-    assert "import os" not in out and "from os import path" in out  # the cache path is built with os.path
+    # the cache path is built with os.path, imported where the file already imports from os
+    assert "import os" not in out and out.startswith("from os import environ, path\n")
 
 
 def test_fix_goes_after_the_last_import_before_the_first_def_even_after_sys_path_tweaks():

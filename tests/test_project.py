@@ -493,3 +493,57 @@ def test_two_scripts_with_one_name_in_different_folders_are_each_analysed_as_the
     for order in (("a", "b"), ("b", "a")):
         code, found = check(tmp_path, capsys, *order)
         assert found == [("b/train.py", 11, "MSL301")]
+
+
+def test_fix_sees_the_cells_the_index_finds_as_check_does(tmp_path, capsys):
+    """``fix`` re-analyses the text of each round; the index must summarize that text, not empty bytes (which made
+    the file an empty module, so a Cell through a base in another module was never fixed)."""
+    make(tmp_path, {
+        "models/__init__.py": "",
+        "models/base.py": """\
+            from mindspore import nn
+
+
+            class BaseGate(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.scale = 2.0
+            """,
+        "models/gate.py": """\
+            from models.base import BaseGate
+
+
+            class Gate(BaseGate):
+                def construct(self, x):
+                    if x.sum() > 0:
+                        y = x * self.scale
+                    else:
+                        y = x - 1.0
+                    return y
+            """,
+    })
+    code, found = check(tmp_path, capsys, "models/gate.py")
+    assert found == [("models/gate.py", 6, "MSL201")]
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["fix", "--apply", "--unsafe-fixes", "models/gate.py"]) == 0
+    finally:
+        os.chdir(cwd)
+    fixed = (tmp_path / "models" / "gate.py").read_text()
+    assert "ops.where(x.sum() > 0, x * self.scale, x - 1.0)" in fixed and "if x.sum()" not in fixed
+
+
+def test_contexts_left_by_a_freed_index_are_not_given_to_a_new_one_with_its_id():
+    import weakref
+
+    from ms_lint.analysis import project
+
+    old, new = ProjectIndex(), ProjectIndex()
+    project._CONTEXTS[(id(new), "pkg.mod")] = "a context built for another index"
+    project._OWNERS[id(new)] = weakref.ref(old)  # what a freed index whose id ``new`` now has would leave
+    project.claim(new)
+    assert (id(new), "pkg.mod") not in project._CONTEXTS
+    project._CONTEXTS[(id(new), "pkg.mod")] = "its own"
+    project.claim(new)
+    assert project._CONTEXTS.pop((id(new), "pkg.mod")) == "its own"

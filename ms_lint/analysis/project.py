@@ -8,6 +8,7 @@ there is one value model whichever file a value comes from.
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -19,6 +20,21 @@ from ms_lint.walk import find
 # by the file's own check (``remember``): a worker parses each module with libcst once, whichever asks first.
 _CONTEXTS: Dict[Tuple[int, str], object] = {}
 _MAX_CONTEXTS = 256
+
+
+_OWNERS: Dict[int, "weakref.ref"] = {}  # id(index) -> the index those contexts were built for
+
+
+def claim(index: ProjectIndex) -> None:
+    """Make the stored contexts keyed by ``id(index)`` this index's: an index that was freed may have left
+    contexts under an id that Python now gives a new index (one process, several runs: tests, an editor)."""
+    key = id(index)
+    owner = _OWNERS.get(key)
+    if owner is not None and owner() is index:
+        return
+    for stale in [k for k in _CONTEXTS if k[0] == key]:
+        del _CONTEXTS[stale]
+    _OWNERS[key] = weakref.ref(index)
 
 
 def _store(key: Tuple[int, str], context) -> None:
@@ -54,6 +70,7 @@ class ProjectView:
     # -- values in other modules ------------------------------------------------------------------------
     def context_for(self, module: str):
         """The libcst analysis of another module of the project (None when it cannot be read or parsed)."""
+        claim(self.index)
         key = (id(self.index), module)
         if key in _CONTEXTS:
             return _CONTEXTS[key]
@@ -78,6 +95,7 @@ class ProjectView:
         the check reuses its tree instead of parsing again), else None."""
         if self.module is None:
             return None
+        claim(self.index)
         found = _CONTEXTS.get((id(self.index), self.module))
         if found is None or not self._is_indexed_module() or found.text != text or found.path != self.path:  # type: ignore[attr-defined]
             return None
@@ -88,6 +106,7 @@ class ProjectView:
         """Keep this file's own context for the cross-module questions of the files checked after it (only when
         the index's module of that name is this file: two scripts outside packages may share a name)."""
         if self.module is not None and self._is_indexed_module():
+            claim(self.index)
             _store((id(self.index), self.module), context)
 
     def _is_indexed_module(self) -> bool:

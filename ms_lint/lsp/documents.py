@@ -214,6 +214,7 @@ class Checker:
         summary = index.by_path.get(key)
         if summary is None:
             return
+        project.claim(index)
         slot = (id(index), summary.name)
         found = project._CONTEXTS.get(slot)
         if isinstance(found, _BufferContext) and found.raw == raw and found.config is config:

@@ -226,8 +226,8 @@ class MissingCompileCache(Rule):
         """A ``set_context(mode=GRAPH_MODE)`` in a helper of a script in another module: reported here, where the
         mode is set, with the cure for the script (no fix: the cache settings belong to each entry script, whose
         name keys its cache folder, not to a helper several scripts share)."""
-        self.report(node, f"script `{script}` sets GRAPH_MODE through `{helper}` with the compile cache off: set "
-                          f"MS_COMPILER_CACHE_ENABLE=1 in the script to reuse graphs",
+        self.report(node, f"`{os.path.basename(script)}` sets GRAPH_MODE here via `{helper}`, compile cache off: set "
+                          f"MS_COMPILER_CACHE_ENABLE=1 there to reuse graphs",
                     detail=f"`{script}` calls `{helper}`, which sets GRAPH_MODE here, and then compiles graphs on "
                            f"every run. MindSpore's compile cache (MS_COMPILER_CACHE_ENABLE=1, "
                            f"MS_COMPILER_CACHE_PATH=dir, set in `{script}` before its first compile) makes later runs "
