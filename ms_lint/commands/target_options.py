@@ -1,5 +1,5 @@
-"""The options that name what to run and how, shared by ``verify``-like commands (``profile``): ``--inputs``,
-``--setup``/``--setup-file``, ``--init``, ``--pythonpath``, ``--device``, ``--timeout``, with ``verify``'s spelling,
+"""The options that name what to run and how, shared by ``verify`` and ``profile``: ``--inputs``,
+``--setup``/``--setup-file``, ``--init``, ``--pythonpath``, ``--device``, ``--timeout``, their argument types,
 help and checks."""
 from __future__ import annotations
 
@@ -7,10 +7,47 @@ import argparse
 import os
 from typing import Optional, Tuple
 
-from ms_lint.commands.verify import INPUTS_HELP, _device, _non_negative_float
+DEVICES = ("CPU", "GPU", "Ascend")
+INPUTS_HELP = (
+    "inputs, ';'-separated name=TYPE: a tensor dtype[shape] (float32[100,2]; float32[] is 0-d), with a value range "
+    "dtype[shape](low,high) (int32[8](0,64): integers in [0,64); float32[4,4](0,1)); a 0-d tensor dtype:value "
+    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true), str:mean (or 'mean'); None; "
+    "a tuple or list of "
+    "those: tuple(60*float32[8,4]), list(float32[4], int:3), tuple(2*tuple(float32[2], None)). Example: "
+    "\"grads=tuple(60*float32[8,4]); lr=float:0.01; mask=None\". Default: the '# ms-lint: inputs=' comment above "
+    "the function, then [tool.ms-lint.verify]"
+)
 
 
-def add_target_options(parser: argparse.ArgumentParser, timeout: float = 300.0) -> None:
+def _device(value: str) -> str:
+    for name in DEVICES:
+        if value.lower() == name.lower():
+            return name
+    raise argparse.ArgumentTypeError(f"invalid device {value!r} (choose from {', '.join(DEVICES)})")
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _non_negative_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not number >= 0:
+        raise argparse.ArgumentTypeError("must be a non-negative number")
+    return number
+
+
+def add_target_options(parser: argparse.ArgumentParser, timeout: float = 300.0,
+                       timeout_help: Optional[str] = None) -> None:
     parser.add_argument("--inputs", metavar="SPEC", help=INPUTS_HELP)
     parser.add_argument("--setup", metavar="STATEMENTS",
                         help="Python statements run in the module's namespace before --init, e.g. "
@@ -23,7 +60,7 @@ def add_target_options(parser: argparse.ArgumentParser, timeout: float = 300.0) 
                              "imported as pkg.sub.module from the folder above its top __init__.py")
     parser.add_argument("--device", type=_device, default="CPU", help="CPU (default), GPU or Ascend")
     parser.add_argument("--timeout", type=_non_negative_float, default=timeout, metavar="SECONDS",
-                        help=f"limit per process (default: {timeout:g})")
+                        help=timeout_help or f"limit per process (default: {timeout:g})")
 
 
 def read_target_options(args: argparse.Namespace) -> Tuple[Optional[str], Optional[str], Optional[str]]:

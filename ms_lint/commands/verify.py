@@ -20,46 +20,11 @@ from typing import List
 
 from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ms_lint.commands.common import add_selection_options, load_run
-
-DEVICES = ("CPU", "GPU", "Ascend")
-ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2 (as ms_lint.verifier.runner.ERROR_VERDICTS)
-
-INPUTS_HELP = (
-    "inputs, ';'-separated name=TYPE: a tensor dtype[shape] (float32[100,2]; float32[] is 0-d), with a value range "
-    "dtype[shape](low,high) (int32[8](0,64): integers in [0,64); float32[4,4](0,1)); a 0-d tensor dtype:value "
-    "(float32:0.5); a Python value int:4, float:0.5, bool:true (or just 4, 0.5, true), str:mean (or 'mean'); None; "
-    "a tuple or list of "
-    "those: tuple(60*float32[8,4]), list(float32[4], int:3), tuple(2*tuple(float32[2], None)). Example: "
-    "\"grads=tuple(60*float32[8,4]); lr=float:0.01; mask=None\". Default: the '# ms-lint: inputs=' comment above "
-    "the function, then [tool.ms-lint.verify]"
+from ms_lint.commands.target_options import (
+    _non_negative_float, _positive_int, add_target_options, read_target_options,
 )
 
-
-def _device(value: str) -> str:
-    for name in DEVICES:
-        if value.lower() == name.lower():
-            return name
-    raise argparse.ArgumentTypeError(f"invalid device {value!r} (choose from {', '.join(DEVICES)})")
-
-
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
-
-
-def _non_negative_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not number >= 0:
-        raise argparse.ArgumentTypeError("must be a non-negative number")
-    return number
+ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2 (as ms_lint.verifier.runner.ERROR_VERDICTS)
 
 
 def register(subparsers) -> None:
@@ -79,17 +44,7 @@ def register(subparsers) -> None:
     parser.add_argument("--rewritten", metavar="OTHER.py",
                         help="verify your own rewrite: the function of the same name in OTHER.py against PATH's; "
                              "OTHER.py is imported in PATH's package")
-    parser.add_argument("--inputs", metavar="SPEC", help=INPUTS_HELP)
-    parser.add_argument("--setup", metavar="STATEMENTS",
-                        help="Python statements run in the module's namespace before --init, e.g. "
-                             "'from .configuration import TinyConfig; cfg = TinyConfig(hidden_size=16)'")
-    parser.add_argument("--setup-file", metavar="FILE", help="like --setup, the statements read from FILE")
-    parser.add_argument("--init", metavar="EXPR",
-                        help="constructor call for a Cell or class target, e.g. 'Net(4)' or 'Net(cfg)' after --setup")
-    parser.add_argument("--pythonpath", metavar="DIR", action="append", default=[],
-                        help="a folder to put on sys.path after the package root (repeatable); the module is "
-                             "imported as pkg.sub.module from the folder above its top __init__.py")
-    parser.add_argument("--device", type=_device, default="CPU", help="CPU (default), GPU or Ascend")
+    add_target_options(parser, timeout_help="limit per process, and per script run in script mode (default: 300)")
     parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
                         help="fresh processes per version; medians and the spread (max-min over the median) are "
                              "reported, and a change within the spread is 'no measurable change' (default: 3)")
@@ -99,8 +54,6 @@ def register(subparsers) -> None:
     parser.add_argument("--rtol", type=_non_negative_float, default=1e-5, help="relative tolerance (default: 1e-5)")
     parser.add_argument("--atol", type=_non_negative_float, default=1e-6, help="absolute tolerance (default: 1e-6)")
     parser.add_argument("--grad", action="store_true", help="also compare gradients w.r.t. the float inputs")
-    parser.add_argument("--timeout", type=_non_negative_float, default=300.0, metavar="SECONDS",
-                        help="limit per process, and per script run in script mode (default: 300)")
     parser.add_argument("--script-args", metavar="ARGS", default="",
                         help="script mode (MSL301/MSL302 compile-cache fixes): the arguments the script is run with, "
                              "one shell-quoted string, e.g. \"--epochs 1 --data tiny\"; the script runs twice without "
@@ -375,8 +328,6 @@ def _run(args: argparse.Namespace) -> int:
     from ms_lint.verifier.script import SCRIPT_CODES, verify_script
     from ms_lint.verifier.targets import target_contains
     import shlex
-
-    from ms_lint.commands.target_options import read_target_options  # it imports this module: not at the top
 
     setup, setup_name, problem = read_target_options(args)  # --timeout, --inputs, --setup(-file), --pythonpath
     if problem is not None:
