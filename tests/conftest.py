@@ -1,4 +1,3 @@
-import os
 import textwrap
 
 import pytest
@@ -63,3 +62,9 @@ def write(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def mindspore():
+    """The installed MindSpore (the verify extra); tests that take it carry ``@pytest.mark.mindspore``."""
+    return pytest.importorskip("mindspore")

@@ -13,6 +13,7 @@ import pytest
 
 from ms_lint.cli import main
 from ms_lint.verifier import branches
+from verify_support import listing, one_error_line, verify
 
 INIT = "from .ops_util import double\nfrom .policy import gate\n"
 OPS_UTIL = textwrap.dedent(
@@ -64,23 +65,6 @@ def make_package(tmp_path, policy=POLICY):
     (pkg / "ops_util.py").write_text(OPS_UTIL)
     (pkg / "policy.py").write_text(policy)
     return tmp_path / "proj", pkg / "policy.py"
-
-
-def listing(folder):
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
-
-
-def verify(capsys, *argv):
-    code = main(["verify", *map(str, argv)])
-    out = capsys.readouterr()
-    assert "Traceback" not in out.out + out.err
-    return code, out
-
-
-def one_error_line(out):
-    lines = [line for line in out.err.splitlines() if line.startswith("ms-lint: error:")]
-    assert len(lines) == 1, out.err
-    return lines[0]
 
 
 # -- no MindSpore needed -----------------------------------------------------------------------------------------
@@ -185,11 +169,6 @@ def test_bad_draws_and_script_args_are_one_line(tmp_path, capsys):
 # -- real MindSpore ------------------------------------------------------------------------------------------------
 
 mindspore_test = pytest.mark.mindspore
-
-
-@pytest.fixture
-def mindspore():
-    return pytest.importorskip("mindspore")
 
 
 @mindspore_test

@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from ms_lint.cli import main
 from ms_lint.verifier.location import COPY_PREFIX, VersionCopies, locate
+from verify_support import listing, one_error_line, verify
 
 INIT = "from .layers import scale\nfrom .model import Net, rows\n"
 LAYERS = textwrap.dedent(
@@ -86,23 +86,6 @@ def make_package(tmp_path, model=MODEL):
     return tmp_path / "proj", pkg / "model.py"
 
 
-def listing(folder):
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
-
-
-def verify(capsys, *argv):
-    code = main(["verify", *map(str, argv)])
-    out = capsys.readouterr()
-    assert "Traceback" not in out.out + out.err
-    return code, out
-
-
-def one_error_line(out):
-    lines = [line for line in out.err.splitlines() if line.startswith("ms-lint: error:")]
-    assert len(lines) == 1, out.err
-    return lines[0]
-
-
 # -- no MindSpore needed -----------------------------------------------------------------------------------------
 
 
@@ -161,11 +144,6 @@ def test_request_errors_are_one_line(tmp_path, capsys, argv, fragment):
 # -- real MindSpore ------------------------------------------------------------------------------------------------
 
 mindspore_test = pytest.mark.mindspore
-
-
-@pytest.fixture
-def mindspore():
-    return pytest.importorskip("mindspore")
 
 
 @mindspore_test
