@@ -288,3 +288,87 @@ def test_long_paths_keep_their_file_name_and_line():
     text = render_text(profile)
     row = next(line for line in text.splitlines() if "MSL103" in line)
     assert "  ...der/name/that/goes/on/and/on/p/a.py:3 MSL103  for _ in range(200):" in row
+
+
+# MindSpore 2.10 CPU with MS_DEV_RUNTIME_CONF="compile_statistics:True": a Cell with control flow (two kernel
+# graphs) whose backend steps come before its tree and `compile_graph` after it, then a @jit function.
+BACKEND_TEXT = textwrap.dedent("""\
+    [MS_RUNTIME_PROF]The jit_level is: O0, and enable kernelbykernel executor.
+    [MS_DEV_RUNTIME_CONF] config:  compile_statistics:True
+    [PROF]WaitAllCommInit costs 0.007 msec.
+    [PROF]ConstructKernelGraph costs 5.0 msec.
+    [PROF]BackendCommonOptimization costs 8.0 msec.
+    [PROF]OptimizeGraph costs 40.0 msec.
+    [PROF]CreateKernel costs 20.0 msec.
+    [PROF]CreateDeviceAddress costs 6.0 msec.
+    [PROF]ConstructKernelGraph costs 1.0 msec.
+    [PROF]OptimizeGraph costs 10.0 msec.
+    [PROF]CreateKernel costs 4.0 msec.
+    [PROF]CompileSubGraph costs 100.0 msec.
+    [PROF]GraphSchedulerLink costs 5.0 msec.
+    [PROF]GraphScheduler costs 13.0 msec.
+    [PROF]compile_backend_graph costs 120.0 msec.
+
+    TotalTime = 0.75, [3]
+    [type_inference]: 0.5
+    [validate]: 0.01
+    [task_emit]: 0.15
+    Sums
+    [PROF]CleanCompileRes costs 10.0 msec.
+    [PROF]compile_graph costs 764.0 msec.
+    [PROF]PreLaunchCommKernel costs 0.016 msec.
+    (8, 4)
+    [PROF]ConstructKernelGraph costs 3.0 msec.
+    [PROF]OptimizeGraph costs 18.0 msec.
+    [PROF]CompileSubGraph costs 38.0 msec.
+    [PROF]GraphScheduler costs 4.0 msec.
+    [PROF]compile_backend_graph costs 44.0 msec.
+
+    TotalTime = 1.0, [2]
+    [type_inference]: 0.9
+    [task_emit]: 0.05
+    """)
+
+
+def test_backend_steps_belong_to_the_graph_they_compile():
+    from ms_lint.profiler.backend import backend_of
+
+    first, second = parse_profile(BACKEND_TEXT)
+    assert [p[0] for p in first.phases] == ["type_inference", "validate", "task_emit"]
+    names = [name for name, _ in first.backend]
+    assert names[0] == "WaitAllCommInit" and names[-3:] == ["CleanCompileRes", "compile_graph", "PreLaunchCommKernel"]
+    assert dict(first.backend)["compile_backend_graph"] == pytest.approx(0.12)
+    assert [name for name, _ in second.backend] == ["ConstructKernelGraph", "OptimizeGraph", "CompileSubGraph",
+                                                    "GraphScheduler", "compile_backend_graph"]
+    one = backend_of([first])
+    assert one.kernel_graphs == 2 and one.total_s == pytest.approx(0.12)
+    parts = dict(one.parts())
+    assert list(parts)[:2] == ["OptimizeGraph", "CreateKernel"]
+    assert parts["OptimizeGraph"] == pytest.approx(0.05) and parts["other"] == pytest.approx(0.12 - 0.099)
+    both = backend_of([first, second])
+    assert both.kernel_graphs == 3 and both.total_s == pytest.approx(0.164)
+    assert next(s for s in both.steps if s.name == "OptimizeGraph").parent == "CompileSubGraph"
+
+
+def test_backend_line_in_the_text_report_and_json():
+    from ms_lint.profiler.report import render_text, to_json
+
+    profile = _synthetic_profile()
+    profile.run.compiles[0].backend = [("ConstructKernelGraph", 0.004), ("OptimizeGraph", 0.016),
+                                       ("CompileSubGraph", 0.03), ("compile_backend_graph", 0.049)]
+    lines = render_text(profile).splitlines()
+    assert lines[2] == ("backend 49 ms of task_emit 0.50 s, 1 kernel graph: OptimizeGraph 16 ms, "
+                        "ConstructKernelGraph 4 ms, other 29 ms")
+    data = to_json(profile)["backend"]
+    assert data["kernel_graphs"] == 1 and data["total_s"] == 0.049
+    assert data["steps"][1] == {"name": "OptimizeGraph", "seconds": 0.016, "count": 1, "parent": "CompileSubGraph"}
+    assert to_json(_synthetic_profile())["backend"] == {"total_s": 0.0, "kernel_graphs": 0, "steps": []}
+    assert not render_text(_synthetic_profile()).splitlines()[2].startswith("backend")
+
+
+def test_runtime_conf_keeps_the_users_keys():
+    from ms_lint.profiler.runner import runtime_conf
+
+    assert runtime_conf(None) == "compile_statistics:True"
+    assert runtime_conf("memory_statistics:True, compile_statistics:False") == ("memory_statistics:True,"
+                                                                                 "compile_statistics:True")

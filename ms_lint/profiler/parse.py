@@ -11,7 +11,16 @@ The timing tree (MindSpore 2.10 prints it on stdout, once per compiled graph)::
     Sums
 
 Only the unindented ``[phase]: seconds`` lines after ``TotalTime`` are phases of the pipeline; the indented ones
-are their sub-steps. An ``.ir`` dump (``MS_DEV_SAVE_GRAPHS=1``) lists every node followed by its source trace,
+are their sub-steps. With ``MS_DEV_RUNTIME_CONF="compile_statistics:True"`` the backend adds its own steps, each
+printed when it ends (children before parents), before the tree of the graph they compile (they run in its
+``task_emit``), and for a Cell a few after it::
+
+    [PROF]ConstructKernelGraph costs 4.168 msec.
+    [PROF]OptimizeGraph costs 16.186 msec.
+    [PROF]compile_backend_graph costs 48.947 msec.
+    ...
+    [PROF]compile_graph costs 764.389 msec.      (a Cell only: after its tree)
+ An ``.ir`` dump (``MS_DEV_SAVE_GRAPHS=1``) lists every node followed by its source trace,
 outermost frame first::
 
       %0(CNode_14) = PrimFunc_Cast(%para3_input, I64(30)) ...
@@ -33,6 +42,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 _TOTAL = re.compile(r"^TotalTime = ([0-9.eE+-]+)")
 _PHASE = re.compile(r"^\[([^\]]+)\]: ([0-9.eE+-]+)")
 _FRAME = re.compile(r"# In file (.+?):(\d+)(?:~(\d+))?(?:, [\d~]+)?/(.*)/\s*$")
+_BACKEND = re.compile(r"^\[PROF\](\w+) costs ([0-9.eE+-]+) msec")
+AFTER_TREE = frozenset({"ParallelPostProcess", "CleanCompileRes", "compile_graph", "PreLaunchCommKernel"})
 _DUMP = re.compile(r"^(\d+)_(type_inference|validate)_(\d+)\.ir$")
 
 
@@ -42,6 +53,7 @@ class CompileTimes:
 
     total_s: float
     phases: List[Tuple[str, float]] = field(default_factory=list)
+    backend: List[Tuple[str, float]] = field(default_factory=list)  # ``[PROF]`` steps, in the order printed
 
     def phase(self, name: str) -> float:
         return sum(t for n, t in self.phases if n == name)
@@ -51,11 +63,22 @@ def parse_profile(text: str) -> List[CompileTimes]:
     """Every timing tree in ``text`` (a process's stdout), in order."""
     compiles: List[CompileTimes] = []
     current: Optional[CompileTimes] = None
+    pending: List[Tuple[str, float]] = []  # backend steps of the graph whose tree comes next
     for line in text.splitlines():
         total = _TOTAL.match(line)
         if total:
-            current = CompileTimes(float(total.group(1)))
+            current = CompileTimes(float(total.group(1)), backend=pending)
+            pending = []
             compiles.append(current)
+            continue
+        step = _BACKEND.match(line)
+        if step:
+            name, seconds = step.group(1), float(step.group(2)) / 1000
+            if name in AFTER_TREE and compiles and not pending:
+                compiles[-1].backend.append((name, seconds))
+            else:
+                pending.append((name, seconds))
+            current = None
             continue
         if current is None:
             continue
