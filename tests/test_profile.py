@@ -158,8 +158,9 @@ def test_unknown_function_lists_the_graph_functions(run_cli):
 def test_usage_errors(run_cli, tmp_path):
     cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
     assert run_cli("profile", str(tmp_path / "nope.py"), "--function", "f")[0] == 2
-    code, _, err = run_cli("profile", cells, "--confirm", "1")
-    assert code == 2 and "--confirm needs --function" in err
+    with pytest.raises(SystemExit) as exited:
+        run_cli("profile", cells, "--function", "Net", "--confirm", "0")
+    assert exited.value.code == 2
     code, _, err = run_cli("profile", cells, "--function", "Net", "--inputs", "x=flaot32[2]")
     assert code == 2 and "--inputs" in err and "dtype" in err
 
@@ -370,5 +371,5 @@ def test_runtime_conf_keeps_the_users_keys():
     from ms_lint.profiler.runner import runtime_conf
 
     assert runtime_conf(None) == "compile_statistics:True"
-    assert runtime_conf("memory_statistics:True, compile_statistics:False") == ("memory_statistics:True,"
-                                                                                 "compile_statistics:True")
+    merged = runtime_conf("memory_statistics:True, compile_statistics:False")
+    assert merged == "memory_statistics:True,compile_statistics:True"

@@ -77,7 +77,7 @@ def test_cell_loop_sub_cell_gets_most_of_the_compile_and_confirm_is_within_2x(pr
     assert re.fullmatch(r"2 findings explain \d+\.\d\d s of \d+\.\d\d s compile time \(\d+%\)", profile.summary())
     assert not attribution.blind()
 
-    measured = confirm(profile, 1, ConfigSet().for_path(CELLS), timeout=300, repeat=2)
+    measured = confirm(profile, 1, ConfigSet().for_path, timeout=300, repeat=2)
     assert measured == 1
     result = loop.measured
     assert result["saving_s"] > 0
