@@ -117,6 +117,20 @@ def test_the_innermost_finding_owns_a_line():
     assert seconds == {"MSL103": pytest.approx(0.6), "MSL201": pytest.approx(0.4)}
 
 
+def test_a_lines_owner_is_its_findings_place_in_the_sorted_list():
+    from ms_lint.diagnostics import Finding
+    from ms_lint.profiler.parse import CompileTimes, NodeCounts
+
+    counts = NodeCounts(total=10, lines={("/p/a.py", 3): 1, ("/p/a.py", 9): 9}, texts={})
+    cheap = Finding("MSL201", "if", "/p/a.py", 3, 9, 4, 1)  # first in file order, last by seconds
+    costly = Finding("MSL101", "loop", "/p/a.py", 8, 9, 10, 1)
+    attribution = attribute([CompileTimes(1.0, [("type_inference", 1.0)])], [{"type_inference": counts}],
+                            [cheap, costly], lambda p: None)
+    assert [f.finding.code for f in attribution.findings] == ["MSL101", "MSL201"]
+    owners = {c.line: attribution.findings[c.owner].finding.code for c in attribution.lines}
+    assert owners == {9: "MSL101", 3: "MSL201"}
+
+
 def test_dumps_pair_by_their_counter(tmp_path):
     for name in ("01_type_inference_0001.ir", "21_validate_0293.ir", "01_type_inference_0296.ir",
                  "31_validate_0412.ir", "ms_output_optimize.pb"):
@@ -373,3 +387,31 @@ def test_runtime_conf_keeps_the_users_keys():
     assert runtime_conf(None) == "compile_statistics:True"
     merged = runtime_conf("memory_statistics:True, compile_statistics:False")
     assert merged == "memory_statistics:True,compile_statistics:True"
+
+
+def test_overrides_load_the_rewritten_copy_under_the_modules_own_name(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    from ms_lint.profiler.child import _Overrides
+
+    (tmp_path / "helper_mod_p20.py").write_text("VALUE = 'original'\n")
+    copy = tmp_path / "_ms_lint_verify_confirm_1234.py"
+    copy.write_text("VALUE = 'rewritten'\nFILE = __file__\n")
+    (tmp_path / "pkg_p20").mkdir()
+    (tmp_path / "pkg_p20" / "__init__.py").write_text("")
+    (tmp_path / "pkg_p20" / "other.py").write_text("from . import sibling\nVALUE = sibling.VALUE\n")
+    (tmp_path / "pkg_p20" / "sibling.py").write_text("VALUE = 'original'\n")
+    sibling_copy = tmp_path / "pkg_p20" / "_ms_lint_verify_confirm_5678.py"
+    sibling_copy.write_text("VALUE = 'rewritten sibling'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    finder = _Overrides({str(tmp_path / "helper_mod_p20.py"): str(copy),
+                         str(tmp_path / "pkg_p20" / "sibling.py"): str(sibling_copy)})
+    monkeypatch.setattr(sys, "meta_path", [finder] + sys.meta_path)
+    try:
+        helper = importlib.import_module("helper_mod_p20")
+        assert (helper.__name__, helper.VALUE, helper.FILE) == ("helper_mod_p20", "rewritten", str(copy))
+        assert importlib.import_module("pkg_p20.other").VALUE == "rewritten sibling"  # relative import too
+    finally:
+        for name in ("helper_mod_p20", "pkg_p20", "pkg_p20.other", "pkg_p20.sibling"):
+            sys.modules.pop(name, None)

@@ -86,3 +86,13 @@ def test_function_mode_confirms_a_fix_in_a_sub_cells_module(run_cli, private_tmp
     assert 0.5 <= saving / estimate <= 2.0, row
     assert lines[-1].startswith("1 finding explains")
     _assert_cleaned_up(private_tmp)
+
+
+def test_a_timeout_with_real_mindspore_is_one_line_exit_2_and_leaves_nothing(run_cli, private_tmp):
+    # importing MindSpore alone takes longer than 1 s; the 200-step loop's compile adds more
+    code, out, err = run_cli("profile", CELLS, "--function", "Net", "--inputs", "x=float32[8,4]", "--timeout", "1")
+    assert code == 2 and out == ""
+    errors = [line for line in err.splitlines() if line.startswith("ms-lint: error:")]
+    assert len(errors) == 1 and "did not finish within 1 s" in errors[0] and "raise --timeout" in errors[0]
+    assert "Traceback" not in err
+    _assert_cleaned_up(private_tmp)

@@ -88,15 +88,18 @@ def test_cell_loop_sub_cell_gets_most_of_the_compile_and_confirm_is_within_2x(pr
     assert _own_children() == []
 
 
-def test_jit_function_row_loop_gets_the_time(private_tmp):
-    profile = profile_function(CELLS, "row_norms", timeout=300)  # inputs from the comment above it
-    rows = _by_code(profile)["MSL101"]
-    assert rows.finding.line == ROWS_LINE
-    assert profile.attribution.share(rows.seconds) > 0.8
-    top = profile.attribution.lines[0]
-    assert (os.path.basename(top.path), top.function) == ("cells.py", "row_norms")
-    assert profile.attribution.functions[0].name == "row_norms"
+def test_jit_function_row_loop_gets_the_time(run_cli, private_tmp):
+    code, out, err = run_cli("profile", CELLS, "--function", "row_norms", "--format", "json")  # inputs: the comment
+    assert code == 0, err
+    data = json.loads(out)
+    top = data["rows"][0]
+    assert (top["code"], top["line"]) == ("MSL101", ROWS_LINE) and top["share"] > 0.8
+    line = data["lines"][0]
+    assert (os.path.basename(line["path"]), line["function"], line["finding"]) == ("cells.py", "row_norms", "MSL101")
+    assert data["functions"][0]["name"] == "row_norms"
+    assert data["backend"]["kernel_graphs"] == 1  # no control flow: one kernel graph
     assert list(private_tmp.iterdir()) == []
+    assert _own_children() == []
 
 
 def test_script_entry_point_stops_after_its_first_compile(private_tmp):
