@@ -88,6 +88,54 @@ def test_nodes_go_to_the_innermost_user_statement_and_calls_to_their_callee():
     assert counts.functions == {("/p/net.py", 5, "construct"): 1, ("/p/net.py", 1, "?"): 3}
 
 
+# A @jit function: `x = y * 0.5` before a loop whose body also multiplies by a scalar. MindSpore builds its
+# `_tensor_mul_scalar` graph once, for the first caller (line 2), and every call in the loop calls that graph.
+SHARED_IR = textwrap.dedent("""\
+    # In file /site/mindspore/mul_impl.py:10~12/@mul.register("Tensor", "Number")/
+    subgraph @9_tensor_mul_scalar_1(%para1_x, %para2_y) {
+      %0(CNode_1) = PrimFunc_Muls(%para1_x, %para2_y)
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/Muls-op0)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:2, 8~15/    x = y * 0.5/
+          # In file /site/mindspore/mul_impl.py:12, 4~20/    return muls(x, y)/
+    }
+    # In file /p/s.py:1~5/@ms.jit/
+    subgraph @2_solve_1(%para3_y) {
+      %0(CNode_2) = call @9_tensor_mul_scalar_1(%para3_y, F32(0.5))
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/call-op0)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:2, 8~15/    x = y * 0.5/
+      %1(CNode_3) = call @9_tensor_mul_scalar_1(%0, F32(0.5))
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/call-op1)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:4, 12~19/        x = x * 0.5/
+      %2(CNode_4) = call @9_tensor_mul_scalar_1(%1, F32(0.5))
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/call-op2)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:4, 12~19/        x = x * 0.5/
+      Return(%2)
+          : (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/Return-op3)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:4, 12~19/        x = x * 0.5/
+    }
+    """)
+
+
+def test_calls_of_mindspores_shared_graphs_stay_at_their_call_site():
+    from ms_lint.profiler.parse import read_graph
+
+    _nodes, headers = read_graph(SHARED_IR)
+    assert {name: frames[0].path for name, frames in headers.items()} == {
+        "9_tensor_mul_scalar_1": "/site/mindspore/mul_impl.py", "2_solve_1": "/p/s.py"}
+    counts = count_nodes(SHARED_IR, _user)
+    assert counts.lines == {("/p/s.py", 2): 2, ("/p/s.py", 4): 3}  # not 4 on line 2 and 1 on the loop line
+
+
 def test_attribution_splits_early_and_late_phases_by_their_graphs_nodes():
     from ms_lint.diagnostics import Finding
     from ms_lint.profiler.parse import CompileTimes, NodeCounts

@@ -98,3 +98,21 @@ def test_a_timeout_with_real_mindspore_is_one_line_exit_2_and_leaves_nothing(run
     assert len(errors) == 1 and "did not finish within 1 s" in errors[0] and "raise --timeout" in errors[0]
     assert "Traceback" not in err
     _assert_cleaned_up(private_tmp)
+
+
+def test_script_mode_confirms_a_fix_in_the_script_itself(run_cli, private_tmp):
+    script = os.path.join(FIXTURES, "solve.py")
+    loop = _line_of(script, "for _ in range(120)")
+    code, out, err = run_cli("profile", script, "--confirm", "1", "--repeat", "2", "--format", "json",
+                             "--", "--size", "8")
+    assert code == 0, err
+    data = json.loads(out)
+    top = data["rows"][0]
+    assert (os.path.basename(top["path"]), top["line"], top["code"]) == ("solve.py", loop, "MSL103")
+    # the loop's calls of MindSpore's shared scalar-multiply graph stay in the loop, not on the line before it
+    assert top["share"] > 0.9
+    assert [r for r in data["rows"] if r["code"] is None] == []
+    measured = top["measured"]
+    assert measured["file"].endswith("solve.py") and measured["processes"] == 2
+    assert 0.5 <= measured["saving_s"] / top["seconds"] <= 2.0, measured
+    _assert_cleaned_up(private_tmp)

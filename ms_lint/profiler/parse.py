@@ -114,10 +114,13 @@ _SUBGRAPH = re.compile(r"^subgraph @(\S+?)(?:\(| parent:)")
 _CALL = re.compile(r"= call @(\S+?)\(")
 
 
-def read_nodes(ir_text: str) -> List[Node]:
-    """Every node of one dump (subgraph headers left out), with its trace, outermost frame first."""
+def read_graph(ir_text: str) -> Tuple[List[Node], Dict[str, List[Frame]]]:
+    """Every node of one dump, with its trace, outermost frame first; and each subgraph's header trace (the
+    ``# In file`` lines just above ``subgraph @name``: the function it was made from)."""
     nodes: List[Node] = []
+    headers: Dict[str, List[Frame]] = {}
     current: Optional[List[Frame]] = None
+    header: Optional[List[Frame]] = None  # the trace block just read, when it belongs to no node
     previous = ""
     graph = ""
     statement = ""
@@ -129,19 +132,29 @@ def read_nodes(ir_text: str) -> List[Node]:
                 if previous.startswith("# Fullname with scope"):  # a node (not a subgraph's header)
                     call = _CALL.search(statement)
                     nodes.append(Node(graph, call.group(1) if call else None, current))
+                    header = None
+                else:
+                    header = current
             match = _FRAME.match(line)
             if match:
                 start = int(match.group(2))
                 current.append(Frame(match.group(1), start, int(match.group(3) or start), match.group(4)))
             continue
-        current = None
+        block, current, header = header if current is not None else None, None, None
         previous = line
         if line.startswith(("%", "Return(")):
             statement = line
         elif raw.startswith("subgraph @"):
             found = _SUBGRAPH.match(raw)
             graph = found.group(1) if found else ""
-    return nodes
+            if block is not None:
+                headers[graph] = block
+    return nodes, headers
+
+
+def read_nodes(ir_text: str) -> List[Node]:
+    """Every node of one dump (subgraph headers left out), with its trace, outermost frame first."""
+    return read_graph(ir_text)[0]
 
 
 def node_traces(ir_text: str) -> List[List[Frame]]:
@@ -165,13 +178,18 @@ _DEF_NAME = re.compile(r"(?:async\s+)?def\s+(\w+)")
 def count_nodes(ir_text: str, is_user_file: Callable[[str], bool]) -> NodeCounts:
     """Each node goes to the innermost frame in the user's files: the statement line, and the enclosing def.
 
-    A ``call @g(...)`` node goes where most of ``g``'s own nodes go: the calls that chain the iterations of an
-    unrolled loop carry only the call site in their trace (``y = self.loop(x)``), not the loop.
+    A ``call @g(...)`` node goes where most of ``g``'s own nodes go when ``g`` is made from the user's code: the
+    calls that chain the iterations of an unrolled loop carry only the call site in their trace
+    (``y = self.loop(x)``), not the loop. A call of one of MindSpore's own graphs (``_tensor_add_scalar``...) stays
+    where it is: such a graph is shared by every call with the same types, and its nodes carry the trace of the
+    first caller only (a loop's calls would all go to the line before the loop).
     """
     counts = NodeCounts()
     placed = []
     by_graph: Dict[str, Dict[Tuple[Frame, Optional[Frame]], int]] = {}
-    for node in read_nodes(ir_text):
+    nodes, headers = read_graph(ir_text)
+    users_graph = {name for name, frames in headers.items() if frames and is_user_file(frames[0].path)}
+    for node in nodes:
         counts.total += 1
         user = [f for f in node.frames if is_user_file(f.path)]
         statements = [f for f in user if not f.is_def]
@@ -186,7 +204,7 @@ def count_nodes(ir_text: str, is_user_file: Callable[[str], bool]) -> NodeCounts
             graph_spots = by_graph.setdefault(node.graph, {})
             graph_spots[spot] = graph_spots.get(spot, 0) + 1
     for node, spot in placed:
-        if node.callee is not None and by_graph.get(node.callee):
+        if node.callee in users_graph and by_graph.get(node.callee):
             spots = by_graph[node.callee]
             spot = max(spots, key=lambda s: (spots[s], -s[0].line))
         where, function = spot
