@@ -20,8 +20,8 @@ printed when it ends (children before parents), before the tree of the graph the
     [PROF]compile_backend_graph costs 48.947 msec.
     ...
     [PROF]compile_graph costs 764.389 msec.      (a Cell only: after its tree)
- An ``.ir`` dump (``MS_DEV_SAVE_GRAPHS=1``) lists every node followed by its source trace,
-outermost frame first::
+
+An ``.ir`` dump (``MS_DEV_SAVE_GRAPHS=1``) lists every node followed by its source trace, outermost frame first::
 
       %0(CNode_14) = PrimFunc_Cast(%para3_input, I64(30)) ...
           : (<Tensor[Bool], ()>, <Int64, NoShape>) -> (<Tensor[Bool], ()>)
@@ -140,7 +140,8 @@ def read_graph(ir_text: str) -> Tuple[List[Node], Dict[str, List[Frame]]]:
                 start = int(match.group(2))
                 current.append(Frame(match.group(1), start, int(match.group(3) or start), match.group(4)))
             continue
-        block, current, header = header if current is not None else None, None, None
+        block = header if current is not None else None  # a header ends right above its ``subgraph @`` line
+        current = header = None
         previous = line
         if line.startswith(("%", "Return(")):
             statement = line
