@@ -88,6 +88,54 @@ def test_nodes_go_to_the_innermost_user_statement_and_calls_to_their_callee():
     assert counts.functions == {("/p/net.py", 5, "construct"): 1, ("/p/net.py", 1, "?"): 3}
 
 
+# A @jit function: `x = y * 0.5` before a loop whose body also multiplies by a scalar. MindSpore builds its
+# `_tensor_mul_scalar` graph once, for the first caller (line 2), and every call in the loop calls that graph.
+SHARED_IR = textwrap.dedent("""\
+    # In file /site/mindspore/mul_impl.py:10~12/@mul.register("Tensor", "Number")/
+    subgraph @9_tensor_mul_scalar_1(%para1_x, %para2_y) {
+      %0(CNode_1) = PrimFunc_Muls(%para1_x, %para2_y)
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/Muls-op0)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:2, 8~15/    x = y * 0.5/
+          # In file /site/mindspore/mul_impl.py:12, 4~20/    return muls(x, y)/
+    }
+    # In file /p/s.py:1~5/@ms.jit/
+    subgraph @2_solve_1(%para3_y) {
+      %0(CNode_2) = call @9_tensor_mul_scalar_1(%para3_y, F32(0.5))
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/call-op0)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:2, 8~15/    x = y * 0.5/
+      %1(CNode_3) = call @9_tensor_mul_scalar_1(%0, F32(0.5))
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/call-op1)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:4, 12~19/        x = x * 0.5/
+      %2(CNode_4) = call @9_tensor_mul_scalar_1(%1, F32(0.5))
+          : (<Tensor[Float32], (4)>) -> (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/call-op2)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:4, 12~19/        x = x * 0.5/
+      Return(%2)
+          : (<Tensor[Float32], (4)>)
+          # Fullname with scope: (Default/Return-op3)
+          # In file /p/s.py:1~5/@ms.jit/
+          # In file /p/s.py:4, 12~19/        x = x * 0.5/
+    }
+    """)
+
+
+def test_calls_of_mindspores_shared_graphs_stay_at_their_call_site():
+    from ms_lint.profiler.parse import read_graph
+
+    _nodes, headers = read_graph(SHARED_IR)
+    assert {name: frames[0].path for name, frames in headers.items()} == {
+        "9_tensor_mul_scalar_1": "/site/mindspore/mul_impl.py", "2_solve_1": "/p/s.py"}
+    counts = count_nodes(SHARED_IR, _user)
+    assert counts.lines == {("/p/s.py", 2): 2, ("/p/s.py", 4): 3}  # not 4 on line 2 and 1 on the loop line
+
+
 def test_attribution_splits_early_and_late_phases_by_their_graphs_nodes():
     from ms_lint.diagnostics import Finding
     from ms_lint.profiler.parse import CompileTimes, NodeCounts
@@ -115,6 +163,20 @@ def test_the_innermost_finding_owns_a_line():
                             [outer, inner], lambda p: None)
     seconds = {f.finding.code: f.seconds for f in attribution.findings}
     assert seconds == {"MSL103": pytest.approx(0.6), "MSL201": pytest.approx(0.4)}
+
+
+def test_a_lines_owner_is_its_findings_place_in_the_sorted_list():
+    from ms_lint.diagnostics import Finding
+    from ms_lint.profiler.parse import CompileTimes, NodeCounts
+
+    counts = NodeCounts(total=10, lines={("/p/a.py", 3): 1, ("/p/a.py", 9): 9}, texts={})
+    cheap = Finding("MSL201", "if", "/p/a.py", 3, 9, 4, 1)  # first in file order, last by seconds
+    costly = Finding("MSL101", "loop", "/p/a.py", 8, 9, 10, 1)
+    attribution = attribute([CompileTimes(1.0, [("type_inference", 1.0)])], [{"type_inference": counts}],
+                            [cheap, costly], lambda p: None)
+    assert [f.finding.code for f in attribution.findings] == ["MSL101", "MSL201"]
+    owners = {c.line: attribution.findings[c.owner].finding.code for c in attribution.lines}
+    assert owners == {9: "MSL101", 3: "MSL201"}
 
 
 def test_dumps_pair_by_their_counter(tmp_path):
@@ -158,8 +220,9 @@ def test_unknown_function_lists_the_graph_functions(run_cli):
 def test_usage_errors(run_cli, tmp_path):
     cells = os.path.join(ROOT, "fixtures", "profile", "cells.py")
     assert run_cli("profile", str(tmp_path / "nope.py"), "--function", "f")[0] == 2
-    code, _, err = run_cli("profile", cells, "--confirm", "1")
-    assert code == 2 and "--confirm needs --function" in err
+    with pytest.raises(SystemExit) as exited:
+        run_cli("profile", cells, "--function", "Net", "--confirm", "0")
+    assert exited.value.code == 2
     code, _, err = run_cli("profile", cells, "--function", "Net", "--inputs", "x=flaot32[2]")
     assert code == 2 and "--inputs" in err and "dtype" in err
 
@@ -195,13 +258,14 @@ def test_timeout_is_one_line_exit_2_and_kills_the_child(run_cli, tmp_path, monke
     error = [line for line in err.splitlines() if line.startswith("ms-lint: error:")]
     assert len(error) == 1 and "did not finish within 2 s" in error[0] and "import-mindspore" in error[0]
     assert list(private.iterdir()) == []
-    for pid in os.listdir("/proc"):
+    for pid in os.listdir("/proc"):  # the child's request file is in `private`: other users' profiles don't count
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                    assert b"ms_lint.profiler.child" not in handle.read()
+                    command = handle.read()
             except OSError:
-                pass
+                continue
+            assert not (b"ms_lint.profiler.child" in command and str(private).encode() in command), pid
 
 
 # -- check --profile-data --------------------------------------------------------------------------------------------
@@ -288,3 +352,115 @@ def test_long_paths_keep_their_file_name_and_line():
     text = render_text(profile)
     row = next(line for line in text.splitlines() if "MSL103" in line)
     assert "  ...der/name/that/goes/on/and/on/p/a.py:3 MSL103  for _ in range(200):" in row
+
+
+# MindSpore 2.10 CPU with MS_DEV_RUNTIME_CONF="compile_statistics:True": a Cell with control flow (two kernel
+# graphs) whose backend steps come before its tree and `compile_graph` after it, then a @jit function.
+BACKEND_TEXT = textwrap.dedent("""\
+    [MS_RUNTIME_PROF]The jit_level is: O0, and enable kernelbykernel executor.
+    [MS_DEV_RUNTIME_CONF] config:  compile_statistics:True
+    [PROF]WaitAllCommInit costs 0.007 msec.
+    [PROF]ConstructKernelGraph costs 5.0 msec.
+    [PROF]BackendCommonOptimization costs 8.0 msec.
+    [PROF]OptimizeGraph costs 40.0 msec.
+    [PROF]CreateKernel costs 20.0 msec.
+    [PROF]CreateDeviceAddress costs 6.0 msec.
+    [PROF]ConstructKernelGraph costs 1.0 msec.
+    [PROF]OptimizeGraph costs 10.0 msec.
+    [PROF]CreateKernel costs 4.0 msec.
+    [PROF]CompileSubGraph costs 100.0 msec.
+    [PROF]GraphSchedulerLink costs 5.0 msec.
+    [PROF]GraphScheduler costs 13.0 msec.
+    [PROF]compile_backend_graph costs 120.0 msec.
+
+    TotalTime = 0.75, [3]
+    [type_inference]: 0.5
+    [validate]: 0.01
+    [task_emit]: 0.15
+    Sums
+    [PROF]CleanCompileRes costs 10.0 msec.
+    [PROF]compile_graph costs 764.0 msec.
+    [PROF]PreLaunchCommKernel costs 0.016 msec.
+    (8, 4)
+    [PROF]ConstructKernelGraph costs 3.0 msec.
+    [PROF]OptimizeGraph costs 18.0 msec.
+    [PROF]CompileSubGraph costs 38.0 msec.
+    [PROF]GraphScheduler costs 4.0 msec.
+    [PROF]compile_backend_graph costs 44.0 msec.
+
+    TotalTime = 1.0, [2]
+    [type_inference]: 0.9
+    [task_emit]: 0.05
+    """)
+
+
+def test_backend_steps_belong_to_the_graph_they_compile():
+    from ms_lint.profiler.backend import backend_of
+
+    first, second = parse_profile(BACKEND_TEXT)
+    assert [p[0] for p in first.phases] == ["type_inference", "validate", "task_emit"]
+    names = [name for name, _ in first.backend]
+    assert names[0] == "WaitAllCommInit" and names[-3:] == ["CleanCompileRes", "compile_graph", "PreLaunchCommKernel"]
+    assert dict(first.backend)["compile_backend_graph"] == pytest.approx(0.12)
+    assert [name for name, _ in second.backend] == ["ConstructKernelGraph", "OptimizeGraph", "CompileSubGraph",
+                                                    "GraphScheduler", "compile_backend_graph"]
+    one = backend_of([first])
+    assert one.kernel_graphs == 2 and one.total_s == pytest.approx(0.12)
+    parts = dict(one.parts())
+    assert list(parts)[:2] == ["OptimizeGraph", "CreateKernel"]
+    assert parts["OptimizeGraph"] == pytest.approx(0.05) and parts["other"] == pytest.approx(0.12 - 0.099)
+    both = backend_of([first, second])
+    assert both.kernel_graphs == 3 and both.total_s == pytest.approx(0.164)
+    assert next(s for s in both.steps if s.name == "OptimizeGraph").parent == "CompileSubGraph"
+
+
+def test_backend_line_in_the_text_report_and_json():
+    from ms_lint.profiler.report import render_text, to_json
+
+    profile = _synthetic_profile()
+    profile.run.compiles[0].backend = [("ConstructKernelGraph", 0.004), ("OptimizeGraph", 0.016),
+                                       ("CompileSubGraph", 0.03), ("compile_backend_graph", 0.049)]
+    lines = render_text(profile).splitlines()
+    assert lines[2] == ("backend 49 ms of task_emit 0.50 s, 1 kernel graph: OptimizeGraph 16 ms, "
+                        "ConstructKernelGraph 4 ms, other 29 ms")
+    data = to_json(profile)["backend"]
+    assert data["kernel_graphs"] == 1 and data["total_s"] == 0.049
+    assert data["steps"][1] == {"name": "OptimizeGraph", "seconds": 0.016, "count": 1, "parent": "CompileSubGraph"}
+    assert to_json(_synthetic_profile())["backend"] == {"total_s": 0.0, "kernel_graphs": 0, "steps": []}
+    assert not render_text(_synthetic_profile()).splitlines()[2].startswith("backend")
+
+
+def test_runtime_conf_keeps_the_users_keys():
+    from ms_lint.profiler.runner import runtime_conf
+
+    assert runtime_conf(None) == "compile_statistics:True"
+    merged = runtime_conf("memory_statistics:True, compile_statistics:False")
+    assert merged == "memory_statistics:True,compile_statistics:True"
+
+
+def test_overrides_load_the_rewritten_copy_under_the_modules_own_name(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    from ms_lint.profiler.child import _Overrides
+
+    (tmp_path / "helper_mod_p20.py").write_text("VALUE = 'original'\n")
+    copy = tmp_path / "_ms_lint_verify_confirm_1234.py"
+    copy.write_text("VALUE = 'rewritten'\nFILE = __file__\n")
+    (tmp_path / "pkg_p20").mkdir()
+    (tmp_path / "pkg_p20" / "__init__.py").write_text("")
+    (tmp_path / "pkg_p20" / "other.py").write_text("from . import sibling\nVALUE = sibling.VALUE\n")
+    (tmp_path / "pkg_p20" / "sibling.py").write_text("VALUE = 'original'\n")
+    sibling_copy = tmp_path / "pkg_p20" / "_ms_lint_verify_confirm_5678.py"
+    sibling_copy.write_text("VALUE = 'rewritten sibling'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    finder = _Overrides({str(tmp_path / "helper_mod_p20.py"): str(copy),
+                         str(tmp_path / "pkg_p20" / "sibling.py"): str(sibling_copy)})
+    monkeypatch.setattr(sys, "meta_path", [finder] + sys.meta_path)
+    try:
+        helper = importlib.import_module("helper_mod_p20")
+        assert (helper.__name__, helper.VALUE, helper.FILE) == ("helper_mod_p20", "rewritten", str(copy))
+        assert importlib.import_module("pkg_p20.other").VALUE == "rewritten sibling"  # relative import too
+    finally:
+        for name in ("helper_mod_p20", "pkg_p20", "pkg_p20.other", "pkg_p20.sibling"):
+            sys.modules.pop(name, None)

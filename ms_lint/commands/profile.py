@@ -37,8 +37,8 @@ def register(subparsers) -> None:
     parser.add_argument("--compiles", type=_positive_int, default=1, metavar="N",
                         help="script mode: stop the script right after its Nth new graph compile (default: 1)")
     parser.add_argument("--confirm", type=_positive_int, metavar="N",
-                        help="compile once more with each of the top N fixable findings' fix applied and report the "
-                             "measured saving next to the estimate")
+                        help="compile once more with each of the top N fixable findings' fix applied (in whichever "
+                             "of your files it is) and report the measured saving next to the estimate")
     parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
                         help="with --confirm: fresh processes per version, medians compared (default: 3)")
     parser.add_argument("--force", action="store_true",
@@ -115,8 +115,6 @@ def _run(args: argparse.Namespace) -> int:
         return _error(f"{path}: no such file")
     if args.function and args.script_args:
         return _error("--function compiles one target; script arguments (after --) are for script mode")
-    if args.confirm and not args.function:
-        return _error("--confirm needs --function (script mode cannot apply a fix to the running script)")
     try:
         configs, findings_for = _findings_source(args)
         config = configs.for_path(path)
@@ -138,16 +136,16 @@ def _run(args: argparse.Namespace) -> int:
                                        setup_name=setup_name, pythonpath=args.pythonpath, device=args.device,
                                        timeout=args.timeout, verify_config=config.verify,
                                        findings_for=findings_for, force=args.force)
-            if args.confirm:
-                from ms_lint.profiler.confirm import confirm
-
-                confirm(profile, args.confirm, config, args.timeout, repeat=args.repeat,
-                        progress=lambda text: print(text, file=sys.stderr, flush=True))
         else:
             print(f"ms-lint: profiling script {path} (stopping it after {args.compiles} graph compile(s)) ...",
                   file=sys.stderr, flush=True)
             profile = profile_script(path, args.script_args, compiles=args.compiles, pythonpath=args.pythonpath,
                                      device=args.device, timeout=args.timeout, findings_for=findings_for)
+        if args.confirm:
+            from ms_lint.profiler.confirm import confirm
+
+            confirm(profile, args.confirm, configs.for_path, args.timeout, repeat=args.repeat,
+                    progress=lambda text: print(text, file=sys.stderr, flush=True))
         if args.plot:
             from ms_lint.profiler.plot import plot
 

@@ -6,9 +6,10 @@
     profile.summary()        # "2 findings explain 1.37 s of 1.39 s compile time (99%)"
     profile.attribution      # lines, functions, findings with estimated seconds
 
-Modules: ``parse`` (MindSpore's timing tree and ``.ir`` dumps), ``runner`` (one profiled process), ``target`` (the
-verifier's inputs and imports), ``attribution`` (seconds by node share, joined with findings), ``session`` (the
-two modes), ``confirm`` (measured savings of fixes), ``report``, ``plot``, ``annotate`` (``check --profile-data``).
+Modules: ``parse`` (MindSpore's timing tree, the backend's ``[PROF]`` steps and ``.ir`` dumps), ``backend`` (the
+nesting of those steps), ``runner`` (one profiled process), ``target`` (the verifier's inputs and imports),
+``attribution`` (seconds by node share, joined with findings), ``session`` (the two modes), ``confirm`` (measured
+savings of fixes, in any of the user's files), ``report``, ``plot``, ``annotate`` (``check --profile-data``).
 Nothing here imports MindSpore: only the child process does.
 """
 

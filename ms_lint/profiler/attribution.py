@@ -249,5 +249,10 @@ def _join(findings: List[object], lines: Dict[Tuple[str, int], LineCost]) -> Lis
             joined[owner].lines.append(cost.line)
     for item in joined:
         item.lines.sort()
-    joined.sort(key=lambda j: (-j.seconds, j.finding.path, j.finding.line))
-    return joined
+    order = sorted(range(len(joined)), key=lambda i: (-joined[i].seconds, joined[i].finding.path,
+                                                      joined[i].finding.line))
+    moved = {old: new for new, old in enumerate(order)}
+    for cost in lines.values():  # ``owner`` indexes the sorted list
+        if cost.owner is not None:
+            cost.owner = moved[cost.owner]
+    return [joined[i] for i in order]

@@ -7,6 +7,9 @@ verifier's child for everything up to the call (MindSpore and device checks, imp
 which the profile does not time). Script mode runs ``SCRIPT.py ARGS`` as ``__main__`` and stops it right after its
 ``compiles``-th new graph compile, before that graph runs (graphs compiled earlier run as usual).
 
+``overrides`` (``{file: copy}``, for ``--confirm``) loads a rewritten copy in place of one of the user's files, under
+the file's own module name: a helper module the target imports, a sub-cell's module, or the script itself.
+
 The result goes to ``result.json`` in the working folder, as the verifier's does; the timing tree MindSpore prints
 goes to stdout, which the runner reads.
 """
@@ -31,8 +34,33 @@ def _dumped_graphs(folder):
     return count
 
 
+class _Overrides:
+    """A ``sys.meta_path`` finder: a module whose file is one of ``mapping``'s keys is loaded from its copy, under
+    its own name (so ``from cells import Net`` gets the rewrite; the copy is a sibling, so ``__file__``-relative
+    paths and MindSpore's reading of the source work as for the original)."""
+
+    def __init__(self, mapping):
+        self.mapping = {os.path.realpath(k): v for k, v in mapping.items()}
+
+    def find_spec(self, fullname, path, target=None):
+        import importlib.machinery
+        import importlib.util
+
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not spec.has_location:
+            return None
+        copy = self.mapping.get(os.path.realpath(spec.origin))
+        if copy is None:
+            return None
+        return importlib.util.spec_from_file_location(fullname, copy,
+                                                      submodule_search_locations=spec.submodule_search_locations)
+
+
 class ProfileChild(Child):
     def run(self):
+        overrides = self.req.get("overrides") or {}
+        if overrides:
+            sys.meta_path.insert(0, _Overrides(overrides))
         ms = self.import_mindspore()
         self.set_device(ms, self.req.get("device", "CPU"))
         if self.req.get("script"):
@@ -65,8 +93,9 @@ class ProfileChild(Child):
         self.stage("script")
         started = time.perf_counter()
         self.result["stopped"] = "script-ended"
+        overrides = {os.path.realpath(k): v for k, v in (self.req.get("overrides") or {}).items()}
         try:
-            runpy.run_path(script, run_name="__main__")
+            runpy.run_path(overrides.get(os.path.realpath(script), script), run_name="__main__")
         except StopAfterCompiles:
             self.result["stopped"] = "compile-limit"
         except SystemExit as exc:

@@ -11,8 +11,17 @@ The timing tree (MindSpore 2.10 prints it on stdout, once per compiled graph)::
     Sums
 
 Only the unindented ``[phase]: seconds`` lines after ``TotalTime`` are phases of the pipeline; the indented ones
-are their sub-steps. An ``.ir`` dump (``MS_DEV_SAVE_GRAPHS=1``) lists every node followed by its source trace,
-outermost frame first::
+are their sub-steps. With ``MS_DEV_RUNTIME_CONF="compile_statistics:True"`` the backend adds its own steps, each
+printed when it ends (children before parents), before the tree of the graph they compile (they run in its
+``task_emit``), and for a Cell a few after it::
+
+    [PROF]ConstructKernelGraph costs 4.168 msec.
+    [PROF]OptimizeGraph costs 16.186 msec.
+    [PROF]compile_backend_graph costs 48.947 msec.
+    ...
+    [PROF]compile_graph costs 764.389 msec.      (a Cell only: after its tree)
+
+An ``.ir`` dump (``MS_DEV_SAVE_GRAPHS=1``) lists every node followed by its source trace, outermost frame first::
 
       %0(CNode_14) = PrimFunc_Cast(%para3_input, I64(30)) ...
           : (<Tensor[Bool], ()>, <Int64, NoShape>) -> (<Tensor[Bool], ()>)
@@ -33,6 +42,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 _TOTAL = re.compile(r"^TotalTime = ([0-9.eE+-]+)")
 _PHASE = re.compile(r"^\[([^\]]+)\]: ([0-9.eE+-]+)")
 _FRAME = re.compile(r"# In file (.+?):(\d+)(?:~(\d+))?(?:, [\d~]+)?/(.*)/\s*$")
+_BACKEND = re.compile(r"^\[PROF\](\w+) costs ([0-9.eE+-]+) msec")
+AFTER_TREE = frozenset({"ParallelPostProcess", "CleanCompileRes", "compile_graph", "PreLaunchCommKernel"})
 _DUMP = re.compile(r"^(\d+)_(type_inference|validate)_(\d+)\.ir$")
 
 
@@ -42,6 +53,7 @@ class CompileTimes:
 
     total_s: float
     phases: List[Tuple[str, float]] = field(default_factory=list)
+    backend: List[Tuple[str, float]] = field(default_factory=list)  # ``[PROF]`` steps, in the order printed
 
     def phase(self, name: str) -> float:
         return sum(t for n, t in self.phases if n == name)
@@ -51,11 +63,22 @@ def parse_profile(text: str) -> List[CompileTimes]:
     """Every timing tree in ``text`` (a process's stdout), in order."""
     compiles: List[CompileTimes] = []
     current: Optional[CompileTimes] = None
+    pending: List[Tuple[str, float]] = []  # backend steps of the graph whose tree comes next
     for line in text.splitlines():
         total = _TOTAL.match(line)
         if total:
-            current = CompileTimes(float(total.group(1)))
+            current = CompileTimes(float(total.group(1)), backend=pending)
+            pending = []
             compiles.append(current)
+            continue
+        step = _BACKEND.match(line)
+        if step:
+            name, seconds = step.group(1), float(step.group(2)) / 1000
+            if name in AFTER_TREE and compiles and not pending:
+                compiles[-1].backend.append((name, seconds))
+            else:
+                pending.append((name, seconds))
+            current = None
             continue
         if current is None:
             continue
@@ -91,10 +114,13 @@ _SUBGRAPH = re.compile(r"^subgraph @(\S+?)(?:\(| parent:)")
 _CALL = re.compile(r"= call @(\S+?)\(")
 
 
-def read_nodes(ir_text: str) -> List[Node]:
-    """Every node of one dump (subgraph headers left out), with its trace, outermost frame first."""
+def read_graph(ir_text: str) -> Tuple[List[Node], Dict[str, List[Frame]]]:
+    """Every node of one dump, with its trace, outermost frame first; and each subgraph's header trace (the
+    ``# In file`` lines just above ``subgraph @name``: the function it was made from)."""
     nodes: List[Node] = []
+    headers: Dict[str, List[Frame]] = {}
     current: Optional[List[Frame]] = None
+    header: Optional[List[Frame]] = None  # the trace block just read, when it belongs to no node
     previous = ""
     graph = ""
     statement = ""
@@ -106,19 +132,30 @@ def read_nodes(ir_text: str) -> List[Node]:
                 if previous.startswith("# Fullname with scope"):  # a node (not a subgraph's header)
                     call = _CALL.search(statement)
                     nodes.append(Node(graph, call.group(1) if call else None, current))
+                    header = None
+                else:
+                    header = current
             match = _FRAME.match(line)
             if match:
                 start = int(match.group(2))
                 current.append(Frame(match.group(1), start, int(match.group(3) or start), match.group(4)))
             continue
-        current = None
+        block = header if current is not None else None  # a header ends right above its ``subgraph @`` line
+        current = header = None
         previous = line
         if line.startswith(("%", "Return(")):
             statement = line
         elif raw.startswith("subgraph @"):
             found = _SUBGRAPH.match(raw)
             graph = found.group(1) if found else ""
-    return nodes
+            if block is not None:
+                headers[graph] = block
+    return nodes, headers
+
+
+def read_nodes(ir_text: str) -> List[Node]:
+    """Every node of one dump (subgraph headers left out), with its trace, outermost frame first."""
+    return read_graph(ir_text)[0]
 
 
 def node_traces(ir_text: str) -> List[List[Frame]]:
@@ -142,13 +179,18 @@ _DEF_NAME = re.compile(r"(?:async\s+)?def\s+(\w+)")
 def count_nodes(ir_text: str, is_user_file: Callable[[str], bool]) -> NodeCounts:
     """Each node goes to the innermost frame in the user's files: the statement line, and the enclosing def.
 
-    A ``call @g(...)`` node goes where most of ``g``'s own nodes go: the calls that chain the iterations of an
-    unrolled loop carry only the call site in their trace (``y = self.loop(x)``), not the loop.
+    A ``call @g(...)`` node goes where most of ``g``'s own nodes go when ``g`` is made from the user's code: the
+    calls that chain the iterations of an unrolled loop carry only the call site in their trace
+    (``y = self.loop(x)``), not the loop. A call of one of MindSpore's own graphs (``_tensor_add_scalar``...) stays
+    where it is: such a graph is shared by every call with the same types, and its nodes carry the trace of the
+    first caller only (a loop's calls would all go to the line before the loop).
     """
     counts = NodeCounts()
     placed = []
     by_graph: Dict[str, Dict[Tuple[Frame, Optional[Frame]], int]] = {}
-    for node in read_nodes(ir_text):
+    nodes, headers = read_graph(ir_text)
+    users_graph = {name for name, frames in headers.items() if frames and is_user_file(frames[0].path)}
+    for node in nodes:
         counts.total += 1
         user = [f for f in node.frames if is_user_file(f.path)]
         statements = [f for f in user if not f.is_def]
@@ -163,7 +205,7 @@ def count_nodes(ir_text: str, is_user_file: Callable[[str], bool]) -> NodeCounts
             graph_spots = by_graph.setdefault(node.graph, {})
             graph_spots[spot] = graph_spots.get(spot, 0) + 1
     for node, spot in placed:
-        if node.callee is not None and by_graph.get(node.callee):
+        if node.callee in users_graph and by_graph.get(node.callee):
             spots = by_graph[node.callee]
             spot = max(spots, key=lambda s: (spots[s], -s[0].line))
         where, function = spot

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
+from ms_lint.profiler.backend import backend_of
 from ms_lint.profiler.session import Profile
 
 FORMAT_VERSION = 1
@@ -90,6 +91,7 @@ def to_json(profile: Profile) -> Dict[str, Any]:
         "graphs": len(profile.run.compiles),
         "stopped": profile.stopped,
         "phases": [{"name": n, "seconds": round(t, 5)} for n, t in attribution.phases],
+        "backend": _backend_json(profile),
         "unattributed_s": round(attribution.unattributed_s, 4),
         "rows": rows(profile),
         "lines": [{"path": profile.display(c.path), "real_path": c.path, "line": c.line, "text": c.text,
@@ -103,6 +105,27 @@ def to_json(profile: Profile) -> Dict[str, Any]:
         "notes": list(profile.notes),
         "summary": profile.summary(),
     }
+
+
+def _backend_json(profile: Profile) -> Dict[str, Any]:
+    backend = backend_of(profile.run.compiles)
+    return {"total_s": round(backend.total_s, 5), "kernel_graphs": backend.kernel_graphs,
+            "steps": [{"name": s.name, "seconds": round(s.seconds, 5), "count": s.count, "parent": s.parent}
+                      for s in backend.steps]}
+
+
+def backend_line(profile: Profile) -> str:
+    """``backend 49 ms of task_emit 73 ms, 1 kernel graph: OptimizeGraph 16 ms, ...``; empty without [PROF] lines."""
+    backend = backend_of(profile.run.compiles)
+    if not backend.total_s:
+        return ""
+    graphs = backend.kernel_graphs
+    emit = sum(t for name, t in profile.attribution.phases if name == "task_emit")
+    text = f"backend {_s(backend.total_s)}"
+    if emit:
+        text += f" of task_emit {_s(emit)}"
+    text += f", {graphs} kernel graph{'s' if graphs != 1 else ''}: "
+    return text + ", ".join(f"{name} {_s(t)}" for name, t in backend.parts())
 
 
 def render_json(profile: Profile) -> str:
@@ -127,6 +150,9 @@ def render_text(profile: Profile) -> str:
     what = "script ran" if profile.mode == "script" else "first call"
     out.append(f"compile {_s(attribution.compile_s)} in {graphs} graph{'s' if graphs != 1 else ''} "
                f"({what} {_s(first or 0.0)}); {shown}")
+    backend = backend_line(profile)
+    if backend:
+        out.append(backend)
     if profile.stopped:
         out.append(STOPPED.get(profile.stopped, f"the script stopped: {profile.stopped}"))
     everything = rows(profile)

@@ -4,6 +4,7 @@ The child (``ms_lint.profiler.child``) runs in a private temporary working folde
 off (the verifier's ``child_env``) and these switches on (MindSpore 2.10):
 
 * ``MS_JIT=COMPILE_PROFILE:1``: the per-phase timing tree on stdout (``MS_DEV_COMPILE_PROFILE`` does nothing);
+* ``MS_DEV_RUNTIME_CONF="compile_statistics:True"`` (added to the user's keys): the backend's ``[PROF]`` steps;
 * ``MS_DEV_SAVE_GRAPHS=1``, ``MS_DEV_SAVE_GRAPHS_PATH=<folder>/dumps``,
   ``MS_DEV_DUMP_IR_PASSES=type_inference,validate``: two ``.ir`` dumps per graph (about 15-40% more compile
   time measured; every pass dumped: about 3x).
@@ -33,11 +34,19 @@ DUMP_PASSES = "type_inference,validate"
 def profile_env(dump_dir: str, base: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     env = child_env(base)
     env["MS_JIT"] = "COMPILE_PROFILE:1"
+    env["MS_DEV_RUNTIME_CONF"] = runtime_conf(env.get("MS_DEV_RUNTIME_CONF"))
     env["MS_DEV_SAVE_GRAPHS"] = "1"
     env["MS_DEV_SAVE_GRAPHS_PATH"] = dump_dir
     env["MS_DEV_DUMP_IR_PASSES"] = DUMP_PASSES
     env.pop("MS_DEV_PRECOMPILE_ONLY", None)  # the backend compile (task_emit) is part of the cost
     return env
+
+
+def runtime_conf(value: Optional[str]) -> str:
+    """The user's ``MS_DEV_RUNTIME_CONF`` keys with ``compile_statistics:True`` (``key:value,key:value``)."""
+    keys = [k.strip() for k in (value or "").split(",") if k.strip()
+            and k.split(":")[0].strip() != "compile_statistics"]
+    return ",".join(keys + ["compile_statistics:True"])
 
 
 @dataclass

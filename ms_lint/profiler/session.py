@@ -227,6 +227,7 @@ def profile_script(script: str, argv: Sequence[str] = (), *, compiles: int = 1, 
     attribution = _attribute(run, [script], findings_for)
     profile = Profile(target=what, mode="script", run=run, attribution=attribution, display=display_path,
                       device=device, stopped=run.result.get("stopped"))
+    profile.request_args = {"request": request, "roots": roots}
     if run.result.get("script_error"):
         profile.notes.append(f"the script failed after {run.result.get('compiles')} compile(s): "
                              f"{run.result['script_error']}")
