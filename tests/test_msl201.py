@@ -643,10 +643,12 @@ def schedule(base="LearningRateSchedule", steps="_steps(warmup_steps, ratio, tot
             .replace(" OP ", f" {op} ").replace("EXTRA", extra))
 
 
-def test_schedule_with_checked_constants_and_float_divisions_gets_a_safe_select():
-    found = only(schedule())
+@pytest.mark.parametrize("steps", ["_steps(warmup_steps, ratio, total_steps)", "warmup_steps + 0",
+                                   "max(0, warmup_steps)", "int(warmup_steps)"])
+def test_schedule_with_checked_constants_and_float_divisions_gets_a_safe_select(steps):
+    found = only(schedule(steps=steps))
     assert found.fix_object.applicability == "safe"
-    outcome = fix(schedule(), select=["MSL201"])
+    outcome = fix(schedule(steps=steps), select=["MSL201"])
     assert "ops.where(ops.logical_and(self.warmup_steps != 0, global_step < self.warmup_steps)" in outcome.fixed
     assert not fix(outcome.fixed, unsafe=True, select=["MSL201"]).changed
 
@@ -657,6 +659,8 @@ def test_schedule_with_checked_constants_and_float_divisions_gets_a_safe_select(
     (dict(dtype="mstype.int32", op="//"), "a division"),  # integer division by zero is not a NaN
     (dict(steps="loose"), "one shape"),  # an unchecked argument may be a list: Tensor(loose) not provably 0-d
     (dict(steps="warmup_steps if warmup_steps else [0]"), "one shape"),
+    # checked, but args_type_check lets None through and Tensor(None, mstype.float32) does not raise
+    (dict(steps="warmup_steps"), "one shape"),
 ])
 def test_schedule_look_alikes_stay_unsafe(variant, reason):
     found = only(schedule(**variant))

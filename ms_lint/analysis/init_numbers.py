@@ -10,9 +10,13 @@ value is a number (a list would make a 1-d one). The proof, flow-sensitive along
   block, then the blocks around it); a compound statement on the way that binds the name ends the proof, and so
   does anything but a plain ``name = value``;
 * a guard on the way, ``if not isinstance(p, int): raise ...`` (the body only raises): ``p`` is a number after it;
-* a parameter reached at the top: a number when ``@mindspore._checkparam.args_type_check`` checks it against
-  ``int``/``float`` (that check lets ``None`` through: ``None`` in arithmetic or in ``Tensor(None, ...)`` raises in
-  ``__init__``, so no object exists whose constant is not a number);
+* a parameter reached at the top, when ``@mindspore._checkparam.args_type_check`` checks it against
+  ``int``/``float``: a number *or None* (the check lets ``None`` through, and ``Tensor(None, mstype.float32)``
+  does not raise in MindSpore 2.10: it makes a tensor of unknown rank). It is a number once arithmetic with a
+  number, ``max``/``min``, ``int()`` or a statement before the use that always computes ``p <op> number``
+  (``linear = max(1, total_steps - warmup)``) has run: each raises on ``None``. ``a or b`` is as sure as ``b``;
+  ``Tensor(x, ...)`` needs a number, a Python operand of graph arithmetic only a number or None (``None`` there
+  does not compile, before or after a rewrite);
 * ``math.log(...)`` and the other one-number ``math`` functions of numbers;
 * a call of a module function of the same module every ``return`` of which is a number, walked the same way.
 
@@ -31,14 +35,27 @@ NUMBER_TYPES = {"int", "float"}
 MATH_NUMBERS = {"log", "log2", "log10", "log1p", "exp", "expm1", "sqrt", "cos", "sin", "tan", "floor", "ceil",
                 "pow", "fabs"}
 CHECKER = "mindspore._checkparam.args_type_check"
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 Path = List[Tuple[Sequence[cst.BaseStatement], int]]  # (statements of a block, index) from the function down
 
 
+NO, NUMBER_OR_NONE, NUMBER = 0, 1, 2  # how sure: not known / a number or None / a number
+
+
 def is_number(ctx, func: cst.FunctionDef, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> bool:
     """``expr``, evaluated in ``func`` at the statement holding ``at``, is a Python number (see the module doc)."""
+    return number_level(ctx, func, expr, at, depth) == NUMBER
+
+
+def number_or_none(ctx, func: cst.FunctionDef, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+    """A number or ``None``: enough where the value is used in arithmetic (``None`` there raises)."""
+    return number_level(ctx, func, expr, at) >= NUMBER_OR_NONE
+
+
+def number_level(ctx, func: cst.FunctionDef, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> int:
     path = _path_to(func.body, at)
-    return path is not None and _Numbers(ctx, func).expr(expr, path, depth)
+    return NO if path is None else _Numbers(ctx, func).expr(expr, path, depth)
 
 
 class _Numbers:
@@ -46,79 +63,120 @@ class _Numbers:
         self.ctx = ctx
         self.func = func
 
-    def expr(self, expr: cst.BaseExpression, path: Path, depth: int) -> bool:
+    def expr(self, expr: cst.BaseExpression, path: Path, depth: int) -> int:
         if depth > MAX_DEPTH:
-            return False
+            return NO
         if isinstance(expr, (cst.Integer, cst.Float)):
-            return True
+            return NUMBER
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
-            return self.expr(expr.expression, path, depth + 1)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (
-                cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)):
-            return self.expr(expr.left, path, depth + 1) and self.expr(expr.right, path, depth + 1)
+            return NUMBER if self.expr(expr.expression, path, depth + 1) else NO  # -None raises
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
+            both = min(self.expr(expr.left, path, depth + 1), self.expr(expr.right, path, depth + 1))
+            return NUMBER if both else NO  # None in arithmetic raises
         if isinstance(expr, cst.IfExp):
-            return self.expr(expr.body, path, depth + 1) and self.expr(expr.orelse, path, depth + 1)
+            return min(self.expr(expr.body, path, depth + 1), self.expr(expr.orelse, path, depth + 1))
         if isinstance(expr, cst.BooleanOperation):
-            return self.expr(expr.left, path, depth + 1) and self.expr(expr.right, path, depth + 1)
+            left, right = self.expr(expr.left, path, depth + 1), self.expr(expr.right, path, depth + 1)
+            if not left or not right:
+                return NO
+            if isinstance(expr.operator, cst.Or):
+                return right  # a falsy left (0 or None) gives the right
+            return right if left == NUMBER else NUMBER_OR_NONE  # ``None and x`` is None
         if isinstance(expr, cst.Name):
             return self.name(expr.value, path, depth + 1)
         if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
             return self.call(expr, path, depth + 1)
-        return False
+        return NO
 
-    def call(self, call: cst.Call, path: Path, depth: int) -> bool:
+    def call(self, call: cst.Call, path: Path, depth: int) -> int:
         qualified = self.ctx.imports.qualify(call.func) or ""
         if qualified.startswith("math.") and qualified[5:] in MATH_NUMBERS:
-            return all(self.expr(a.value, path, depth) for a in call.args)
+            return NUMBER if all(self.expr(a.value, path, depth) for a in call.args) else NO
         if not isinstance(call.func, cst.Name):
-            return False
+            return NO
         name = call.func.value
         args = call_name_args(call)
         helper = self.ctx.scope.module_functions.get(name)
         if helper is None and self.ctx.imports.qualify(call.func) in (None, f"builtins.{name}", name):
             if name in NUMBER_TYPES and len(args) == 1 and len(call.args) == 1:
-                return True
+                return NUMBER  # int(x) returns an int or raises
             if name in ("max", "min") and len(args) >= 2 and len(call.args) == len(args):
-                return all(self.expr(a.value, path, depth) for a in args)
-            return False
+                # comparing None with a number raises
+                return NUMBER if all(self.expr(a.value, path, depth) for a in args) else NO
+            return NO
         if helper is None or helper is self.func:
-            return False
+            return NO
         returns = _returns(helper)
         if not returns or any(value is None for value, _ in returns):
-            return False
+            return NO
         inner = _Numbers(self.ctx, helper)
-        return all(inner.expr(value, where, depth) for value, where in returns)
+        return min(inner.expr(value, where, depth) for value, where in returns)
 
-    def name(self, name: str, path: Path, depth: int) -> bool:
-        """Walk back from the statement at the end of ``path`` to what binds ``name`` there."""
+    def name(self, name: str, path: Path, depth: int) -> int:
+        """Walk back from the statement at the end of ``path`` to what binds ``name`` there. A statement on the
+        way that unconditionally does arithmetic of ``name`` with a number raised if it was ``None``."""
+        not_none = False
         for level in range(len(path) - 1, -1, -1):
             stmts, index = path[level]
             if level < len(path) - 1 and not isinstance(stmts[index], cst.If) and name in _bound_names(
                     stmts[index]):
-                return False  # a loop's later binding reaches its start again; try/with: not followed
+                return NO  # a loop's later binding reaches its start again; try/with: not followed
             for position in range(index - 1, -1, -1):
                 stmt = stmts[position]
                 if _guards(stmt, name):
-                    return True
+                    return NUMBER
                 value = _plain_binding(stmt, name)
                 if value is not None:
-                    return self.expr(value, path[:level] + [(stmts, position)], depth)
+                    found = self.expr(value, path[:level] + [(stmts, position)], depth)
+                    return NUMBER if found and not_none else found
                 if name in _bound_names(stmt):
-                    return False
-        return self.parameter(name)
+                    return NO
+                if not not_none and self._arithmetic_of(stmt, name, path[:level] + [(stmts, position)], depth):
+                    not_none = True
+        found = self.parameter(name)
+        return NUMBER if found and not_none else found
 
-    def parameter(self, name: str) -> bool:
+    def _arithmetic_of(self, stmt: cst.BaseStatement, name: str, path: Path, depth: int) -> bool:
+        """``stmt`` is a simple statement that always evaluates ``name <op> number`` (or the reverse)."""
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        found: List[cst.BinaryOperation] = []
+
+        class Find(cst.CSTVisitor):
+            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+                found.append(node)
+
+            def visit_IfExp(self, node) -> bool:  # parts of these may not run
+                return False
+
+            visit_BooleanOperation = visit_Lambda = visit_ListComp = visit_GeneratorExp = visit_IfExp
+            visit_SetComp = visit_DictComp = visit_IfExp
+
+        stmt.visit(Find())
+        for node in found:
+            if not isinstance(node.operator, ARITHMETIC):
+                continue
+            for mine, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(mine, cst.Name) and mine.value == name and not (
+                        isinstance(other, cst.Name) and other.value == name):
+                    if self.expr(other, path, depth + 1) == NUMBER:
+                        return True
+        return False
+
+    def parameter(self, name: str) -> int:
+        """An argument ``@args_type_check`` checks against number types: a number or ``None`` (it lets
+        ``None`` through)."""
         params = list(self.func.params.posonly_params) + list(self.func.params.params) + list(
             self.func.params.kwonly_params)
         if not any(p.name.value == name for p in params):
-            return False
+            return NO
         for decorator in self.func.decorators:
             call = decorator.decorator
             if isinstance(call, cst.Call) and self.ctx.imports.qualify(call.func) == CHECKER:
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value == name:
-                        return _number_types(arg.value)
-        return False
+                        return NUMBER_OR_NONE if _number_types(arg.value) else NO
+        return NO
 
 
 def _number_types(expr: cst.BaseExpression) -> bool:

@@ -25,7 +25,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, code_of, short_code, suite_statements, walk_statements
-from ms_lint.analysis.init_numbers import is_number
+from ms_lint.analysis.init_numbers import is_number, number_or_none
 from ms_lint.analysis.values import FunctionValues, Kind
 
 Leaves = FrozenSet[str]
@@ -142,7 +142,7 @@ class ShapeLeaves:
                 value, method = assigned
                 if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
                     return False
-                if is_number(self.ctx, method, value, value):
+                if number_or_none(self.ctx, method, value, value):
                     return False
                 if isinstance(value, cst.Name):  # ``self.steps = steps``: the ``__init__`` default says
                     default = _scalar_default(method, value.value)
@@ -231,7 +231,7 @@ class ShapeLeaves:
             if assigned is not None and (_is_zero_d_factory(self.ctx, assigned[0], assigned[1])
                                          or self.ctx.imports.qualify(assigned[0]) in PYTHON_NUMBERS
                                          or self._zero_d_arithmetic(assigned[0], assigned[1], 0)
-                                         or is_number(self.ctx, assigned[1], assigned[0], assigned[0])):
+                                         or number_or_none(self.ctx, assigned[1], assigned[0], assigned[0])):
                 return NONE
             return self._opaque(expr, strict)
         return self._opaque(expr, strict)

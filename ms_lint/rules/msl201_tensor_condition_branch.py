@@ -550,10 +550,11 @@ class TensorConditionBranch(Rule):
                 def __init__(self, learning_rate, total_steps, warmup_steps=None, warmup_ratio=None):
                     super().__init__()
                     warmup_steps = _phase_steps(warmup_steps, warmup_ratio, total_steps)
+                    linear_steps = max(1, total_steps - warmup_steps)
                     self.learning_rate = learning_rate
                     self.warmup_steps = Tensor(warmup_steps, mstype.float32)
                     self.total_steps = Tensor(total_steps, mstype.float32)
-                    self.linear_steps = Tensor(max(1, total_steps - warmup_steps), mstype.float32)
+                    self.linear_steps = Tensor(linear_steps, mstype.float32)
                     self.zero_constant = Tensor(0.0, mstype.float32)
                     self.max = P.Maximum()
 
@@ -586,10 +587,11 @@ class TensorConditionBranch(Rule):
                 def __init__(self, learning_rate, total_steps, warmup_steps=None, warmup_ratio=None):
                     super().__init__()
                     warmup_steps = _phase_steps(warmup_steps, warmup_ratio, total_steps)
+                    linear_steps = max(1, total_steps - warmup_steps)
                     self.learning_rate = learning_rate
                     self.warmup_steps = Tensor(warmup_steps, mstype.float32)
                     self.total_steps = Tensor(total_steps, mstype.float32)
-                    self.linear_steps = Tensor(max(1, total_steps - warmup_steps), mstype.float32)
+                    self.linear_steps = Tensor(linear_steps, mstype.float32)
                     self.zero_constant = Tensor(0.0, mstype.float32)
                     self.max = P.Maximum()
 
