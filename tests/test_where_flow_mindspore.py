@@ -1,8 +1,9 @@
 """MSL201's whole-structure selects (``elif`` chains, several names, early returns) run with real MindSpore.
 
 Original and rewritten code are run in GRAPH_MODE (Cells) and under ``@ms.jit`` on inputs that take every path;
-outputs must match exactly, and so must gradients where the inputs are float and the fix is safe. The unsafe
-fixes of the multi-phase schedules are run too: their outputs match on every phase, 0-d and shape-(1,) steps.
+outputs must match exactly, and so must gradients where the inputs are float and the fix is safe (outside
+learning-rate schedules, whose gradients nobody takes). The multi-phase schedules' fixes are run on every phase,
+0-d and shape-(1,) steps, zero warmups included.
 """
 import importlib.util
 import itertools
@@ -102,8 +103,9 @@ def _steps(shape_one):
 
 @pytest.mark.parametrize("shape_one", [False, True], ids=["0-d", "shape-1"])
 def test_unsafe_schedule_chains_match_on_every_phase(tmp_path, shape_one):
-    """The fixture's schedules (a four-phase chain, an early return before an if/else): the unsafe fixes give
-    the same rate at every step, for a 0-d step and for an optimizer's shape-(1,) ``global_step``."""
+    """The fixture's schedules (a four-phase chain, an early return before an if/else): the fixes (safe now:
+    float divisions in a learning-rate schedule) give the same rate at every step, for a 0-d step and for an
+    optimizer's shape-(1,) ``global_step``."""
     path = FIXTURES / "branches" / "warmup_decay_chains.py"
     config = Config(root=str(FIXTURES)).with_overrides(select=["MSL201"])
     outcome = fix_text(read_source(str(path)), config, unsafe=True)
