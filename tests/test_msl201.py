@@ -661,6 +661,8 @@ def test_schedule_with_checked_constants_and_float_divisions_gets_a_safe_select(
     (dict(steps="warmup_steps if warmup_steps else [0]"), "one shape"),
     # checked, but args_type_check lets None through and Tensor(None, mstype.float32) does not raise
     (dict(steps="warmup_steps"), "one shape"),
+    # a base from elsewhere (it may create Parameters we cannot see)
+    (dict(base="LearningRateSchedule, nn.Cell"), "a division"),
 ])
 def test_schedule_look_alikes_stay_unsafe(variant, reason):
     found = only(schedule(**variant))
@@ -684,3 +686,10 @@ def test_step_helpers_that_do_not_prove_a_number_keep_the_fix_unsafe(helper):
     found = only(code)
     assert found.fix_object.applicability == "unsafe"
     assert "one shape" in found.fix_object.message
+
+
+def test_schedule_construct_with_a_second_input_keeps_the_division_unsafe():
+    """Only ``construct(self, global_step)`` is the optimizer's call; another input may carry a gradient."""
+    code = schedule().replace("def construct(self, global_step):", "def construct(self, global_step, scale):")
+    found = only(code)
+    assert found.fix_object.applicability == "unsafe" and "a division" in found.fix_object.message

@@ -7,9 +7,10 @@ elementwise; an inf or NaN there never reaches the result), so the hazard of ``x
 
 ``construct`` of an ``nn.LearningRateSchedule`` subclass is called by the optimizer (``Optimizer.get_lr`` ->
 ``self.learning_rate(self.global_step)``), after and outside the function the gradients are taken of; its one
-input is the integer step counter. When the class (and every class of its chain) also creates no ``Parameter``,
-nothing in it is a differentiation target, so no gradient passes through the select and the NaN has nowhere to
-go. Only float math qualifies: integer division or modulo by zero is not a NaN but an error or garbage, so each
+input is the integer step counter. When ``construct`` takes that one input only, every base of the class is the
+schedule class or a class of this module, and none of them creates a ``Parameter``, nothing in it is a
+differentiation target: a NaN in the backward pass of the select could only reach the step argument, and nobody
+differentiates a learning rate with respect to the step (the assumption, stated on the rule page). Only float math qualifies: integer division or modulo by zero is not a NaN but an error or garbage, so each
 hazard must have a visibly floating-point operand (a ``Tensor(..., mstype.float32)`` attribute, a float literal,
 a cast to a float dtype, or arithmetic with one of those).
 """
@@ -31,12 +32,21 @@ def gradient_free_schedule(ctx, values: FunctionValues) -> bool:
     from ms_lint.rewrites.where import _is_lr_schedule
 
     owner = values.owner
-    if owner is None or values.func.name.value != "construct":
+    func = values.func
+    if owner is None or func.name.value != "construct":
         return False
+    params = list(func.params.posonly_params) + list(func.params.params)
+    if len(params) != 2 or func.params.kwonly_params or func.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) \
+            or func.params.star_kwarg is not None:
+        return False  # ``construct(self, global_step)`` only: one input, the step the optimizer passes
     chain = list(ctx.attributes._class_chain(owner))
-    if not any(_is_lr_schedule(ctx.imports.qualify(b.value))
-               for cls in chain for b in ctx.scope.classes[cls].node.bases):
+    bases = [b.value for cls in chain for b in ctx.scope.classes[cls].node.bases]
+    if not any(_is_lr_schedule(ctx.imports.qualify(b)) for b in bases):
         return False
+    for base in bases:  # every base is the schedule class or a class of this module that we scan below
+        if not (_is_lr_schedule(ctx.imports.qualify(base))
+                or (isinstance(base, cst.Name) and base.value in chain)):
+            return False
     finder = _ParameterCalls(ctx)
     for cls in chain:
         ctx.scope.classes[cls].node.visit(finder)
