@@ -128,6 +128,9 @@ EXAMPLE_RUNS = {
     ("MSL201", 12): lambda m: [m.Schedule()(t(v)) for v in (2.0, 10.0, 25.0)],
     ("MSL201", 13): lambda m: [m.clamp_overflow(t(v, dt)) for dt in (np.float16, np.float32)
                                for v in ([1.0, 60000.0, -3.0], [np.inf, 2.0, -65504.0])],
+    ("MSL201", 14): lambda m: [m.LinearWarmup(**kw)(_step(v)) for v in (0, 3, 4, 10, 20, 30)
+                               for kw in (dict(learning_rate=0.1, total_steps=20, warmup_steps=4),
+                                          dict(learning_rate=0.1, total_steps=20, warmup_steps=0))],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -195,7 +198,14 @@ FIXTURE_RUNS = {
     "branches/warmup_decay_chains.py": lambda m: [
         m.ThreeRegimeLoss()(t(v), t(np.zeros(2))) for v in ([0.3, -0.5], [2.0, 3.0], [9.0, -7.0])
     ] + [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)]
-    + [m.RestartCosine(t_mult=k)(_step(v)) for k in (1, 2) for v in (0, 7, 10, 15, 23, 40)],
+    + [m.RestartCosine(t_mult=k)(_step(v)) for k in (1, 2) for v in (0, 7, 10, 15, 23, 40)]
+    + [getattr(m, name)()(_step(v, one)) for name in ("WarmupHoldCosine", "WarmupThenLinear")
+       for v in (0, 4, 9, 12, 14, 16, 30, 64, 65, 200) for one in (False, True)],
+    "branches/typed_schedules.py": lambda m: [
+        m.CoolDownSchedule(0.1, warmup_steps=w, keep_steps=3, decay_steps=10, final_steps=2, lr_end1=0.01)(
+            _step(v, one)) for w in (0, 4) for v in (0, 2, 4, 6, 8, 12, 16, 17, 18, 19, 40) for one in (False, True)
+    ] + [m.LinearDecaySchedule(0.05, 30, warmup_steps=w)(_step(v, one))
+         for w in (0, 5) for v in (0, 3, 5, 6, 29, 30, 31) for one in (False, True)],
     "branches/attention_masks.py": lambda m: [
         m.apply_padding_mask(t(np.ones((2, 3))), t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])),
         m.apply_padding_mask(t(np.ones((2, 3))), t(np.ones((2, 3)))),

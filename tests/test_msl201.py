@@ -599,3 +599,97 @@ def test_a_tuple_result_whose_returns_disagree_stays_unknown():
     code = NET_WITH_SEARCH.replace("        return res, found\n", "        if loss is None:\n"
                                    "            return res, True\n        return res, found\n")
     assert [f.line for f in findings(code)] == [line_of(code, "if found:")]
+
+
+# -- learning-rate schedules: float hazards are harmless, constants from checked arguments are 0-d -------------
+SCHEDULE = '''
+from mindspore import Parameter, Tensor, nn, ops
+from mindspore._checkparam import args_type_check
+from mindspore.common import dtype as mstype
+from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+
+
+def _steps(steps, ratio, total):
+    if ratio is None:
+        if not isinstance(steps, int):
+            raise TypeError("steps")
+        return steps
+    return int(total * ratio)
+
+
+class Warm(BASE):
+    @args_type_check(learning_rate=(int, float), warmup_steps=int, total_steps=int)
+    def __init__(self, learning_rate, total_steps, warmup_steps=None, ratio=None, loose=None):
+        super().__init__()
+        warmup = STEPS
+        self.learning_rate = learning_rate
+        self.warmup_steps = Tensor(warmup, DTYPE)
+        self.total_steps = Tensor(max(1, total_steps - warmup), mstype.float32)
+        EXTRA
+
+    def construct(self, global_step):
+        global_step = ops.cast(global_step, DTYPE)
+        if self.warmup_steps != 0 and global_step < self.warmup_steps:
+            percent = global_step OP self.warmup_steps
+        else:
+            percent = (self.total_steps - global_step) OP self.total_steps
+        return self.learning_rate * percent
+'''
+
+
+def schedule(base="LearningRateSchedule", steps="_steps(warmup_steps, ratio, total_steps)",
+             dtype="mstype.float32", op="/", extra="pass"):
+    return (SCHEDULE.replace("BASE", base).replace("STEPS", steps).replace("DTYPE", dtype)
+            .replace(" OP ", f" {op} ").replace("EXTRA", extra))
+
+
+@pytest.mark.parametrize("steps", ["_steps(warmup_steps, ratio, total_steps)", "warmup_steps + 0",
+                                   "max(0, warmup_steps)", "int(warmup_steps)"])
+def test_schedule_with_checked_constants_and_float_divisions_gets_a_safe_select(steps):
+    found = only(schedule(steps=steps))
+    assert found.fix_object.applicability == "safe"
+    outcome = fix(schedule(steps=steps), select=["MSL201"])
+    assert "ops.where(ops.logical_and(self.warmup_steps != 0, global_step < self.warmup_steps)" in outcome.fixed
+    assert not fix(outcome.fixed, unsafe=True, select=["MSL201"]).changed
+
+
+@pytest.mark.parametrize("variant, reason", [
+    (dict(base="nn.Cell"), "a division"),  # a plain Cell: its gradients may be taken
+    (dict(extra="self.scale = Parameter(Tensor(1.0, mstype.float32))"), "a division"),  # something to train
+    (dict(dtype="mstype.int32", op="//"), "a division"),  # integer division by zero is not a NaN
+    (dict(steps="loose"), "one shape"),  # an unchecked argument may be a list: Tensor(loose) not provably 0-d
+    (dict(steps="warmup_steps if warmup_steps else [0]"), "one shape"),
+    # checked, but args_type_check lets None through and Tensor(None, mstype.float32) does not raise
+    (dict(steps="warmup_steps"), "one shape"),
+    # a base from elsewhere (it may create Parameters we cannot see)
+    (dict(base="LearningRateSchedule, nn.Cell"), "a division"),
+])
+def test_schedule_look_alikes_stay_unsafe(variant, reason):
+    found = only(schedule(**variant))
+    assert found.fix_object.applicability == "unsafe"
+    assert reason in found.fix_object.message
+
+
+@pytest.mark.parametrize("helper", [
+    # the guard does not raise: the argument may still be anything
+    "if not isinstance(steps, int):\n        steps = steps\n    return steps",
+    # a loop rebinds the name after the guard
+    "if not isinstance(steps, int):\n        raise TypeError('x')\n    for s in range(2):\n        steps = [s]\n"
+    "    return steps",
+    # one path returns something that is not a number
+    "if not isinstance(steps, int):\n        raise TypeError('x')\n    if ratio:\n        return [steps]\n"
+    "    return steps",
+])
+def test_step_helpers_that_do_not_prove_a_number_keep_the_fix_unsafe(helper):
+    code = schedule(steps="_loose(warmup_steps, ratio)") + (
+        "\n\ndef _loose(steps, ratio):\n    " + helper + "\n")
+    found = only(code)
+    assert found.fix_object.applicability == "unsafe"
+    assert "one shape" in found.fix_object.message
+
+
+def test_schedule_construct_with_a_second_input_keeps_the_division_unsafe():
+    """Only ``construct(self, global_step)`` is the optimizer's call; another input may carry a gradient."""
+    code = schedule().replace("def construct(self, global_step):", "def construct(self, global_step, scale):")
+    found = only(code)
+    assert found.fix_object.applicability == "unsafe" and "a division" in found.fix_object.message

@@ -194,6 +194,17 @@ def test_cell_with_random_weights_verifies_with_the_rules_own_rewrite():
     assert v.verdict in ("verified", "tradeoff", "slower")
 
 
+@pytest.mark.parametrize("inputs", [None, "global_step=int32[1](0,3)", "global_step=int32[1](43,53)"])
+def test_typed_schedule_safe_select_verifies_with_zero_warmup(inputs):
+    """MSL201's safe fix of a schedule modelled on mindformers' (fixtures/verify/typed_schedule_*.py, a zero
+    warmup, an optimizer's shape-(1,) int32 step): outputs match in the hold phase, the floors and the decay."""
+    original, rewritten, path = _pair("typed_schedule")
+    v = verify_pair(original, rewritten, function="CoolDownSchedule", inputs=inputs, repeat=1, path=path,
+                    code="MSL201")
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True
+
+
 @pytest.mark.parametrize("inputs", [None, "global_step=float32:3.0", "global_step=float32:70.0"])
 def test_lr_chain_nested_where_rewrite_verifies(inputs):
     """The MSL201 rewrite of a five-phase if/elif chain (fixtures/verify/lr_chain_*.py), in the decay phase (the

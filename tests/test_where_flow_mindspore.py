@@ -1,8 +1,9 @@
 """MSL201's whole-structure selects (``elif`` chains, several names, early returns) run with real MindSpore.
 
 Original and rewritten code are run in GRAPH_MODE (Cells) and under ``@ms.jit`` on inputs that take every path;
-outputs must match exactly, and so must gradients where the inputs are float and the fix is safe. The unsafe
-fixes of the multi-phase schedules are run too: their outputs match on every phase, 0-d and shape-(1,) steps.
+outputs must match exactly, and so must gradients where the inputs are float and the fix is safe (outside
+learning-rate schedules, whose gradients nobody takes). The multi-phase schedules' fixes are run on every phase,
+0-d and shape-(1,) steps, zero warmups included.
 """
 import importlib.util
 import itertools
@@ -102,8 +103,9 @@ def _steps(shape_one):
 
 @pytest.mark.parametrize("shape_one", [False, True], ids=["0-d", "shape-1"])
 def test_unsafe_schedule_chains_match_on_every_phase(tmp_path, shape_one):
-    """The fixture's schedules (a four-phase chain, an early return before an if/else): the unsafe fixes give
-    the same rate at every step, for a 0-d step and for an optimizer's shape-(1,) ``global_step``."""
+    """The fixture's schedules (a four-phase chain, an early return before an if/else): the fixes (safe now:
+    float divisions in a learning-rate schedule) give the same rate at every step, for a 0-d step and for an
+    optimizer's shape-(1,) ``global_step``."""
     path = FIXTURES / "branches" / "warmup_decay_chains.py"
     config = Config(root=str(FIXTURES)).with_overrides(select=["MSL201"])
     outcome = fix_text(read_source(str(path)), config, unsafe=True)
@@ -171,17 +173,66 @@ class CoolDown(LearningRateSchedule):
 
 def test_schedule_written_like_real_code_matches(tmp_path):
     """A five-phase cool-down schedule in the form of the real ones (``P.Greater`` tests joined with ``and``, a
-    rebound ``global_step``): every ``if``/``elif`` offers the one chain fix, unsafe (divisions)."""
+    rebound ``global_step``): every ``if``/``elif`` offers the one chain fix, safe (float divisions in a
+    learning-rate schedule, every phase shaped like the step)."""
     found = [f for f in lint(MODELLED_ON_REAL) if f.code == "MSL201"]
     assert len(found) == 4 and all(f.fix_object is not None for f in found)
-    assert {f.fix_object.applicability for f in found} == {"unsafe"}
-    outcome = fix(MODELLED_ON_REAL, unsafe=True, select=["MSL201"])
+    assert {f.fix_object.applicability for f in found} == {"safe"}
+    outcome = fix(MODELLED_ON_REAL, unsafe=False, select=["MSL201"])
     assert outcome.fixed.count("ops.where(") == 4 and "percent" not in outcome.fixed
     assert not fix(outcome.fixed, unsafe=True, select=["MSL201"]).changed
     before, after = load(tmp_path, textwrap.dedent(MODELLED_ON_REAL)), load(tmp_path, outcome.fixed)
     for shape_one in (False, True):
         for step in _steps(shape_one):
             same(before.CoolDown()(step), after.CoolDown()(step))
+
+
+TYPED_CONFIGS = {
+    "CoolDownSchedule": [
+        dict(learning_rate=0.1, warmup_steps=4, keep_steps=3, decay_steps=10, final_steps=2, lr_end1=0.01,
+             lr_end2=0.001),
+        dict(learning_rate=0.1, warmup_steps=0, keep_steps=2, decay_steps=10, final_steps=3, lr_end1=0.01),
+        dict(learning_rate=0.1, warmup_ratio=0.1, total_steps=40, decay_steps=20),
+    ],
+    "LinearDecaySchedule": [
+        dict(learning_rate=0.05, total_steps=30, warmup_steps=5),
+        dict(learning_rate=0.05, total_steps=30, warmup_steps=0),
+    ],
+}
+
+
+@pytest.mark.parametrize("shape_one", [False, True], ids=["0-d", "shape-1"])
+def test_typed_schedules_safe_selects_match_on_every_phase_with_zero_warmup(tmp_path, shape_one):
+    """The schedules modelled on mindformers' (``@args_type_check`` arguments, a step helper, float32 constants):
+    the safe fixes (no ``--unsafe-fixes``) rewrite the two gradient-free schedules and give the same rate, shape
+    and dtype at every step of every phase, for a 0-d step and an optimizer's shape-(1,) ``global_step``,
+    including a zero warmup (where the untaken warmup side divides 0 by 0)."""
+    path = FIXTURES / "branches" / "typed_schedules.py"
+    config = Config(root=str(FIXTURES)).with_overrides(select=["MSL201"])
+    outcome = fix_text(read_source(str(path)), config, unsafe=False)
+    assert outcome.error is None and not outcome.problems
+    assert outcome.fixed.count("ops.where(") == 5
+    assert not fix(outcome.fixed, unsafe=False, select=["MSL201"]).changed
+    before, after = load(tmp_path, outcome.original), load(tmp_path, outcome.fixed)
+    steps = (0, 1, 3, 4, 5, 6, 8, 12, 16, 17, 18, 19, 25, 29, 30, 31, 45, 200)
+    for name, configs in TYPED_CONFIGS.items():
+        for kwargs in configs:
+            cells = getattr(before, name)(**kwargs), getattr(after, name)(**kwargs)
+            for value in steps:
+                step = Tensor(np.array([value] if shape_one else value, np.int32))
+                rate = cells[1](step)
+                same(cells[0](step), rate)
+                assert np.isfinite(rate.asnumpy()).all()
+
+
+def test_typed_schedule_example_matches_with_and_without_warmup(tmp_path):
+    before, after = _fixed_pair(tmp_path, rule_by_code("MSL201").INVALID[-1])
+    for kwargs in (dict(learning_rate=0.1, total_steps=20, warmup_steps=4),
+                   dict(learning_rate=0.1, total_steps=20, warmup_steps=0),
+                   dict(learning_rate=0.1, total_steps=20, warmup_ratio=0.25)):
+        for value in (0, 2, 4, 5, 19, 20, 30):
+            for step in (Tensor(np.array(value, np.int32)), Tensor(np.array([value], np.int32))):
+                same(before.LinearWarmup(**kwargs)(step), after.LinearWarmup(**kwargs)(step))
 
 
 def test_subcell_branches_match_but_a_counting_cell_counts_on_every_call(tmp_path):

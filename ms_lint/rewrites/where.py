@@ -26,8 +26,11 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, is_literal, literal_value
 
+# The ops the select rewrites write (``ops.where`` and the ``ops.logical_*`` of converted conditions).
+EMITTED_OPS = {"where", "logical_and", "logical_or", "logical_not"}
 CHEAP, HAZARD, EFFECT, RANDOM, CELL, UNKNOWN, CONST = (
     "cheap", "hazard", "effect", "random", "cell", "unknown", "const")
 
@@ -185,6 +188,11 @@ def call_target(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
         return "primitive", prim
     if isinstance(func, cst.Name) and qualified is None:
         return "builtin", func.value
+    if qualified is None and isinstance(func, cst.Attribute) and func.attr.value in EMITTED_OPS:
+        # A select an earlier rewrite of this chain built (``ops.where`` whose import the fix adds).
+        spelled = ctx.spell(f"mindspore.ops.{func.attr.value}")
+        if spelled is not None and spelled[0] == cst.Module(body=[]).code_for_node(func):
+            return "function", func.attr.value
     if isinstance(func, cst.Attribute):
         receiver = values.kind(func.value)
         if receiver is Kind.TENSOR:
@@ -224,6 +232,18 @@ class _BranchScan(cst.CSTVisitor):
         self.hazard: Optional[str] = None
         self.cell: Optional[str] = None  # the first sub-cell the branch calls
         self.calls = 0
+        self._gradient_free: Optional[bool] = None  # a learning-rate schedule's construct (where_schedule)
+
+    def _hazard(self, name: str, node: cst.CSTNode) -> None:
+        """Record the first numeric hazard, unless its inf/NaN provably reaches nothing here."""
+        from ms_lint.rewrites.where_schedule import gradient_free_schedule, harmless_hazard
+
+        if self.hazard is not None:
+            return
+        if self._gradient_free is None:
+            self._gradient_free = gradient_free_schedule(self.ctx, self.values)
+        if not harmless_hazard(self.ctx, self.values, node, self._gradient_free):
+            self.hazard = name
 
     def _block(self, why: str) -> None:
         if self.blocker is None:
@@ -241,21 +261,21 @@ class _BranchScan(cst.CSTVisitor):
             self.cell = name  # a select runs it on every call: unsafe unless its purity is proven
         elif category == UNKNOWN:
             self._block(f"a branch calls `{name}`: cannot see that it is cheap and free of side effects")
-        elif category == HAZARD and self.hazard is None:
-            self.hazard = name
+        elif category == HAZARD:
+            self._hazard(name, node)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         op = node.operator
         if isinstance(op, cst.MatrixMultiply):
             self._block("a branch does a matrix product: a select would compute it on every call")
         elif isinstance(op, (cst.Divide, cst.FloorDivide, cst.Modulo)):
-            if not self.values.is_constant(node.right) and self.hazard is None:
-                self.hazard = "/"
+            if not self.values.is_constant(node.right):
+                self._hazard("/", node)
         elif isinstance(op, cst.Power):
             exponent = node.right
             whole = isinstance(exponent, cst.Integer) and literal_value(exponent) >= 0
-            if not whole and self.hazard is None:
-                self.hazard = "**"
+            if not whole:
+                self._hazard("**", node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         for element in node.slice:
@@ -544,7 +564,9 @@ def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.Func
         first = args[0].value
         if isinstance(first, cst.Name) and method is not None:
             first = _scalar_default(method, first.value) or first
-        return is_literal(first) and isinstance(literal_value(first), (int, float))
+        if is_literal(first) and isinstance(literal_value(first), (int, float)):
+            return True
+        return method is not None and is_number(ctx, method, args[0].value, args[0].value)
     if last == "initializer" and len(args) >= 2:
         shape = args[1].value
         return is_literal(shape) and literal_value(shape) == ()

@@ -25,6 +25,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, code_of, short_code, suite_statements, walk_statements
+from ms_lint.analysis.init_numbers import is_number, number_or_none
 from ms_lint.analysis.values import FunctionValues, Kind
 
 Leaves = FrozenSet[str]
@@ -141,6 +142,8 @@ class ShapeLeaves:
                 value, method = assigned
                 if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
                     return False
+                if number_or_none(self.ctx, method, value, value):
+                    return False
                 if isinstance(value, cst.Name):  # ``self.steps = steps``: the ``__init__`` default says
                     default = _scalar_default(method, value.value)
                     return default is None or _literal_sequence(default)
@@ -226,10 +229,34 @@ class ShapeLeaves:
 
             assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
             if assigned is not None and (_is_zero_d_factory(self.ctx, assigned[0], assigned[1])
-                                         or self.ctx.imports.qualify(assigned[0]) in PYTHON_NUMBERS):
+                                         or self.ctx.imports.qualify(assigned[0]) in PYTHON_NUMBERS
+                                         or self._zero_d_arithmetic(assigned[0], assigned[1], 0)
+                                         or number_or_none(self.ctx, assigned[1], assigned[0], assigned[0])):
                 return NONE
             return self._opaque(expr, strict)
         return self._opaque(expr, strict)
+
+    def _zero_d_arithmetic(self, value: cst.BaseExpression, method: cst.FunctionDef, depth: int) -> bool:
+        """``self.decay_steps = total_steps - self.decay_start_steps`` in ``__init__``: arithmetic of Python
+        numbers and attributes that hold 0-d tensors (at least one), so a 0-d tensor."""
+        from ms_lint.rewrites.where import _is_zero_d_factory, init_assignment
+
+        if depth > 4 or not isinstance(value, cst.BinaryOperation) or isinstance(
+                value.operator, cst.MatrixMultiply):
+            return False
+        tensors = 0
+        for side in (value.left, value.right):
+            if isinstance(side, cst.Attribute) and isinstance(side.value, cst.Name) and side.value.value == "self":
+                assigned = init_assignment(self.ctx, self.values.owner, side.attr.value)
+                if assigned is None or not (_is_zero_d_factory(self.ctx, assigned[0], assigned[1])
+                                            or self._zero_d_arithmetic(assigned[0], assigned[1], depth + 1)):
+                    return False
+                tensors += 1
+            elif isinstance(side, cst.BinaryOperation) and self._zero_d_arithmetic(side, method, depth + 1):
+                tensors += 1
+            elif not is_number(self.ctx, method, side, value):
+                return False
+        return tensors > 0
 
     def _call(self, expr: cst.Call, depth: int, strict: bool) -> Optional[Leaves]:
         from ms_lint.rewrites.where import call_target, init_value

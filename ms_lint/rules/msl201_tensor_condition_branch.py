@@ -394,7 +394,8 @@ class TensorConditionBranch(Rule):
                 return scale * shift
             """,
         ),
-        # An early return and a branch with a temporary, as learning-rate schedules write them: one return.
+        # An early return and a branch with a temporary, as learning-rate schedules write them: one return. Safe
+        # although the branches divide: float math in a learning-rate schedule (no gradient passes through it).
         Invalid(
             """
             import mindspore as ms
@@ -445,7 +446,6 @@ class TensorConditionBranch(Rule):
                             self.peak_lr * (step / self.warmup),
                             self.end_lr + (self.peak_lr - self.end_lr) * (self.total - step) / (self.total - self.warmup)))
             """,
-            unsafe=True,
         ),
         # Sub-cells in the branches: a select runs both on every call; their purity is not proven, so unsafe.
         Invalid(
@@ -525,6 +525,81 @@ class TensorConditionBranch(Rule):
                 return ops.clamp(h, -c, c)
             """,
             unsafe=True,
+        ),
+        # A schedule written like mindformers': constants from `@args_type_check` arguments and a step helper
+        # (0-d), a guard against a zero warmup; float divisions in a learning-rate schedule: safe.
+        Invalid(
+            """
+            from mindspore import Tensor, ops
+            from mindspore._checkparam import args_type_check
+            from mindspore.common import dtype as mstype
+            from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+            from mindspore.ops import operations as P
+
+
+            def _phase_steps(steps, ratio, total_steps):
+                if ratio is None:
+                    if not isinstance(steps, int):
+                        raise TypeError("steps must be an int")
+                    return steps
+                return int(total_steps * ratio)
+
+
+            class LinearWarmup(LearningRateSchedule):
+                @args_type_check(learning_rate=(int, float), total_steps=int, warmup_steps=int, warmup_ratio=float)
+                def __init__(self, learning_rate, total_steps, warmup_steps=None, warmup_ratio=None):
+                    super().__init__()
+                    warmup_steps = _phase_steps(warmup_steps, warmup_ratio, total_steps)
+                    linear_steps = max(1, total_steps - warmup_steps)
+                    self.learning_rate = learning_rate
+                    self.warmup_steps = Tensor(warmup_steps, mstype.float32)
+                    self.total_steps = Tensor(total_steps, mstype.float32)
+                    self.linear_steps = Tensor(linear_steps, mstype.float32)
+                    self.zero_constant = Tensor(0.0, mstype.float32)
+                    self.max = P.Maximum()
+
+                def construct(self, global_step):
+                    global_step = ops.cast(global_step, mstype.float32)
+                    if self.warmup_steps != 0 and global_step < self.warmup_steps:
+                        percent = global_step / self.warmup_steps
+                    else:
+                        percent = self.max(self.zero_constant, (self.total_steps - global_step) / self.linear_steps)
+                    return self.learning_rate * percent
+            """,
+            fixed="""
+            from mindspore import Tensor, ops
+            from mindspore._checkparam import args_type_check
+            from mindspore.common import dtype as mstype
+            from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+            from mindspore.ops import operations as P
+
+
+            def _phase_steps(steps, ratio, total_steps):
+                if ratio is None:
+                    if not isinstance(steps, int):
+                        raise TypeError("steps must be an int")
+                    return steps
+                return int(total_steps * ratio)
+
+
+            class LinearWarmup(LearningRateSchedule):
+                @args_type_check(learning_rate=(int, float), total_steps=int, warmup_steps=int, warmup_ratio=float)
+                def __init__(self, learning_rate, total_steps, warmup_steps=None, warmup_ratio=None):
+                    super().__init__()
+                    warmup_steps = _phase_steps(warmup_steps, warmup_ratio, total_steps)
+                    linear_steps = max(1, total_steps - warmup_steps)
+                    self.learning_rate = learning_rate
+                    self.warmup_steps = Tensor(warmup_steps, mstype.float32)
+                    self.total_steps = Tensor(total_steps, mstype.float32)
+                    self.linear_steps = Tensor(linear_steps, mstype.float32)
+                    self.zero_constant = Tensor(0.0, mstype.float32)
+                    self.max = P.Maximum()
+
+                def construct(self, global_step):
+                    global_step = ops.cast(global_step, mstype.float32)
+                    percent = ops.where(ops.logical_and(self.warmup_steps != 0, global_step < self.warmup_steps), global_step / self.warmup_steps, self.max(self.zero_constant, (self.total_steps - global_step) / self.linear_steps))
+                    return self.learning_rate * percent
+            """,
         ),
     ]
 
