@@ -547,3 +547,59 @@ def test_contexts_left_by_a_freed_index_are_not_given_to_a_new_one_with_its_id()
     project._CONTEXTS[(id(new), "pkg.mod")] = "its own"
     project.claim(new)
     assert project._CONTEXTS.pop((id(new), "pkg.mod")) == "its own"
+
+
+def test_methods_of_objects_a_cell_holds_are_graph_code_when_construct_calls_them(tmp_path, capsys):
+    """``self.svd.qr(x)`` in ``construct`` with ``self.svd = SVD()`` in ``__init__``: SVD's method runs in the graph
+    (in another module, or this one); its other methods, and methods of objects built from arguments, do not."""
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/linalg.py": """\
+            from mindspore import nn, ops
+
+
+            class SVD(nn.Cell):
+                def qr(self, a):
+                    for _ in range(0, 100):
+                        a = ops.relu(a)
+                    return a
+
+                def unused(self, a):
+                    for _ in range(0, 100):
+                        a = ops.relu(a)
+                    return a
+
+
+            class Smoother:
+                def run(self, a):
+                    for _ in range(0, 32):
+                        a = ops.tanh(a)
+                    return a
+
+
+            class Local(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.smoother = Smoother()
+
+                def construct(self, x):
+                    return self.smoother.run(x)
+            """,
+        "pkg/loss.py": """\
+            from mindspore import nn
+
+            from pkg.linalg import SVD
+
+
+            class Loss(nn.Cell):
+                def __init__(self, solver):
+                    super().__init__()
+                    self.svd = SVD()
+                    self.solver = solver
+
+                def construct(self, x):
+                    return self.svd.qr(x) + self.solver.qr(x)
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/linalg.py", 6, "MSL103"), ("pkg/linalg.py", 18, "MSL103")]

@@ -727,6 +727,14 @@ class _GraphClosure:
             if found is None:
                 return None
             return found[0][0], found[1]
+        if head == "self" and rest.count(".") == 1 and caller is not None and caller.owner is not None:
+            # ``self.svd.svd(ab)`` with ``self.svd = SVD()`` in ``__init__``: a method of an object the class holds
+            attribute, method = rest.split(".")
+            held = self._held_class((module, caller.owner), attribute)
+            found = index.find_method(held, method) if held is not None else None
+            if found is None or found[0][0] not in index.project_modules:
+                return None
+            return found[0][0], found[1]
         if not rest and head in summary.functions:
             return module, summary.functions[head]
         target = index.definition(module, dotted)
@@ -737,6 +745,20 @@ class _GraphClosure:
             return None
         function = owner.functions.get(target[1])
         return (target[0], function) if function is not None else None
+
+    def _held_class(self, ref: ClassRef, attribute: str) -> Optional[ClassRef]:
+        """The project class of ``self.<attribute>``: built in an ``__init__`` of the class or a base
+        (``self.svd = SVD()``) or handed to it under a class annotation; None when unknown or not the project's."""
+        index = self.index
+        for owner in index.method_owner_chain(ref):
+            info = index.class_summary(owner)
+            if info is None:
+                continue
+            written = info.attribute_classes.get(attribute) or info.attribute_declared.get(attribute)
+            if written is not None:
+                held = index.class_ref(owner[0], written)
+                return held if held is not None and held[0] in index.project_modules else None
+        return None
 
     def _add(self, module: str, function: FunctionSummary, why: str) -> None:
         key = (module, function.qualname)
