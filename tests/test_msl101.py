@@ -1125,3 +1125,32 @@ def test_the_counter_read_between_its_start_and_the_loop_is_not_rewritten():
     """
     found = findings(body)
     assert len(found) == 1 and found[0].fix is None
+
+
+def test_a_loop_over_the_pieces_of_a_split_is_a_loop_over_a_tensor_axis():
+    code = textwrap.dedent("""\
+        from mindspore import nn, ops
+        from mindspore.ops import operations as P
+
+
+        class Overlap(nn.Cell):
+            def __init__(self, degree=2):
+                super().__init__()
+                self.split = P.Split(axis=2, output_num=degree).shard(((1, 1, 1, 1),))
+                self.parts = [degree]
+                self.concat = P.Concat(2)
+
+            def construct(self, x):
+                out = []
+                for piece in self.split(x):
+                    out.append(ops.relu(piece))
+                chunks = []
+                for piece in ops.chunk(x, 4, axis=0):
+                    chunks.append(piece * 2)
+                for part in self.parts:
+                    x = x * part
+                return self.concat(out), ops.cat(chunks), x
+        """)
+    found = lint(code, select=["MSL101"])
+    assert [(f.line, f.message.split(":")[0]) for f in found] == [
+        (14, "loop over `self.split(x)`"), (17, "loop over `ops.chunk(x, 4, axis=0)`")]

@@ -24,6 +24,7 @@ from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, whil
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.tensor_counter import TensorCounterBuilder
+from ms_lint.analysis.pieces import pieces_of
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 
@@ -361,8 +362,10 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         return None
 
     def _tensor_iterable(self, expr: cst.BaseExpression) -> bool:
-        """A Tensor (or ``ops.unstack(x)``) iterated directly; see ``surely_tensor`` for the evidence needed."""
-        if unstack_source(self.context, self.context.scope.owner_of.get(self.function), expr) is not None:
+        """A Tensor (or ``ops.unstack(x)``, ``self.split(x)``: a Tensor's pieces) iterated directly; see
+        ``surely_tensor`` for the evidence needed."""
+        owner = self.context.scope.owner_of.get(self.function)
+        if unstack_source(self.context, owner, expr) is not None or pieces_of(self.context, owner, expr) is not None:
             return True
         return surely_tensor(self._resolver(), expr, self.function)
 
