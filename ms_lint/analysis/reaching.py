@@ -14,7 +14,7 @@ are treated as falling through, which only adds reaching bindings (an over-appro
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -26,11 +26,12 @@ ENTRY = 0  # the "binding" a use sees when no statement of the function bound th
 State = Dict[str, FrozenSet[int]]
 
 
-class ReachingBindings:
-    """Reaching bindings of the names a function binds more than once (or binds and also takes as a parameter)."""
+class ReachingSites:
+    """Which binding sites reach each use of the tracked names: a fact of the function's tree alone, so it is
+    computed once per function and shared by every value model built for it (one per argument-kind combination
+    a caller asks about)."""
 
-    def __init__(self, func: cst.FunctionDef, parameter_kinds: Dict[str, "object"]):
-        self.parameter_kinds = parameter_kinds  # name -> Kind of parameters (what ENTRY means for them)
+    def __init__(self, func: cst.FunctionDef):
         statements = list(walk_statements(suite_statements(func.body), into_defs=False))
         counts: Dict[str, int] = {}
         for stmt in statements:
@@ -39,45 +40,8 @@ class ReachingBindings:
         params = {p.name.value for p in all_params(func)}
         self.tracked: Set[str] = {n for n, c in counts.items() if c > 1 or n in params} - _untracked(func)
         self.sites: Dict[int, FrozenSet[int]] = {}  # id(Name use) -> reaching binding sites (statement ids)
-        self.current: Dict[Tuple[int, str], List[object]] = {}  # kinds recorded in this pass
-        self.previous: Dict[Tuple[int, str], List[object]] = {}  # ... and in the passes before
         if self.tracked:
             self._block(suite_statements(func.body), {})
-
-    # -- kinds, fed by the value model's passes -----------------------------------------------------------------
-    def new_pass(self) -> None:
-        self.previous.update(self.current)
-        self.current = {}
-
-    def record(self, stmt: cst.BaseStatement, name: str, kind) -> None:
-        if name in self.tracked:
-            self.current.setdefault((id(stmt), name), []).append(kind)
-
-    def kind_at(self, use: cst.Name):
-        """The join of the kinds of the bindings that reach this use; None when the name is not tracked here,
-        or when a reaching binding has no kind yet (the caller then uses the function-wide join)."""
-        from ms_lint.analysis.values import join
-
-        sites = self.sites.get(id(use))
-        if sites is None:
-            return None
-        kinds: List[object] = []
-        for site in sites:
-            if site == ENTRY:
-                if use.value in self.parameter_kinds:
-                    kinds.append(self.parameter_kinds[use.value])
-                continue  # a local read before any binding on this path: an error at run time, not a value
-            found = self.current.get((site, use.value)) or self.previous.get((site, use.value))
-            if found is None:
-                return None
-            kinds.extend(found)
-        if not kinds:
-            return None
-        found = join(kinds)  # type: ignore[arg-type]
-        # Unknown here says less than the function-wide join: a name that holds a Tensor on one path is one on
-        # the others too in a graph (``done = self.false`` ... ``done, _ = self.env.step(a)``: MindSpore unifies
-        # the bindings that meet at a branch or loop), so the caller falls back to that join.
-        return None if found.value == "unknown" else found
 
     # -- the walk ---------------------------------------------------------------------------------------------------
     def _block(self, statements: Iterable[cst.BaseStatement], state: State) -> State:
@@ -136,6 +100,55 @@ class ReachingBindings:
         for name in find(node, cst.Name, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             if name.value in self.tracked and id(name) not in skipped:
                 self.sites[id(name)] = state.get(name.value, frozenset({ENTRY}))
+
+
+class ReachingBindings:
+    """Reaching bindings of the names a function binds more than once (or binds and also takes as a parameter),
+    with the kinds one value model records for each binding."""
+
+    def __init__(self, func: cst.FunctionDef, parameter_kinds: Dict[str, "object"],
+                 structure: Optional[ReachingSites] = None):
+        structure = structure if structure is not None else ReachingSites(func)
+        self.parameter_kinds = parameter_kinds  # name -> Kind of parameters (what ENTRY means for them)
+        self.tracked = structure.tracked
+        self.sites = structure.sites
+        self.current: Dict[Tuple[int, str], List[object]] = {}  # kinds recorded in this pass
+        self.previous: Dict[Tuple[int, str], List[object]] = {}  # ... and in the passes before
+
+    # -- kinds, fed by the value model's passes -----------------------------------------------------------------
+    def new_pass(self) -> None:
+        self.previous.update(self.current)
+        self.current = {}
+
+    def record(self, stmt: cst.BaseStatement, name: str, kind) -> None:
+        if name in self.tracked:
+            self.current.setdefault((id(stmt), name), []).append(kind)
+
+    def kind_at(self, use: cst.Name):
+        """The join of the kinds of the bindings that reach this use; None when the name is not tracked here,
+        or when a reaching binding has no kind yet (the caller then uses the function-wide join)."""
+        from ms_lint.analysis.values import join
+
+        sites = self.sites.get(id(use))
+        if sites is None:
+            return None
+        kinds: List[object] = []
+        for site in sites:
+            if site == ENTRY:
+                if use.value in self.parameter_kinds:
+                    kinds.append(self.parameter_kinds[use.value])
+                continue  # a local read before any binding on this path: an error at run time, not a value
+            found = self.current.get((site, use.value)) or self.previous.get((site, use.value))
+            if found is None:
+                return None
+            kinds.extend(found)
+        if not kinds:
+            return None
+        found = join(kinds)  # type: ignore[arg-type]
+        # Unknown here says less than the function-wide join: a name that holds a Tensor on one path is one on
+        # the others too in a graph (``done = self.false`` ... ``done, _ = self.env.step(a)``: MindSpore unifies
+        # the bindings that meet at a branch or loop), so the caller falls back to that join.
+        return None if found.value == "unknown" else found
 
 
 def _union(a: State, b: State) -> State:
