@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -38,17 +39,21 @@ def export_ref(ref: str, dest: str) -> str:
     return dest
 
 
-def run_engine(code_dir: str, target: str, cwd: str, jobs: int) -> Tuple[List[dict], float]:
+def run_engine(code_dir: str, target: str, cwd: str, jobs: int) -> Tuple[List[dict], float, float]:
+    """(findings, wall seconds, CPU seconds: user + system of the command and its workers)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = code_dir + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     command = [sys.executable, "-m", "ms_lint", "check", "--no-cache", "--exit-zero", "--format", "json",
                "--jobs", str(jobs), target]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode not in (0, 2) or "Traceback" in done.stderr:
         raise SystemExit(f"ms-lint from {code_dir} failed on {target}:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout), wall
+    return json.loads(done.stdout), wall, cpu
 
 
 def key(finding: dict) -> Tuple:
@@ -113,12 +118,12 @@ def main(argv=None) -> int:
             else:
                 throughput.copy_python_files(kind, root)
             target = os.path.relpath(root, workdir)
-            old, old_wall = run_engine(old_dir, target, workdir, args.jobs)
-            new, new_wall = run_engine(args.new_dir, target, workdir, args.jobs)
+            old, old_wall, old_cpu = run_engine(old_dir, target, workdir, args.jobs)
+            new, new_wall, new_cpu = run_engine(args.new_dir, target, workdir, args.jobs)
             lines = differences(old, new)
             verdict = "identical" if not lines else f"{len(lines)} differences"
-            print(f"{kind}: {len(old)} findings ({base_name}, {old_wall:.1f} s) / {len(new)} (new, {new_wall:.1f} s): "
-                  f"{verdict}")
+            print(f"{kind}: {len(old)} findings ({base_name}: {old_wall:.1f} s wall, {old_cpu:.1f} s CPU) / "
+                  f"{len(new)} (new: {new_wall:.1f} s wall, {new_cpu:.1f} s CPU): {verdict}")
             for line in lines:
                 print("  " + line)
             differing += bool(lines)
