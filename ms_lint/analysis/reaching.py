@@ -165,18 +165,22 @@ def _skipped_names(node: cst.CSTNode) -> Set[int]:
     """Name nodes in ``node`` that are not reads of the function's locals: assignment targets, attribute names
     (``x.name``), keyword names, and every name of a comprehension's own variables inside it."""
     skipped: Set[int] = set()
-    for target in find(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-        inner = target.target
-        if isinstance(inner, cst.Name):
-            skipped.add(id(inner))
-        elif isinstance(inner, (cst.Tuple, cst.List)):
-            skipped.update(id(n) for n in find(inner, cst.Name) if not _inside_subscript_or_attribute(inner, n))
-    for attribute in find(node, cst.Attribute):
-        skipped.add(id(attribute.attr))
-    for arg in find(node, cst.Arg):
-        if arg.keyword is not None:
-            skipped.add(id(arg.keyword))
-    for comp in find(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+    comprehensions = []
+    for found in find(node, _SKIP_NODES):  # one walk; the order does not matter (a set)
+        if isinstance(found, cst.Attribute):
+            skipped.add(id(found.attr))
+        elif isinstance(found, cst.Arg):
+            if found.keyword is not None:
+                skipped.add(id(found.keyword))
+        elif isinstance(found, _COMPREHENSIONS):
+            comprehensions.append(found)
+        else:  # an assignment's target
+            inner = found.target
+            if isinstance(inner, cst.Name):
+                skipped.add(id(inner))
+            elif isinstance(inner, (cst.Tuple, cst.List)):
+                skipped.update(id(n) for n in find(inner, cst.Name) if not _inside_subscript_or_attribute(inner, n))
+    for comp in comprehensions:
         own: Set[str] = set()
         clause = comp.for_in
         while clause is not None:
@@ -184,6 +188,10 @@ def _skipped_names(node: cst.CSTNode) -> Set[int]:
             clause = clause.inner_for_in
         skipped.update(id(n) for n in find(comp, cst.Name) if n.value in own)
     return skipped
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_SKIP_NODES = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Attribute, cst.Arg) + _COMPREHENSIONS
 
 
 def _inside_subscript_or_attribute(root: cst.CSTNode, name: cst.Name) -> bool:
@@ -198,15 +206,20 @@ def _untracked(func: cst.FunctionDef) -> Set[str]:
     """Names whose bindings the walk cannot place: bound in a try/match, by ``:=``, global/nonlocal, or read by a
     nested function or lambda (which runs later, seeing whatever binding is current then)."""
     names: Set[str] = set()
-    for node in find(func.body, (cst.Try, cst.Match) if hasattr(cst, "Match") else (cst.Try,)):
-        for stmt in walk_statements([node], into_defs=False):
-            names.update(written_names(stmt))
-        names.update(t for handler in getattr(node, "handlers", ())
-                     if handler.name is not None for t in target_names(handler.name.name))
-    for walrus in find(func.body, cst.NamedExpr):
-        names.update(target_names(walrus.target))
-    for decl in find(func.body, (cst.Global, cst.Nonlocal)):
-        names.update(n.name.value for n in decl.names)
-    for nested in find(func.body, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        names.update(n.value for n in find(nested, cst.Name))
+    for node in find(func.body, _UNTRACKED_NODES):  # one walk; the order does not matter (a set)
+        if isinstance(node, _TRY_NODES):
+            for stmt in walk_statements([node], into_defs=False):
+                names.update(written_names(stmt))
+            names.update(t for handler in getattr(node, "handlers", ())
+                         if handler.name is not None for t in target_names(handler.name.name))
+        elif isinstance(node, cst.NamedExpr):
+            names.update(target_names(node.target))
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            names.update(n.name.value for n in node.names)
+        else:  # a nested function, lambda or class
+            names.update(n.value for n in find(node, cst.Name))
     return names
+
+
+_TRY_NODES = (cst.Try, cst.Match) if hasattr(cst, "Match") else (cst.Try,)
+_UNTRACKED_NODES = _TRY_NODES + (cst.NamedExpr, cst.Global, cst.Nonlocal, cst.FunctionDef, cst.Lambda, cst.ClassDef)
