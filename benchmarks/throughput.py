@@ -411,8 +411,9 @@ def main(argv=None) -> int:
             root = os.path.join(workdir, f"corpus{index}")
             if source == "<packages>":
                 copy_packages(root)
-            elif source == "<cells>":
-                cell_corpus.build(root, 150, 3000, args.seed)
+            elif source == "<cells>":  # in a child: building it here would raise the RSS every command forks from
+                subprocess.run([sys.executable, os.path.join(HERE, "cell_corpus.py"), root, "--modules", "150",
+                                "--big-cells", "3000", "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL)
             elif source == "<synthetic>":
                 synthetic.build(root, args.files, args.seed)
             else:
