@@ -1,8 +1,15 @@
 """Throughput of ``ms-lint check`` (cold, warm, one file edited) against flake8 and ruff, on the same files.
 
-    python benchmarks/throughput.py                      # MindSpore's source (if installed) and the synthetic corpus
-    python benchmarks/throughput.py --corpus synthetic   # no MindSpore needed
+    python benchmarks/throughput.py                      # the three corpus kinds: MindSpore's source (if installed),
+                                                         # the eight model packages, the generated Cell-heavy corpus
+    python benchmarks/throughput.py --corpus packages,cells   # a comma-separated choice of corpora
+    python benchmarks/throughput.py --corpus synthetic   # the small mostly-framework synthetic corpus (corpus.py)
     python benchmarks/throughput.py --corpus PATH        # any folder of Python files
+
+Corpora: ``mindspore`` (the installed package's source), ``packages`` (the eight packages of the real-code corpus,
+mindformers 2.1.0 ... mindarmour 2.0.0, fetched with ``pip download --no-deps`` into ``benchmarks/.realcode/`` by
+``benchmarks/realcode.py`` when missing), ``cells`` (``benchmarks/cell_corpus.py``: a 55k-line file of 3,000 Cells
+and a package of 150 Cell modules), ``synthetic`` (``benchmarks/corpus.py``).
 
 Each corpus is copied (``.py`` files only) into a temporary folder, so the edited-file runs never touch the
 original. The commands run in rounds, one of each per round, so a noisy neighbour slows all of them alike:
@@ -43,7 +50,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
+import cell_corpus  # noqa: E402  (benchmarks/cell_corpus.py)
 import corpus as synthetic  # noqa: E402  (benchmarks/corpus.py)
+
+# The eight model packages of the real-code corpus (benchmarks/realcode/), as ``name@version``.
+PACKAGES = ("mindformers@2.1.0", "mindspore-rl@0.7.0", "mindpet@1.0.4", "mindspore-gs@1.4.1", "mindflow-gpu@0.2.0",
+            "mindearth-gpu@0.2.0", "mindsponge-gpu@1.0.0rc1", "mindarmour@2.0.0")
+CORPORA = ("mindspore", "packages", "cells")  # what ``auto`` runs
 
 DEFAULT_OUTPUT = os.path.join(HERE, "results", "throughput.md")
 
@@ -128,6 +141,15 @@ def mindspore_source() -> Optional[str]:
     if spec is None or not spec.submodule_search_locations:
         return None
     return list(spec.submodule_search_locations)[0]
+
+
+def copy_packages(dest: str) -> None:
+    """The eight packages' Python files, each under ``dest/<name>-<version>/`` (downloaded when missing)."""
+    import realcode  # benchmarks/realcode.py: pip download --no-deps + unzip, cached in benchmarks/.realcode/
+
+    for package in PACKAGES:
+        name, version = package.split("@")
+        copy_python_files(realcode.package_root(package), os.path.join(dest, f"{name}-{version}"))
 
 
 def python_files(root: str) -> List[str]:
@@ -332,7 +354,8 @@ def render(label: str, files: int, lines: int, edited: str, series: Dict[str, Se
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="ms-lint throughput against flake8 and ruff")
     parser.add_argument("--corpus", default="auto",
-                        help="auto (MindSpore's source if installed, plus synthetic), mindspore, synthetic, or a path")
+                        help="auto (mindspore,packages,cells), or a comma-separated list of mindspore, packages, "
+                             "cells, synthetic and folders")
     parser.add_argument("--runs", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes for ms-lint and flake8 (default: all)")
     parser.add_argument("--files", type=int, default=600, help="synthetic corpus size in files (default 600)")
@@ -343,20 +366,29 @@ def main(argv=None) -> int:
     jobs = args.jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
 
-    corpora: List[Tuple[str, str]] = []  # (label, source or "")
-    if args.corpus in ("auto", "mindspore"):
-        source = mindspore_source()
-        if source is not None:
-            version = versions().get("mindspore", "?")
-            corpora.append((f"MindSpore {version} source (installed `mindspore` package)", source))
-        elif args.corpus == "mindspore":
-            parser.error("mindspore is not installed; use --corpus synthetic")
-    if args.corpus in ("auto", "synthetic"):
-        corpora.append((f"Synthetic corpus (`benchmarks/corpus.py --files {args.files} --seed {args.seed}`)", ""))
-    if args.corpus not in ("auto", "mindspore", "synthetic"):
-        if not os.path.isdir(args.corpus):
-            parser.error(f"{args.corpus}: not a folder")
-        corpora.append((f"`{args.corpus}`", os.path.abspath(args.corpus)))
+    chosen = list(CORPORA) if args.corpus == "auto" else [c.strip() for c in args.corpus.split(",") if c.strip()]
+    corpora: List[Tuple[str, str]] = []  # (label, kind or path)
+    for kind in chosen:
+        if kind == "mindspore":
+            source = mindspore_source()
+            if source is not None:
+                corpora.append((f"MindSpore {versions().get('mindspore', '?')} source (installed `mindspore` package)",
+                                source))
+            elif args.corpus != "auto":
+                parser.error("mindspore is not installed; use --corpus packages,cells")
+        elif kind == "packages":
+            corpora.append(("Eight model packages (" + ", ".join(p.replace("@", " ") for p in PACKAGES) + ")",
+                            "<packages>"))
+        elif kind == "cells":
+            corpora.append(("Generated Cell-heavy corpus (`benchmarks/cell_corpus.py --modules 150 --big-cells 3000 "
+                            f"--seed {args.seed}`)", "<cells>"))
+        elif kind == "synthetic":
+            corpora.append((f"Synthetic corpus (`benchmarks/corpus.py --files {args.files} --seed {args.seed}`)",
+                            "<synthetic>"))
+        elif os.path.isdir(kind):
+            corpora.append((f"`{kind}`", os.path.abspath(kind)))
+        else:
+            parser.error(f"{kind}: not a corpus name (mindspore, packages, cells, synthetic) nor a folder")
 
     header = [
         "## Throughput",
@@ -377,10 +409,15 @@ def main(argv=None) -> int:
         ms_lint_env = snapshot_ms_lint(workdir)
         for index, (label, source) in enumerate(corpora):
             root = os.path.join(workdir, f"corpus{index}")
-            if source:
-                copy_python_files(source, root)
-            else:
+            if source == "<packages>":
+                copy_packages(root)
+            elif source == "<cells>":  # in a child: building it here would raise the RSS every command forks from
+                subprocess.run([sys.executable, os.path.join(HERE, "cell_corpus.py"), root, "--modules", "150",
+                                "--big-cells", "3000", "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL)
+            elif source == "<synthetic>":
                 synthetic.build(root, args.files, args.seed)
+            else:
+                copy_python_files(source, root)
             sections.append(run_corpus(label, root, workdir, args.runs, jobs, tools, ms_lint_env))
             shutil.rmtree(root, ignore_errors=True)
             shutil.rmtree(os.path.join(workdir, ".ms_lint_cache"), ignore_errors=True)

@@ -38,6 +38,7 @@ class ImportTable:
 
     def __init__(self, module: cst.Module, path: Optional[str] = None):
         self.aliases: Dict[str, str] = {}
+        self._qualified: Dict[str, Optional[str]] = {}
         self._package = module_package(path) if path else None
         for node in _import_nodes(module.body):
             self._add(node)
@@ -81,11 +82,14 @@ class ImportTable:
         name = dotted(expr)
         if name is None:
             return None
+        memo = self._qualified  # by dotted name: the aliases never change once read
+        if name in memo:
+            return memo[name]
         head, _, rest = name.partition(".")
         target = self.aliases.get(head)
-        if target is None:
-            return None
-        return canonical(f"{target}.{rest}" if rest else target)
+        found = None if target is None else canonical(f"{target}.{rest}" if rest else target)
+        memo[name] = found
+        return found
 
     def local_reference(self, qualified_name: str, avoid: Collection[str] = ()) -> Optional[str]:
         """How this module can spell ``qualified_name`` with imports it already has (``ms.vmap``), if at all.

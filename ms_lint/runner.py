@@ -158,9 +158,20 @@ def build_index(files: List[str], config: Config, use_cache: bool = True, cache_
     summaries = SummaryCache(store.load() if store else None)
     index = ProjectIndex.for_files(files, summaries, jobs=jobs, cell_bases=config.cell_bases,
                                    unresolved_construct_is_cell=config.unresolved_bases == "cell-if-construct")
-    if store is not None and summaries.dirty:
-        store.save(summaries.entries)
+    index.summary_store = store
+    save_summaries(index)
     return index
+
+
+def save_summaries(index) -> None:
+    """Store the index's summaries when some are new: those of the project's modules, read when the index is
+    built, and those of installed modules, read when a name first resolves to one (the cross-file fingerprints
+    of a run with a touched file read about a hundred of them; saved only at build time, every such run parsed
+    them again)."""
+    store = index.summary_store
+    if store is not None and index.cache.dirty:
+        store.save(index.cache.entries)
+        index.cache.dirty = False
 
 
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
@@ -202,6 +213,7 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         if missing:
             fingerprints.update({os.path.abspath(p): project().fingerprint_for(p) for p in missing})
             store.save(state, fingerprints)
+            save_summaries(project())
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:

@@ -97,6 +97,9 @@ class GraphScope:
         self.overloads: Dict[str, List[cst.FunctionDef]] = {}  # MultitypeFuncGraph name -> its registered functions
         self.registered_types: Dict[cst.FunctionDef, List[Optional[str]]] = {}  # overload -> "Tensor", "Number"...
         self.calls: List[ModuleCall] = find_module_calls(module)  # every call, for the roots and the cache rules
+        # Facts the value model derives from one function's tree alone (``ms_lint.analysis.values``), kept here so
+        # the several models of one function (one per argument-kind combination) share them.
+        self.function_facts: Dict[cst.FunctionDef, object] = {}
         self._collect_definitions()
         self._collect_overloads()
         self._mark_cells()

@@ -192,3 +192,40 @@ def test_a_warm_run_does_not_import_the_parser(project, tmp_path):
         if run == "cold":
             assert "libcst" in loaded[0]  # the check itself is real: a cold run does parse
     assert loaded == ["LOADED="], done.stderr
+
+
+def test_summaries_of_installed_modules_read_for_fingerprints_are_kept(run_cli, write, tmp_path, monkeypatch):
+    """A run whose fingerprints resolve names into an installed package stores that package's summaries too, so
+    the next run with a touched file reads them from the cache instead of parsing them again."""
+    import pickle
+
+    from ms_lint.analysis import index as index_module
+
+    site = tmp_path / "site"
+    (site / "extpkg").mkdir(parents=True)
+    (site / "extpkg" / "__init__.py").write_text("from .layers import Base\n", encoding="utf-8")
+    (site / "extpkg" / "layers.py").write_text(
+        "from mindspore import nn\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    write("proj/pyproject.toml", "")
+    write("proj/models/__init__.py", "")
+    write("proj/models/head.py", "import mindspore as ms\nfrom extpkg import Base\n\n\nclass Head(Base):\n"
+                                 "    def construct(self, x):\n        if x.sum() > 0:\n            x = x * 2\n"
+                                 "        return x\n")
+    monkeypatch.chdir(tmp_path / "proj")
+    _, cold = check_json(run_cli, ".")
+    assert [f["code"] for f in cold] == ["MSL201"]  # Head is a Cell through the installed base
+    stored = list((tmp_path / "proj" / CACHE_DIR).rglob("summaries-*.pickle"))
+    assert len(stored) == 1
+    entries = pickle.loads(stored[0].read_bytes())
+    assert str(site / "extpkg" / "layers.py") in entries
+    parsed = []
+    real = index_module.summarize_file
+    monkeypatch.setattr(index_module, "summarize_file", lambda path, raw=None: parsed.append(path) or real(path, raw))
+    head = tmp_path / "proj" / "models" / "head.py"
+    stat = head.stat()
+    os.utime(head, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    _, warm = check_json(run_cli, ".")
+    assert warm == cold
+    assert not [p for p in parsed if str(site) in p]  # the installed modules came from the stored summaries

@@ -10,7 +10,7 @@ by a variable or mutated through a method, its keys may hold anything, and the d
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -60,27 +60,34 @@ def plain_dicts(func: cst.FunctionDef) -> Set[str]:
     literal_bound: Set[str] = set()
     bound_count: Dict[str, int] = {}
     allowed: Set[int] = set()  # ids of Name nodes that are fine uses (binding, d["k"], return d)
-    for assign in find(func.body, cst.Assign):
-        for target in assign.targets:
-            if isinstance(target.target, cst.Name):
-                name = target.target.value
-                bound_count[name] = bound_count.get(name, 0) + 1
-                if len(assign.targets) == 1 and literal_items(assign.value) is not None:
-                    literal_bound.add(name)
-                    allowed.add(id(target.target))
-    for node in find(func.body, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
-        target = node.target
-        if isinstance(target, cst.Name):
-            bound_count[target.value] = bound_count.get(target.value, 0) + 2
-    for sub in find(func.body, cst.Subscript):
-        if isinstance(sub.value, cst.Name) and constant_key(sub) is not None:
-            allowed.add(id(sub.value))
-    for ret in find(func.body, cst.Return):
-        if isinstance(ret.value, cst.Name):
-            allowed.add(id(ret.value))
+    names: List[cst.Name] = []
+    # one walk for every kind of node this looks at (the order does not matter: counts and sets)
+    for node in find(func.body, _PLAIN_DICT_NODES):
+        if isinstance(node, cst.Name):
+            names.append(node)
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    bound_count[name] = bound_count.get(name, 0) + 1
+                    if len(node.targets) == 1 and literal_items(node.value) is not None:
+                        literal_bound.add(name)
+                        allowed.add(id(target.target))
+        elif isinstance(node, cst.Subscript):
+            if isinstance(node.value, cst.Name) and constant_key(node) is not None:
+                allowed.add(id(node.value))
+        elif isinstance(node, cst.Return):
+            if isinstance(node.value, cst.Name):
+                allowed.add(id(node.value))
+        elif isinstance(node.target, cst.Name):  # AnnAssign, AugAssign, For, NamedExpr
+            bound_count[node.target.value] = bound_count.get(node.target.value, 0) + 2
     params = {p.name.value for p in func.params.params + func.params.kwonly_params + func.params.posonly_params}
     candidates = {name for name in literal_bound if bound_count.get(name) == 1 and name not in params}
-    for name_node in find(func.body, cst.Name):
+    for name_node in names:
         if name_node.value in candidates and id(name_node) not in allowed:
             candidates.discard(name_node.value)
     return candidates
+
+
+_PLAIN_DICT_NODES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Subscript, cst.Return,
+                     cst.Name)

@@ -218,6 +218,7 @@ class ProjectIndex:
     def __init__(self, cache: Optional[SummaryCache] = None, cell_bases: Iterable[str] = (),
                  unresolved_construct_is_cell: bool = True):
         self.cache = cache or SummaryCache()
+        self.summary_store = None  # ms_lint.cache.SummaryStore that keeps ``cache`` between runs (set by the runner)
         self.modules: Dict[str, ModuleSummary] = {}
         self.by_path: Dict[str, ModuleSummary] = {}
         self.roots: List[str] = []  # source roots, searched before installed packages

@@ -14,7 +14,7 @@ are treated as falling through, which only adds reaching bindings (an over-appro
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -26,11 +26,12 @@ ENTRY = 0  # the "binding" a use sees when no statement of the function bound th
 State = Dict[str, FrozenSet[int]]
 
 
-class ReachingBindings:
-    """Reaching bindings of the names a function binds more than once (or binds and also takes as a parameter)."""
+class ReachingSites:
+    """Which binding sites reach each use of the tracked names: a fact of the function's tree alone, so it is
+    computed once per function and shared by every value model built for it (one per argument-kind combination
+    a caller asks about)."""
 
-    def __init__(self, func: cst.FunctionDef, parameter_kinds: Dict[str, "object"]):
-        self.parameter_kinds = parameter_kinds  # name -> Kind of parameters (what ENTRY means for them)
+    def __init__(self, func: cst.FunctionDef):
         statements = list(walk_statements(suite_statements(func.body), into_defs=False))
         counts: Dict[str, int] = {}
         for stmt in statements:
@@ -39,45 +40,8 @@ class ReachingBindings:
         params = {p.name.value for p in all_params(func)}
         self.tracked: Set[str] = {n for n, c in counts.items() if c > 1 or n in params} - _untracked(func)
         self.sites: Dict[int, FrozenSet[int]] = {}  # id(Name use) -> reaching binding sites (statement ids)
-        self.current: Dict[Tuple[int, str], List[object]] = {}  # kinds recorded in this pass
-        self.previous: Dict[Tuple[int, str], List[object]] = {}  # ... and in the passes before
         if self.tracked:
             self._block(suite_statements(func.body), {})
-
-    # -- kinds, fed by the value model's passes -----------------------------------------------------------------
-    def new_pass(self) -> None:
-        self.previous.update(self.current)
-        self.current = {}
-
-    def record(self, stmt: cst.BaseStatement, name: str, kind) -> None:
-        if name in self.tracked:
-            self.current.setdefault((id(stmt), name), []).append(kind)
-
-    def kind_at(self, use: cst.Name):
-        """The join of the kinds of the bindings that reach this use; None when the name is not tracked here,
-        or when a reaching binding has no kind yet (the caller then uses the function-wide join)."""
-        from ms_lint.analysis.values import join
-
-        sites = self.sites.get(id(use))
-        if sites is None:
-            return None
-        kinds: List[object] = []
-        for site in sites:
-            if site == ENTRY:
-                if use.value in self.parameter_kinds:
-                    kinds.append(self.parameter_kinds[use.value])
-                continue  # a local read before any binding on this path: an error at run time, not a value
-            found = self.current.get((site, use.value)) or self.previous.get((site, use.value))
-            if found is None:
-                return None
-            kinds.extend(found)
-        if not kinds:
-            return None
-        found = join(kinds)  # type: ignore[arg-type]
-        # Unknown here says less than the function-wide join: a name that holds a Tensor on one path is one on
-        # the others too in a graph (``done = self.false`` ... ``done, _ = self.env.step(a)``: MindSpore unifies
-        # the bindings that meet at a branch or loop), so the caller falls back to that join.
-        return None if found.value == "unknown" else found
 
     # -- the walk ---------------------------------------------------------------------------------------------------
     def _block(self, statements: Iterable[cst.BaseStatement], state: State) -> State:
@@ -138,6 +102,55 @@ class ReachingBindings:
                 self.sites[id(name)] = state.get(name.value, frozenset({ENTRY}))
 
 
+class ReachingBindings:
+    """Reaching bindings of the names a function binds more than once (or binds and also takes as a parameter),
+    with the kinds one value model records for each binding."""
+
+    def __init__(self, func: cst.FunctionDef, parameter_kinds: Dict[str, "object"],
+                 structure: Optional[ReachingSites] = None):
+        structure = structure if structure is not None else ReachingSites(func)
+        self.parameter_kinds = parameter_kinds  # name -> Kind of parameters (what ENTRY means for them)
+        self.tracked = structure.tracked
+        self.sites = structure.sites
+        self.current: Dict[Tuple[int, str], List[object]] = {}  # kinds recorded in this pass
+        self.previous: Dict[Tuple[int, str], List[object]] = {}  # ... and in the passes before
+
+    # -- kinds, fed by the value model's passes -----------------------------------------------------------------
+    def new_pass(self) -> None:
+        self.previous.update(self.current)
+        self.current = {}
+
+    def record(self, stmt: cst.BaseStatement, name: str, kind) -> None:
+        if name in self.tracked:
+            self.current.setdefault((id(stmt), name), []).append(kind)
+
+    def kind_at(self, use: cst.Name):
+        """The join of the kinds of the bindings that reach this use; None when the name is not tracked here,
+        or when a reaching binding has no kind yet (the caller then uses the function-wide join)."""
+        from ms_lint.analysis.values import join
+
+        sites = self.sites.get(id(use))
+        if sites is None:
+            return None
+        kinds: List[object] = []
+        for site in sites:
+            if site == ENTRY:
+                if use.value in self.parameter_kinds:
+                    kinds.append(self.parameter_kinds[use.value])
+                continue  # a local read before any binding on this path: an error at run time, not a value
+            found = self.current.get((site, use.value)) or self.previous.get((site, use.value))
+            if found is None:
+                return None
+            kinds.extend(found)
+        if not kinds:
+            return None
+        found = join(kinds)  # type: ignore[arg-type]
+        # Unknown here says less than the function-wide join: a name that holds a Tensor on one path is one on
+        # the others too in a graph (``done = self.false`` ... ``done, _ = self.env.step(a)``: MindSpore unifies
+        # the bindings that meet at a branch or loop), so the caller falls back to that join.
+        return None if found.value == "unknown" else found
+
+
 def _union(a: State, b: State) -> State:
     merged = dict(a)
     for name, sites in b.items():
@@ -152,18 +165,22 @@ def _skipped_names(node: cst.CSTNode) -> Set[int]:
     """Name nodes in ``node`` that are not reads of the function's locals: assignment targets, attribute names
     (``x.name``), keyword names, and every name of a comprehension's own variables inside it."""
     skipped: Set[int] = set()
-    for target in find(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-        inner = target.target
-        if isinstance(inner, cst.Name):
-            skipped.add(id(inner))
-        elif isinstance(inner, (cst.Tuple, cst.List)):
-            skipped.update(id(n) for n in find(inner, cst.Name) if not _inside_subscript_or_attribute(inner, n))
-    for attribute in find(node, cst.Attribute):
-        skipped.add(id(attribute.attr))
-    for arg in find(node, cst.Arg):
-        if arg.keyword is not None:
-            skipped.add(id(arg.keyword))
-    for comp in find(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+    comprehensions = []
+    for found in find(node, _SKIP_NODES):  # one walk; the order does not matter (a set)
+        if isinstance(found, cst.Attribute):
+            skipped.add(id(found.attr))
+        elif isinstance(found, cst.Arg):
+            if found.keyword is not None:
+                skipped.add(id(found.keyword))
+        elif isinstance(found, _COMPREHENSIONS):
+            comprehensions.append(found)
+        else:  # an assignment's target
+            inner = found.target
+            if isinstance(inner, cst.Name):
+                skipped.add(id(inner))
+            elif isinstance(inner, (cst.Tuple, cst.List)):
+                skipped.update(id(n) for n in find(inner, cst.Name) if not _inside_subscript_or_attribute(inner, n))
+    for comp in comprehensions:
         own: Set[str] = set()
         clause = comp.for_in
         while clause is not None:
@@ -171,6 +188,10 @@ def _skipped_names(node: cst.CSTNode) -> Set[int]:
             clause = clause.inner_for_in
         skipped.update(id(n) for n in find(comp, cst.Name) if n.value in own)
     return skipped
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_SKIP_NODES = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Attribute, cst.Arg) + _COMPREHENSIONS
 
 
 def _inside_subscript_or_attribute(root: cst.CSTNode, name: cst.Name) -> bool:
@@ -185,15 +206,20 @@ def _untracked(func: cst.FunctionDef) -> Set[str]:
     """Names whose bindings the walk cannot place: bound in a try/match, by ``:=``, global/nonlocal, or read by a
     nested function or lambda (which runs later, seeing whatever binding is current then)."""
     names: Set[str] = set()
-    for node in find(func.body, (cst.Try, cst.Match) if hasattr(cst, "Match") else (cst.Try,)):
-        for stmt in walk_statements([node], into_defs=False):
-            names.update(written_names(stmt))
-        names.update(t for handler in getattr(node, "handlers", ())
-                     if handler.name is not None for t in target_names(handler.name.name))
-    for walrus in find(func.body, cst.NamedExpr):
-        names.update(target_names(walrus.target))
-    for decl in find(func.body, (cst.Global, cst.Nonlocal)):
-        names.update(n.name.value for n in decl.names)
-    for nested in find(func.body, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        names.update(n.value for n in find(nested, cst.Name))
+    for node in find(func.body, _UNTRACKED_NODES):  # one walk; the order does not matter (a set)
+        if isinstance(node, _TRY_NODES):
+            for stmt in walk_statements([node], into_defs=False):
+                names.update(written_names(stmt))
+            names.update(t for handler in getattr(node, "handlers", ())
+                         if handler.name is not None for t in target_names(handler.name.name))
+        elif isinstance(node, cst.NamedExpr):
+            names.update(target_names(node.target))
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            names.update(n.name.value for n in node.names)
+        else:  # a nested function, lambda or class
+            names.update(n.value for n in find(node, cst.Name))
     return names
+
+
+_TRY_NODES = (cst.Try, cst.Match) if hasattr(cst, "Match") else (cst.Try,)
+_UNTRACKED_NODES = _TRY_NODES + (cst.NamedExpr, cst.Global, cst.Nonlocal, cst.FunctionDef, cst.Lambda, cst.ClassDef)

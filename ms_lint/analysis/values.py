@@ -17,7 +17,7 @@ from typing import Dict, Iterable, List, Optional, Protocol, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import written_names
-from ms_lint.analysis.reaching import ReachingBindings
+from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
@@ -662,10 +662,11 @@ class FunctionValues(ExpressionKinds):
             name = param.name.value
             self.parameters.add(name)
             self.env[name] = param_kinds.get(name, Kind.UNKNOWN)
-        for name in _membership_tested_parameters(func, self.parameters):
+        facts = _function_facts(scope, func, self.parameters)
+        for name in facts.membership_tested:
             self.env[name] = Kind.CONST
-        self.sequence = ReachingBindings(func, {name: self.env[name] for name in self.parameters})
-        self.plain_dicts = plain_dicts(func)
+        self.sequence = ReachingBindings(func, {name: self.env[name] for name in self.parameters}, facts.sites)
+        self.plain_dicts = facts.plain_dicts
         _bind_locals(self, func)
 
     def _kind_Name(self, expr: cst.Name) -> Kind:
@@ -860,6 +861,29 @@ def return_elements(model: "FunctionValues") -> Optional[Tuple[Kind, ...]]:
         kind = seen.pop() if len(seen) == 1 else Kind.UNKNOWN
         kinds.append(Kind.UNKNOWN if kind is Kind.CONST else kind)
     return tuple(kinds)
+
+
+class _FunctionFacts:
+    """What a value model reads from a function's tree alone, whatever kinds its parameters take."""
+
+    __slots__ = ("membership_tested", "sites", "plain_dicts")
+
+    def __init__(self, func: cst.FunctionDef, parameters: Set[str]):
+        self.membership_tested = _membership_tested_parameters(func, parameters)
+        self.sites = ReachingSites(func)
+        self.plain_dicts = plain_dicts(func)
+
+
+def _function_facts(scope: GraphScope, func: cst.FunctionDef, parameters: Set[str]) -> _FunctionFacts:
+    """Once per function and module scope: a helper's model is rebuilt for each argument-kind combination a
+    caller asks about (``return_kind``), and these facts were recomputed each time."""
+    memo = getattr(scope, "function_facts", None)
+    if memo is None:
+        return _FunctionFacts(func, parameters)
+    found = memo.get(func)
+    if found is None:
+        found = memo[func] = _FunctionFacts(func, parameters)
+    return found
 
 
 def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -> Set[str]:

@@ -25,6 +25,7 @@ import libcst as cst
 
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import suite_statements
+from ms_lint.walk import find
 
 VALUE = "value"
 SHAPE = "shape"
@@ -365,9 +366,10 @@ class Flow:
                 self._bind(element, value if (index == 0 or not known_args) else None, env)
 
     def _calls_in(self, expr: cst.CSTNode, env: Env, on_call) -> None:
-        collector = _CallCollector()
-        expr.visit(collector)
-        for call in collector.calls:
+        """Calls in an expression, outermost first, lambdas not entered (comprehensions are). ``walk.find`` visits
+        in a ``CSTVisitor``'s order at a fraction of its cost (on the model packages a visitor here took 8% of a
+        cold check)."""
+        for call in find(expr, cst.Call, prune=(cst.Lambda,)):
             on_call(call, env)
 
 
@@ -385,17 +387,3 @@ def _merge(envs: Sequence[Env]) -> Env:
         if found is not None:
             merged[name] = found
     return merged
-
-
-class _CallCollector(cst.CSTVisitor):
-    """Calls in an expression, outermost first; lambdas and comprehensions are not entered."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
