@@ -130,26 +130,59 @@ def _check_selector(selector: str, where: str) -> None:
         raise ConfigError(f"{where}: unknown rule code or prefix {selector!r} (known: {', '.join(CODES)})")
 
 
-def find_pyproject(start: str) -> Optional[str]:
+def find_pyproject(start: str, memo: Optional[Dict[str, Tuple[Optional[str], Optional[str]]]] = None
+                   ) -> Optional[str]:
     """The pyproject.toml that configures files under ``start``, ruff's rule: the nearest one above it that has a
     ``[tool.ms-lint]`` table (or cannot be read as TOML: its error is then reported); failing that, the nearest
-    pyproject.toml at all (it anchors relative paths: per-file-ignores, SARIF); None when there is none."""
+    pyproject.toml at all (it anchors relative paths: per-file-ignores, SARIF); None when there is none.
+    ``memo`` (folder -> (configuring, nearest)) shares the walk up between the folders of one run."""
     folder = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
-    nearest = None
+    configuring, nearest = _pyprojects_above(folder, {} if memo is None else memo)
+    return configuring or nearest
+
+
+def _pyprojects_above(folder: str, memo: Dict[str, Tuple[Optional[str], Optional[str]]]
+                      ) -> Tuple[Optional[str], Optional[str]]:
+    """(nearest configuring pyproject.toml at or above ``folder``, nearest pyproject.toml at all)."""
+    walked: List[Tuple[str, Optional[str]]] = []
+    result: Tuple[Optional[str], Optional[str]] = (None, None)
     while True:
+        if folder in memo:
+            result = memo[folder]
+            break
         candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
-            if nearest is None:
-                nearest = candidate
-            if _configures_ms_lint(candidate):
-                return candidate
+        walked.append((folder, candidate if os.path.isfile(candidate) else None))
         parent = os.path.dirname(folder)
         if parent == folder:
-            return nearest
+            break
         folder = parent
+    configuring, nearest = result
+    for folder, own in reversed(walked):  # from the top down: each folder's answer from its parent's
+        if own is not None:
+            nearest = own
+            if _configures_ms_lint(own):
+                configuring = own
+        memo[folder] = (configuring, nearest)
+    return configuring, nearest
+
+
+_CONFIGURES: Dict[Tuple[str, int, int], bool] = {}  # (path, mtime, size) -> has a [tool.ms-lint] table
 
 
 def _configures_ms_lint(pyproject: str) -> bool:
+    """Read once per process and version of the file: every folder of a large tree asks about the same one (a
+    warm check of MindSpore's 970 folders parsed one pyproject.toml 969 times: half of the run)."""
+    try:
+        st = os.stat(pyproject)
+    except OSError:
+        return True  # unreadable: load_config says so
+    key = (pyproject, st.st_mtime_ns, st.st_size)
+    if key not in _CONFIGURES:
+        _CONFIGURES[key] = _read_configures(pyproject)
+    return _CONFIGURES[key]
+
+
+def _read_configures(pyproject: str) -> bool:
     try:
         with open(pyproject, "rb") as handle:
             raw = handle.read()
@@ -178,6 +211,7 @@ class ConfigSet:
         self._by_folder: Dict[str, Config] = {}
         self._by_file: Dict[str, Config] = {}
         self._by_path: Dict[str, Config] = {}  # as given: a warm run asks once per file, several times
+        self._above: Dict[str, Tuple[Optional[str], Optional[str]]] = {}  # find_pyproject's walk, per folder
 
     def for_path(self, path: str) -> Config:
         """The Config for a file or folder (a folder: the config its files get)."""
@@ -190,7 +224,7 @@ class ConfigSet:
         folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
         found = self._by_folder.get(folder)
         if found is None:
-            pyproject = find_pyproject(folder)
+            pyproject = find_pyproject(folder, self._above)
             found = self._by_file.get(pyproject or "")
             if found is None:
                 found = load_config(path=pyproject) if pyproject else Config()

@@ -66,3 +66,22 @@ def test_unknown_code_on_the_command_line(run_cli):
 def test_fingerprint_changes_with_settings():
     assert Config().fingerprint() != Config(unroll_threshold=8).fingerprint()
     assert Config().fingerprint() == Config().fingerprint()
+
+
+def test_find_pyproject_gives_the_same_answer_with_a_shared_walk_in_any_order(tmp_path):
+    from ms_lint.config import find_pyproject
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\nselect = ['MSL1']\n")
+    for folder in ("a/b/c", "a/b/d/e", "x/y"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "a" / "pyproject.toml").write_text("[project]\nname = 'a'\n")  # no [tool.ms-lint]
+    (tmp_path / "a" / "b" / "d" / "pyproject.toml").write_text("[tool.ms-lint]\nselect = ['MSL2']\n")
+    (tmp_path / "x" / "pyproject.toml").write_text("[tool.black]\n")
+    folders = [tmp_path / f for f in ("a/b/c", "a/b/d/e", "a/b/d", "a", "x/y", "x", "a/b", ".")]
+    alone = [find_pyproject(str(f)) for f in folders]
+    assert alone[:4] == [str(tmp_path / "pyproject.toml"), str(tmp_path / "a/b/d/pyproject.toml"),
+                         str(tmp_path / "a/b/d/pyproject.toml"), str(tmp_path / "pyproject.toml")]
+    for order in (folders, list(reversed(folders))):
+        memo = {}
+        shared = {f: find_pyproject(str(f), memo) for f in order}
+        assert [shared[f] for f in folders] == alone

@@ -49,17 +49,29 @@ def is_test_module(path: str) -> bool:
             or "tests" in parts[:-1] or "test" in parts[:-1])
 
 
-def package_of(path: str) -> Tuple[Optional[str], str]:
-    """(dotted package holding ``path``, the folder above its top package: where imports start)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    parts: List[str] = []
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        parts.append(os.path.basename(folder))
+def package_of(path: str, memo: Optional[Dict[str, Tuple[Optional[str], str]]] = None
+               ) -> Tuple[Optional[str], str]:
+    """(dotted package holding ``path``, the folder above its top package: where imports start). ``memo``
+    (folder -> answer) shares the walk up between the files of one run."""
+    return _package_of_folder(os.path.dirname(os.path.abspath(path)), {} if memo is None else memo)
+
+
+def _package_of_folder(folder: str, memo: Dict[str, Tuple[Optional[str], str]]) -> Tuple[Optional[str], str]:
+    walked: List[str] = []
+    while folder not in memo and os.path.isfile(os.path.join(folder, "__init__.py")):
+        walked.append(folder)
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
-    return (".".join(reversed(parts)) or None), folder
+    package, root = memo.get(folder, (None, folder))
+    if folder not in memo and (not walked or walked[-1] != folder):
+        memo[folder] = (None, folder)  # the first folder without an __init__.py: a source root
+    for inner in reversed(walked):  # from the top package down
+        name = os.path.basename(inner)
+        package = f"{package}.{name}" if package else name
+        memo[inner] = (package, root)
+    return memo[walked[0]] if walked else (package, root)
 
 
 def module_name_of(path: str) -> Tuple[str, Optional[str], str]:
@@ -104,8 +116,9 @@ def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
     tops: Set[str] = set()
     roots: List[str] = []
     paths: List[str] = []
+    memo: Dict[str, Tuple[Optional[str], str]] = {}
     for path in files:
-        package, root = package_of(path)
+        package, root = package_of(path, memo)
         if root not in roots:
             roots.append(root)
         folder = os.path.dirname(os.path.abspath(path))
