@@ -245,7 +245,8 @@ class GraphScope:
 
     def _find_roots(self) -> None:
         calls = self._all_calls()
-        constructs_compiled = self.graph_mode == "auto" and not self._pynative_only(calls)
+        constructs_compiled = self.graph_mode == "auto" and not self._pynative_only(calls) and not (
+            self.project is not None and self.project.refuses_graph_mode())
         for func, owner in self.owner_of.items():
             if self.is_compile_time_helper(func):
                 continue

@@ -603,3 +603,38 @@ def test_methods_of_objects_a_cell_holds_are_graph_code_when_construct_calls_the
     })
     code, found = check(tmp_path, capsys, "pkg")
     assert found == [("pkg/linalg.py", 6, "MSL103"), ("pkg/linalg.py", 18, "MSL103")]
+
+
+REFUSES = """\
+    from mindspore import context, jit, nn, ops
+
+
+    class PrivateModel:
+        def __init__(self, network):
+            mode = context.get_context("mode")
+            if mode != context.{mode}:
+                raise ValueError("only this mode is supported")
+            self.network = network
+
+
+    class Step(nn.Cell):
+        def construct(self, grads):
+            out = ()
+            for grad in grads:
+                out += (ops.relu(grad),)
+            return out
+
+
+    @jit
+    def rows(x):
+        return [ops.relu(x[i]) for i in range(x.shape[0])]
+    """
+
+
+def test_a_module_that_refuses_graph_mode_runs_its_cells_eagerly(tmp_path, capsys):
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/pynative.py": REFUSES.format(mode="PYNATIVE_MODE"),
+                    "pkg/graph.py": REFUSES.format(mode="GRAPH_MODE")})
+    code, found = check(tmp_path, capsys, "pkg")
+    # the @jit function compiles in either module; Step.construct only where graph mode is not refused
+    assert found == [("pkg/graph.py", 15, "MSL102"), ("pkg/graph.py", 22, "MSL101"),
+                     ("pkg/pynative.py", 22, "MSL101")]

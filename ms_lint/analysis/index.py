@@ -103,7 +103,7 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text, path)
-        return summarize(tree, name, os.path.abspath(path), digest_of(raw), package)
+        return summarize(tree, name, os.path.abspath(path), digest_of(raw), package, text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     finally:
@@ -663,9 +663,9 @@ class _GraphClosure:
         wrappers = self._jit_wrappers()
         for name in sorted(index.project_modules):
             summary = index.modules[name]
-            pynative_only = bool(summary.set_context_modes) and all(
+            pynative_only = summary.refuses_graph_mode or (bool(summary.set_context_modes) and all(
                 mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
-                for _, mode in summary.set_context_modes)
+                for _, mode in summary.set_context_modes))
             for qual, info in summary.classes.items():
                 if not pynative_only and info.has_construct and index.is_cell((name, qual)):
                     self._add(name, info.methods["construct"], f"construct of nn.Cell subclass {info.name}")

@@ -62,6 +62,12 @@ class ProjectView:
         ref = self.index.class_ref(self.module, dotted)
         return ref is not None and ref[0] != self.module and self.index.is_cell(ref)
 
+    def refuses_graph_mode(self) -> bool:
+        """This module raises unless the mode is PyNative (``if get_context("mode") != PYNATIVE_MODE: raise``):
+        its Cells' ``construct`` methods run eagerly (``@jit`` code still compiles)."""
+        summary = self.index.by_path.get(self.path)
+        return summary is not None and summary.refuses_graph_mode
+
     def graph_functions(self) -> Dict[str, str]:
         if self._graph is None:
             self._graph = self.index.graph_functions_in(self.path) if self.module is not None else {}

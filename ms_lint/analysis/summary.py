@@ -61,6 +61,8 @@ class ModuleSummary:
     argparse_defaults: Dict[str, object] = field(default_factory=dict)  # dest -> literal default
     set_context_modes: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (function qualname, mode)
     module_jit_targets: List[str] = field(default_factory=list)  # names handed to jit at module level
+    # ``if get_context("mode") != PYNATIVE_MODE: raise ...`` somewhere: the module's code refuses graph mode
+    refuses_graph_mode: bool = False
     # Calls at module level: (callee as written, dotted names passed as arguments): ``step = compiled(step_fn)``.
     module_calls: List[Tuple[str, List[str]]] = field(default_factory=list)
     # Calls of capitalized names (class constructions): (callee as written, positional literals, keyword literals).
@@ -391,10 +393,43 @@ def _bound_names(target: ast.AST) -> List[str]:
     return []
 
 
-def summarize(tree: ast.Module, name: str, path: str, digest: str, package: Optional[str]) -> ModuleSummary:
+def summarize(tree: ast.Module, name: str, path: str, digest: str, package: Optional[str],
+              text: str = "") -> ModuleSummary:
     summary = ModuleSummary(name=name, path=path, digest=digest)
     visitor = _Summarizer(summary, package)
     visitor.visit(tree)
+    if "get_context" in text and "PYNATIVE_MODE" in text:  # walk only the few modules that can hold the guard
+        summary.refuses_graph_mode = refuses_graph_mode(tree)
     for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
         del summary.constants[constant]
     return summary
+
+
+def refuses_graph_mode(tree: ast.Module) -> bool:
+    """``if get_context("mode") != PYNATIVE_MODE: raise ...`` (the mode read into a name first, too): code that
+    runs only in PyNative mode, as mindarmour's suppress-privacy model declares itself."""
+    for function in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        mode_names = set()
+        for node in ast.walk(function):
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and _reads_mode(node.value)):
+                mode_names.add(node.targets[0].id)
+            if isinstance(node, ast.If) and _is_not_pynative(node.test, mode_names) and any(
+                    isinstance(stmt, ast.Raise) for stmt in node.body):
+                return True
+    return False
+
+
+def _reads_mode(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "get_context"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == "mode")
+
+
+def _is_not_pynative(test: ast.AST, mode_names: set) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    reads = [side for side in sides if _reads_mode(side) or (isinstance(side, ast.Name) and side.id in mode_names)]
+    pynative = [side for side in sides if (dotted_name(side) or "").rsplit(".", 1)[-1] == "PYNATIVE_MODE"
+                or (isinstance(side, ast.Constant) and side.value == 1)]
+    return len(reads) == 1 and len(pynative) == 1
