@@ -27,6 +27,7 @@ from ms_lint.rewrites.where import (
     shapes_visibly_differ,
     where_call,
 )
+from ms_lint.rewrites.where_assign import assign_fix
 from ms_lint.rewrites.where_flow import flow_fix
 from ms_lint.rewrites.where_numbers import number_reason, tensor_constants
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
@@ -780,6 +781,13 @@ class TensorConditionBranch(Rule):
 
     # -- fixes --------------------------------------------------------------------------------------------
     def _if_fix(self, values: FunctionValues, node: cst.If) -> Tuple[Optional[Fix], Optional[str]]:
+        if not self._is_elif(node):
+            update = assign_fix(self.context, values, node)  # a branch that only assigns Parameters
+            if update is not None:
+                fix, unsafe = update
+                if fix is not None and unsafe is not None:
+                    self._unsafe[id(fix)] = unsafe
+                return (fix, None) if fix is not None else (None, unsafe)
         effect = self._effect_in(values, node)
         if effect is not None:
             return None, effect

@@ -1,0 +1,96 @@
+"""MSL201's select rewrite of conditional state updates (``if c: assign(p, v)`` -> ``assign(p, where(c, v, p))``)
+proven with real MindSpore (CPU, GRAPH_MODE): original and fixed fixture run over steps where the test is true and
+false, and every Parameter is compared after every call; the look-alikes keep their ``if``."""
+import importlib.util
+import itertools
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+ms = pytest.importorskip("mindspore")
+
+from mindspore import Parameter, Tensor  # noqa: E402
+
+from ms_lint.testing import fix, lint  # noqa: E402
+
+pytestmark = pytest.mark.mindspore
+
+FIXTURE = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "optimizers" / "parameter_average.py"
+_ids = itertools.count()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def graph_mode():
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+    yield
+    ms.set_context(mode=previous)
+
+
+def load(tmp_path, text):
+    path = tmp_path / f"msl_assign_{next(_ids)}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory):
+    text = FIXTURE.read_text(encoding="utf-8")
+    outcome = fix(text, select=["MSL201"])
+    assert outcome.changed and outcome.error is None
+    assert fix(outcome.fixed, select=["MSL201"]).changed is False
+    tmp = tmp_path_factory.mktemp("assign")
+    return load(tmp, text), load(tmp, outcome.fixed), outcome.fixed
+
+
+def weights(tag):
+    rng = np.random.default_rng(5)
+    return [Parameter(Tensor(rng.standard_normal(s).astype(np.float32)), name=f"{tag}_w{i}")
+            for i, s in enumerate([(3,), (2, 2), ()])]
+
+
+def state(cell):
+    return [p.asnumpy().copy() for p in cell.get_parameters()]
+
+
+@pytest.mark.parametrize("algo", ["ema", "sma"])
+def test_parameter_average_matches_every_step(versions, algo):
+    before, after, _ = versions
+    cells = [m.ParameterAverage(weights(f"{algo}{next(_ids)}"), algo=algo) for m in (before, after)]
+    rng = np.random.default_rng(11)
+    for step in range(1, 8):  # interval 2, count 2: the tests are true at 2, 4, 6 and the load at 4
+        grads = tuple(Tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in cells[0].params)
+        for cell in cells:
+            cell(grads, Tensor([step], ms.int32))
+        a, b = state(cells[0]), state(cells[1])
+        assert [x.shape for x in a] == [x.shape for x in b]
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_zero_d_parameters_keep_their_shape_under_a_shape_one_step(versions):
+    before, after, _ = versions
+    cells = [m.ScaleWindow() for m in (before, after)]
+    overflow = [False, True, False, False, False, True, False, False, False]
+    for step, flag in enumerate(overflow, start=1):
+        outs = [cell(Tensor(flag), Tensor([step], ms.int32)) for cell in cells]
+        assert outs[0].shape == outs[1].shape == ()
+        for x, y in zip(state(cells[0]), state(cells[1])):
+            assert x.shape == y.shape == ()
+            np.testing.assert_array_equal(x, y)
+    assert float(cells[1].scale.asnumpy()) == 1024.0 * 2 ** 2  # doubled at steps 3 and 9, not at 6 (overflow)
+
+
+def test_lookalikes_keep_their_if(versions):
+    _, _, fixed = versions
+    for line in ("if self.good_steps > 2:", "if step > 0:\n            self.opt(",
+                 "if step > 0:\n            ops.assign(self.average", "if step > 0:\n        F.assign(y, x)"):
+        assert line in fixed
+    findings = {f.line: f for f in lint(fixed, select=["MSL201"])}
+    assert all(f.fix is None for f in findings.values()), findings
