@@ -100,6 +100,7 @@ class _Builder:
         self.locals: Set[str] = set()
         self.hazards: List[str] = []
         self.why: Optional[str] = None
+        self.unknown = False
 
     def block(self, body: cst.IndentedBlock) -> cst.IndentedBlock:
         new = []
@@ -127,9 +128,11 @@ class _Builder:
         target, value = call.args[0].value, call.args[1].value
         name = self._parameter(target)
         if name is None:
-            if self.why is None:
-                self.why = (f"`{short_code(target)}` is not visibly a Parameter (a local Tensor): assigning it on "
-                            "every call may not be the same program")
+            if isinstance(target, cst.Name) and target.value in _rebound(self.values.func):
+                self.why = self.why or (f"`{target.value}` is a local Tensor, not visibly a Parameter: assigning "
+                                        "it on every call may not be the same program")
+            else:
+                self.unknown = True  # not this shape: the rule's side-effect refusal speaks
             return stmt
         self.targets.add(name)
         self._check(value)
@@ -194,6 +197,8 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
         comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(value=shape)])
     builder = _Builder(ctx, values, scalar, needed)
     body = builder.block(node.body)  # type: ignore[arg-type]
+    if builder.unknown:
+        return None
     if builder.why is not None:
         return None, builder.why
     written = builder.targets | builder.locals

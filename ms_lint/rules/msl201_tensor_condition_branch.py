@@ -280,6 +280,7 @@ class TensorConditionBranch(Rule):
 
                 def construct(self, loss):
                     if not ops.isfinite(loss):
+                        ops.print_("loss overflow: halving the loss scale")
                         ops.assign(self.scale, self.scale * 0.5)
                     return loss * self.scale
             """,
@@ -600,6 +601,50 @@ class TensorConditionBranch(Rule):
                     global_step = ops.cast(global_step, mstype.float32)
                     percent = ops.where(ops.logical_and(self.warmup_steps != 0, global_step < self.warmup_steps), global_step / self.warmup_steps, self.max(self.zero_constant, (self.total_steps - global_step) / self.linear_steps))
                     return self.learning_rate * percent
+            """,
+        ),
+        # A conditional state update: every Parameter is written through a select (its old value when the
+        # test is false), in order; the compile-time test stays a Python ``if``.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import Parameter, Tensor, nn, ops
+
+
+            class EmaWeight(nn.Cell):
+                def __init__(self, decay=0.75, interval=2, use_ema=True):
+                    super().__init__()
+                    self.decay = decay
+                    self.interval = interval
+                    self.use_ema = use_ema
+                    self.ema = Parameter(Tensor([0.0, 0.0], ms.float32), name="ema")
+                    self.updates = Parameter(Tensor(0, ms.int32), name="updates")
+
+                def construct(self, w, step):
+                    if self.use_ema and step % self.interval == 0:
+                        ops.assign(self.ema, self.decay * self.ema + (1 - self.decay) * w)
+                        ops.assign(self.updates, self.updates + 1)
+                    return self.ema
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import Parameter, Tensor, nn, ops
+
+
+            class EmaWeight(nn.Cell):
+                def __init__(self, decay=0.75, interval=2, use_ema=True):
+                    super().__init__()
+                    self.decay = decay
+                    self.interval = interval
+                    self.use_ema = use_ema
+                    self.ema = Parameter(Tensor([0.0, 0.0], ms.float32), name="ema")
+                    self.updates = Parameter(Tensor(0, ms.int32), name="updates")
+
+                def construct(self, w, step):
+                    if self.use_ema:
+                        ops.assign(self.ema, ops.where(ops.reshape(step % self.interval == 0, ()), self.decay * self.ema + (1 - self.decay) * w, self.ema))
+                        ops.assign(self.updates, ops.where(ops.reshape(step % self.interval == 0, ()), self.updates + 1, self.updates))
+                    return self.ema
             """,
         ),
     ]
