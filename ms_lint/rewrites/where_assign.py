@@ -220,7 +220,9 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
         edits = ((node, replacement),)
     else:
         statements = list(body.body)
-        statements[0] = statements[0].with_changes(leading_lines=list(node.leading_lines)
+        header = node.body.header.comment  # type: ignore[union-attr]
+        kept = [cst.EmptyLine(comment=header)] if header is not None else []
+        statements[0] = statements[0].with_changes(leading_lines=list(node.leading_lines) + kept
                                                     + list(statements[0].leading_lines))
         edits = ((node, statements),)
     fix = Fix(UNSAFE if unsafe else SAFE, summary, edits=edits, imports=tuple(dict.fromkeys(needed)))
