@@ -5,6 +5,7 @@ import importlib.util
 import itertools
 import pathlib
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ ms = pytest.importorskip("mindspore")
 
 from mindspore import Parameter, Tensor  # noqa: E402
 
+from ms_lint.rules import rule_by_code  # noqa: E402
 from ms_lint.testing import fix, lint  # noqa: E402
 
 pytestmark = pytest.mark.mindspore
@@ -94,3 +96,20 @@ def test_lookalikes_keep_their_if(versions):
         assert line in fixed
     findings = {f.line: f for f in lint(fixed, select=["MSL201"])}
     assert all(f.fix is None for f in findings.values()), findings
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_example_gradients_match(tmp_path, step):
+    """The rule example (INVALID[15]): gradients of a loss on the returned average w.r.t. the input match, with the
+    step test false (1) and true (2)."""
+    example = rule_by_code("MSL201").INVALID[15]
+    outcome = fix(example.code, select=["MSL201"])
+    assert "ops.where(ops.reshape(" in outcome.fixed
+    results = []
+    for text in (example.code, outcome.fixed):
+        net = load(tmp_path, textwrap.dedent(text)).EmaWeight()
+        w = Tensor(np.array([0.5, -2.0], np.float32))
+        loss = lambda w_: (net(w_, Tensor([step], ms.int32)) * w_).sum()  # noqa: E731
+        results.append([ms.grad(loss)(w).asnumpy(), net.ema.asnumpy().copy()])
+    for x, y in zip(*results):
+        np.testing.assert_array_equal(x, y)

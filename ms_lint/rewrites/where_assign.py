@@ -222,8 +222,8 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
         statements = list(body.body)
         header = node.body.header.comment  # type: ignore[union-attr]
         kept = [cst.EmptyLine(comment=header)] if header is not None else []
-        statements[0] = statements[0].with_changes(leading_lines=list(node.leading_lines) + kept
-                                                    + list(statements[0].leading_lines))
+        leading = list(node.leading_lines) + kept + list(statements[0].leading_lines)
+        statements[0] = statements[0].with_changes(leading_lines=leading)
         edits = ((node, statements),)
     fix = Fix(UNSAFE if unsafe else SAFE, summary, edits=edits, imports=tuple(dict.fromkeys(needed)))
     return fix, unsafe
