@@ -91,8 +91,10 @@ def test_zero_d_parameters_keep_their_shape_under_a_shape_one_step(versions):
 
 def test_lookalikes_keep_their_if(versions):
     _, _, fixed = versions
-    for line in ("if self.good_steps > 2:", "if step > 0:\n            self.opt(",
-                 "if step > 0:\n            ops.assign(self.average", "if step > 0:\n        F.assign(y, x)"):
+    for line in ("if self.good_steps > 2:  # expect: MSL201",
+                 "if step > 0:  # expect: MSL201\n            self.opt(",
+                 "if step > 0:  # expect: MSL201\n            ops.assign(self.average",
+                 "if step > 0:  # expect: MSL201\n        F.assign(y, x)"):
         assert line in fixed
     findings = {f.line: f for f in lint(fixed, select=["MSL201"])}
     assert all(f.fix is None for f in findings.values()), findings
