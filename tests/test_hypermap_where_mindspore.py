@@ -119,6 +119,10 @@ def _parameter_average(m):
         for step in range(1, 6):
             cell(grads(scale=0.1), Tensor([step], ms.int32))
             out.append([Tensor(p.asnumpy()) for p in cell.get_parameters()])
+    sgd = m.WarmStartSGD(params(f"warm{next(_module_ids)}_"))
+    for _ in range(3):
+        sgd(grads())
+        out.append([Tensor(p.asnumpy()) for p in sgd.get_parameters()])
     window = m.ScaleWindow()
     for step, overflow in enumerate([False, False, True, False, False, False], start=1):
         out.append([window(Tensor(overflow), Tensor([step], ms.int32)), Tensor(window.good_steps.asnumpy())])

@@ -89,12 +89,28 @@ def test_zero_d_parameters_keep_their_shape_under_a_shape_one_step(versions):
     assert float(cells[1].scale.asnumpy()) == 1024.0 * 2 ** 2  # doubled at steps 3 and 9, not at 6 (overflow)
 
 
+def test_loop_over_a_parameter_tuple_matches_every_step(versions):
+    """``for ..., eta, ... in zip(self.params, self.etas, grads)``: the etas are set on the first step only."""
+    before, after, fixed = versions
+    assert "ops.assign(eta, ops.where(ops.reshape(self.global_step.squeeze() == 1, ()), " in fixed
+    cells = [m.WarmStartSGD(weights(f"warm{next(_ids)}")) for m in (before, after)]
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        grads = tuple(Tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in cells[0].params)
+        for cell in cells:
+            cell(grads)
+        for x, y in zip(state(cells[0]), state(cells[1])):
+            assert x.shape == y.shape
+            np.testing.assert_array_equal(x, y)
+
+
 def test_lookalikes_keep_their_if(versions):
     _, _, fixed = versions
     for line in ("if self.good_steps > 2:  # expect: MSL201",
                  "if step > 0:  # expect: MSL201\n            self.opt(",
                  "if step > 0:  # expect: MSL201\n            ops.assign(self.average",
-                 "if step > 0:  # expect: MSL201\n        F.assign(y, x)"):
+                 "if step > 0:  # expect: MSL201\n        F.assign(y, x)",
+                 "if step > 0:  # expect: MSL201\n            F.assign(grad, grad * 0.5)"):
         assert line in fixed
     findings = {f.line: f for f in lint(fixed, select=["MSL201"])}
     assert all(f.fix is None for f in findings.values()), findings

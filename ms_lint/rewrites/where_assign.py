@@ -24,6 +24,7 @@ from ms_lint.rewrites.where import (
     expression_problems,
     classify_call,
     hazard_message,
+    init_value,
     where_call,
 )
 from ms_lint.rewrites.where_shapes import names_read
@@ -128,7 +129,7 @@ class _Builder:
         target, value = call.args[0].value, call.args[1].value
         name = self._parameter(target)
         if name is None:
-            if isinstance(target, cst.Name) and target.value in _rebound(self.values.func):
+            if isinstance(target, cst.Name) and self._bound_outside_loops(target.value):
                 self.why = self.why or (f"`{target.value}` is a local Tensor, not visibly a Parameter: assigning "
                                         "it on every call may not be the same program")
             else:
@@ -153,19 +154,72 @@ class _Builder:
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
                 and target.value.value == "self" and self.values.kind(target) is Kind.TENSOR:
             return short_code(target)
+        if isinstance(target, cst.Name) and target.value not in self.values.parameters:
+            return self._loop_parameter(target.value)
         return None
+
+    def _loop_parameter(self, name: str) -> Optional[str]:
+        """``eta`` in ``for ..., eta, ... in zip(..., self.eta, ...)`` with ``self.eta`` a ``ParameterTuple`` (or a
+        ``.clone(...)`` of one) set once in ``__init__``, and ``eta`` bound by nothing else."""
+        loops = _for_bindings(self.values.func, name)
+        if len(loops) != 1 or self._bound_outside_loops(name):
+            return None
+        source = _zip_source(loops[0], name)
+        if not (isinstance(source, cst.Attribute) and isinstance(source.value, cst.Name)
+                and source.value.value == "self"):
+            return None
+        value = init_value(self.ctx, self.values.owner, source.attr.value)
+        if not isinstance(value, cst.Call):
+            return None
+        func = value.func
+        made = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name)
+                                                                        else "")
+        return name if made in ("ParameterTuple", "clone") else None
+
+    def _bound_outside_loops(self, name: str) -> bool:
+        for node in _walk(self.values.func.body):
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and any(
+                    isinstance(n, cst.Name) and n.value == name for n in _walk(node.target)):
+                return True
+        return False
 
 
 def _rebound(func: cst.FunctionDef) -> Set[str]:
+    """Every name an assignment, augmented assignment or ``for`` binds in the function (tuple targets too)."""
     out: Set[str] = set()
     for node in _walk(func.body):
-        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
-            out.add(node.target.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
-            out.add(node.target.value)
-        elif isinstance(node, cst.For) and isinstance(node.target, cst.Name):
-            out.add(node.target.value)
+        target = None
+        if isinstance(node, cst.AssignTarget):
+            target = node.target
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            target = node.target
+        if target is not None:
+            out.update(n.value for n in _walk(target) if isinstance(n, cst.Name))
     return out
+
+
+def _for_bindings(func: cst.FunctionDef, name: str) -> List[cst.For]:
+    return [node for node in _walk(func.body) if isinstance(node, cst.For)
+            and any(isinstance(n, cst.Name) and n.value == name for n in _walk(node.target))]
+
+
+def _zip_source(loop: cst.For, name: str) -> Optional[cst.BaseExpression]:
+    """What ``name`` iterates in ``for (..., name, ...) in [enumerate(]zip(a, b, ...)[)]``: the zip argument at
+    its position (or the iterable of ``for name in xs``)."""
+    target, iterable = loop.target, loop.iter
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" \
+            and len(iterable.args) == 1 and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        target, iterable = target.elements[1].value, iterable.args[0].value
+    if isinstance(target, cst.Name):
+        return iterable if target.value == name else None
+    if not (isinstance(target, cst.Tuple) and isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "zip" and len(iterable.args) == len(target.elements)
+            and not any(a.star or a.keyword for a in iterable.args)):
+        return None
+    for element, arg in zip(target.elements, iterable.args):
+        if isinstance(element.value, cst.Name) and element.value.value == name:
+            return arg.value
+    return None
 
 
 def _walk(node: cst.CSTNode):
