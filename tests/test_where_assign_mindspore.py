@@ -131,3 +131,30 @@ def test_example_gradients_match(tmp_path, step):
         results.append([ms.grad(loss)(w).asnumpy(), net.ema.asnumpy().copy()])
     for x, y in zip(*results):
         np.testing.assert_array_equal(x, y)
+
+
+def test_mindspores_own_asgd_keeps_every_parameter(tmp_path):
+    """The installed ``mindspore/nn/optim/asgd.py`` (``if self.squeeze(self.global_step) == 1: self.assign(eta,
+    lr)`` in its per-parameter loop), fixed in a copy: both optimizers give identical Parameters over 4 steps (the
+    first takes the branch)."""
+    import mindspore.nn.optim.asgd as asgd
+
+    text = pathlib.Path(asgd.__file__).read_text(encoding="utf-8")
+    outcome = fix(text, select=["MSL201"])
+    assert "self.assign(eta, " in outcome.fixed and "if self.squeeze(self.global_step) == 1:" not in outcome.fixed
+    runs = []
+    for source in (text, outcome.fixed):
+        module = load(tmp_path, source)
+        rng = np.random.default_rng(0)
+        params = [Parameter(Tensor(rng.standard_normal(s).astype(np.float32)), name=f"asgd{next(_ids)}")
+                  for s in [(3,), (2, 2)]]
+        opt = module.ASGD(params, learning_rate=0.1)
+        states = []
+        for _ in range(4):
+            opt(tuple(Tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in params))
+            states.append(state(opt))
+        runs.append(states)
+    for a, b in zip(*runs):
+        for x, y in zip(a, b):
+            assert x.shape == y.shape
+            np.testing.assert_array_equal(x, y)
