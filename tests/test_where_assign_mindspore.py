@@ -113,7 +113,8 @@ def test_lookalikes_keep_their_if(versions):
                  "if step > 0:  # expect: MSL201\n            F.assign(grad, grad * 0.5)"):
         assert line in fixed
     findings = {f.line: f for f in lint(fixed, select=["MSL201"])}
-    assert all(f.fix is None for f in findings.values()), findings
+    fixes = [f.fix_object.applicability for f in findings.values() if f.fix_object is not None]
+    assert fixes == ["unsafe"], findings  # only local_target's assign to a local Tensor
 
 
 @pytest.mark.parametrize("step", [1, 2])
@@ -131,6 +132,22 @@ def test_example_gradients_match(tmp_path, step):
         results.append([ms.grad(loss)(w).asnumpy(), net.ema.asnumpy().copy()])
     for x, y in zip(*results):
         np.testing.assert_array_equal(x, y)
+
+
+def test_unsafe_select_on_a_local_tensor_matches(tmp_path):
+    """``y = x * 2; if step > 0: F.assign(y, x)`` (the fixture's ``local_target``): the unsafe fix computes the same
+    with the test true and false."""
+    text = FIXTURE.read_text(encoding="utf-8")
+    outcome = fix(text, unsafe=True, select=["MSL201"])
+    assert "F.assign(y, ops.where(ops.reshape(step > 0, ()), x, y))" in outcome.fixed
+    before, after = load(tmp_path, text), load(tmp_path, outcome.fixed)
+    x = Tensor(np.array([1.0, -2.0, 3.0], np.float32))
+    for step in (0, 1):
+        a = before.local_target(x, Tensor([step], ms.int32)).asnumpy()
+        b = after.local_target(x, Tensor([step], ms.int32)).asnumpy()
+        assert a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, x.asnumpy() * (1 if step else 2))  # the assign did update y
 
 
 def test_mindspores_own_asgd_keeps_every_parameter(tmp_path):

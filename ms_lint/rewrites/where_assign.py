@@ -102,6 +102,7 @@ class _Builder:
         self.hazards: List[str] = []
         self.why: Optional[str] = None
         self.unknown = False
+        self.local: Optional[str] = None  # the first local Tensor (not a Parameter) an assign writes
 
     def block(self, body: cst.IndentedBlock) -> cst.IndentedBlock:
         new = []
@@ -128,12 +129,11 @@ class _Builder:
     def _assign(self, stmt: cst.SimpleStatementLine, call: cst.Call) -> cst.SimpleStatementLine:
         target, value = call.args[0].value, call.args[1].value
         name = self._parameter(target)
+        if name is None and isinstance(target, cst.Name) and self._bound_outside_loops(target.value):
+            name = target.value
+            self.local = self.local or name
         if name is None:
-            if isinstance(target, cst.Name) and self._bound_outside_loops(target.value):
-                self.why = self.why or (f"`{target.value}` is a local Tensor, not visibly a Parameter: assigning "
-                                        "it on every call may not be the same program")
-            else:
-                self.unknown = True  # not this shape: the rule's side-effect refusal speaks
+            self.unknown = True  # not this shape: the rule's side-effect refusal speaks
             return stmt
         self.targets.add(name)
         self._check(value)
@@ -261,7 +261,11 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
         return None, "the Tensor test reads a name the branch assigns"
     if builder.locals & _read_outside(values.func, node):
         return None, "a name the branch binds is read after the `if` (it would be bound on every call)"
-    unsafe = hazard_message(builder.hazards[0]) if builder.hazards else None
+    reasons = [hazard_message(builder.hazards[0])] if builder.hazards else []
+    if builder.local is not None:
+        reasons.append(f"`{builder.local}` is a local Tensor, not a Parameter: `assign` on it updated it in place "
+                       "and the select matched on MindSpore 2.10 CPU, but that use of `assign` is not documented")
+    unsafe = "; ".join(reasons) or None
     summary = ("keep the compile-time test as a Python `if` and write each Parameter through "
                "ops.where(cond, new, old) (it keeps its value when the condition is false)")
     if not constant:
