@@ -99,6 +99,36 @@ def dense(in_dim=3, out_dim=1):
     return nn.Dense(in_dim, out_dim, weight_init=weight, bias_init=Tensor(np.zeros(out_dim, np.float32)))
 
 
+def _ema_weight(m):
+    """Both Parameters after every call, over steps where the test is true and false, the flag on and off."""
+    out = []
+    for use_ema in (True, False):
+        cell = m.EmaWeight(use_ema=use_ema)
+        for step in range(1, 6):
+            cell(t([float(step), -1.0]), Tensor([step], ms.int32))
+            out.append([Tensor(cell.ema.asnumpy()), Tensor(cell.updates.asnumpy())])
+    return out
+
+
+def _parameter_average(m):
+    """Every Parameter after every step (tests true at even steps, the load at 4): both averages, then the
+    loss-scale window on 0-d Parameters under a shape-(1,) step."""
+    out = []
+    for algo in ("ema", "sma"):
+        cell = m.ParameterAverage(params(f"avg{next(_module_ids)}_"), algo=algo)
+        for step in range(1, 6):
+            cell(grads(scale=0.1), Tensor([step], ms.int32))
+            out.append([Tensor(p.asnumpy()) for p in cell.get_parameters()])
+    sgd = m.WarmStartSGD(params(f"warm{next(_module_ids)}_"))
+    for _ in range(3):
+        sgd(grads())
+        out.append([Tensor(p.asnumpy()) for p in sgd.get_parameters()])
+    window = m.ScaleWindow()
+    for step, overflow in enumerate([False, False, True, False, False, False], start=1):
+        out.append([window(Tensor(overflow), Tensor([step], ms.int32)), Tensor(window.good_steps.asnumpy())])
+    return out
+
+
 # -- runs of every rule example that has a fix: (code, index) -> function of the module giving outputs ------
 def _grad_scaler(m):
     net = dense(3, 2)
@@ -131,6 +161,7 @@ EXAMPLE_RUNS = {
     ("MSL201", 14): lambda m: [m.LinearWarmup(**kw)(_step(v)) for v in (0, 3, 4, 10, 20, 30)
                                for kw in (dict(learning_rate=0.1, total_steps=20, warmup_steps=4),
                                           dict(learning_rate=0.1, total_steps=20, warmup_steps=0))],
+    ("MSL201", 15): lambda m: _ema_weight(m),
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -279,6 +310,7 @@ FIXTURE_RUNS.update({
     "branches/fp16_overflow_clamps.py": lambda m: (
         _feed_forward(m, np.float32, 1.0) + _feed_forward(m, np.float32, np.inf)
         + _feed_forward(m, np.float16, 1.0) + _feed_forward(m, np.float16, np.inf)),
+    "optimizers/parameter_average.py": lambda m: _parameter_average(m),
     "lookalikes_branches/jit_scalars_and_loops.py": lambda m: [
         m.halve_until(t(np.ones((2, 3))), Tensor(np.int32(3))),
         m.halve_until(t(np.full((2, 3), 0.2)), Tensor(np.int32(2))),

@@ -194,7 +194,10 @@ def test_if_return_then_return_and_conditional_expression():
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("if x > y:\n    ops.assign(p, x)\nreturn x", "`assign` (a side effect)"),
+    ("if x > y:\n    ops.assign_add(p, x)\nreturn x", "`assign_add` (a side effect)"),
+    ("if x > y:\n    ops.assign(p, x)\n    ops.print_(x)\nreturn x", "(a side effect)"),
+    ("if p > y:\n    ops.assign(p, x)\n    ops.assign(x, y)\nreturn x", "reads a name the branch assigns"),
+    ("if x > y:\n    s = x * 2\n    ops.assign(p, s)\nreturn s", "read after the `if`"),
     ("if x > y:\n    print(x)\nreturn x", "`print` (a side effect)"),
     ("if x > y:\n    p.update(x)\nreturn x", "for its effect"),
     ("if x > y:\n    p.value = x\nreturn x", "cannot update state"),
@@ -693,3 +696,26 @@ def test_schedule_construct_with_a_second_input_keeps_the_division_unsafe():
     code = schedule().replace("def construct(self, global_step):", "def construct(self, global_step, scale):")
     found = only(code)
     assert found.fix_object.applicability == "unsafe" and "a division" in found.fix_object.message
+
+
+def test_conditional_assigns_become_selects_in_order():
+    body = ("if y.dtype == ms.float32 and x > y:\n    ops.assign(p, x)\n    if y.ndim == 0:\n"
+            "        ops.assign(z, p + 1)\nreturn x")
+    out = fix(HEAD + "@ms.jit\ndef f(x, y, p, z):\n" + textwrap.indent(body, "    "), select=["MSL201"])
+    assert ("    if y.dtype == ms.float32:\n        ops.assign(p, ops.where(ops.reshape(x > y, ()), x, p))\n"
+            "        if y.ndim == 0:\n            ops.assign(z, ops.where(ops.reshape(x > y, ()), p + 1, z))\n"
+            in out.fixed), out.fixed
+    assert fix(out.fixed, select=["MSL201"]).changed is False
+
+
+def test_conditional_assigns_without_a_compile_time_test_lose_the_if():
+    out = fix(jit("if x > y:\n    # keep\n    ops.assign(p, x)\nreturn x", params="x, y, p"), select=["MSL201"])
+    assert "    # keep\n    ops.assign(p, ops.where(ops.reshape(x > y, ()), x, p))\n    return x" in out.fixed
+    cst.parse_module(out.fixed)
+
+
+def test_an_assign_to_a_local_tensor_is_an_unsafe_select():
+    found = findings(HEAD + "@ms.jit\ndef f(x, y, p):\n    r = x * 2\n    if x > y:\n        ops.assign(r, x)\n"
+                     "    return r\n")
+    assert found[0].fix_object is not None and found[0].fix_object.applicability == "unsafe"
+    assert "`r` is a local Tensor, not a Parameter" in found[0].text

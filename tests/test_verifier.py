@@ -205,6 +205,18 @@ def test_typed_schedule_safe_select_verifies_with_zero_warmup(inputs):
     assert v.outputs_match is True
 
 
+@pytest.mark.parametrize("inputs", [None, "w=float32[4](-1,1); step=int32[1](4,5)",
+                                    "w=float32[4](-1,1); step=int32[1](2,3)"])
+def test_conditional_assign_selects_verify(inputs):
+    """MSL201's safe fix of branches made only of assigns (fixtures/verify/average_update_*.py): the Parameters
+    after the call match whether the step tests are false (the default draws), both true (4) or one true (2)."""
+    original, rewritten, path = _pair("average_update")
+    v = verify_pair(original, rewritten, function="AverageUpdate", inputs=inputs, repeat=1, path=path,
+                    code="MSL201")
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True
+
+
 @pytest.mark.parametrize("inputs", [None, "global_step=float32:3.0", "global_step=float32:70.0"])
 def test_lr_chain_nested_where_rewrite_verifies(inputs):
     """The MSL201 rewrite of a five-phase if/elif chain (fixtures/verify/lr_chain_*.py), in the decay phase (the

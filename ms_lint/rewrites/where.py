@@ -43,7 +43,7 @@ CHEAP_FUNCTIONS = {
     "greater_equal", "less", "less_equal", "gt", "ge", "lt", "le", "eq", "ne", "reshape", "expand_dims",
     "unsqueeze", "stop_gradient", "scalar_to_tensor", "isfinite", "isnan", "isinf", "masked_fill",
     "cos", "sin", "erf", "lerp", "div_no_nan", "astype", "float", "half", "int", "bool", "view", "sum", "mean",
-    "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_all",
+    "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_all", "dtype",
     "reduce_any", "reduce_prod", "tensor_to_scalar", "item", "copy", "squeeze", "flatten", "to",
 }
 HAZARD_FUNCTIONS = {
@@ -184,6 +184,9 @@ def call_target(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
             return "primitive", inner.rsplit(".", 1)[-1]
         return "other", ""
     prim = primitive_name(ctx, values.owner, func)
+    if prim is None and isinstance(func, cst.Name) and func.value not in values.parameters:
+        bound = _bindings(values, func.value)  # ``op_cast = P.Cast()`` once in the function
+        prim = primitive_name(ctx, values.owner, bound[0]) if len(bound) == 1 else None
     if prim is not None:
         return "primitive", prim
     if isinstance(func, cst.Name) and qualified is None:

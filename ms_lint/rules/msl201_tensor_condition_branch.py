@@ -27,6 +27,7 @@ from ms_lint.rewrites.where import (
     shapes_visibly_differ,
     where_call,
 )
+from ms_lint.rewrites.where_assign import assign_fix
 from ms_lint.rewrites.where_flow import flow_fix
 from ms_lint.rewrites.where_numbers import number_reason, tensor_constants
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
@@ -279,6 +280,7 @@ class TensorConditionBranch(Rule):
 
                 def construct(self, loss):
                     if not ops.isfinite(loss):
+                        ops.print_("loss overflow: halving the loss scale")
                         ops.assign(self.scale, self.scale * 0.5)
                     return loss * self.scale
             """,
@@ -601,6 +603,50 @@ class TensorConditionBranch(Rule):
                     return self.learning_rate * percent
             """,
         ),
+        # A conditional state update: every Parameter is written through a select (its old value when the
+        # test is false), in order; the compile-time test stays a Python ``if``.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import Parameter, Tensor, nn, ops
+
+
+            class EmaWeight(nn.Cell):
+                def __init__(self, decay=0.75, interval=2, use_ema=True):
+                    super().__init__()
+                    self.decay = decay
+                    self.interval = interval
+                    self.use_ema = use_ema
+                    self.ema = Parameter(Tensor([0.0, 0.0], ms.float32), name="ema")
+                    self.updates = Parameter(Tensor(0, ms.int32), name="updates")
+
+                def construct(self, w, step):
+                    if self.use_ema and step % self.interval == 0:
+                        ops.assign(self.ema, self.decay * self.ema + (1 - self.decay) * w)
+                        ops.assign(self.updates, self.updates + 1)
+                    return self.ema
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import Parameter, Tensor, nn, ops
+
+
+            class EmaWeight(nn.Cell):
+                def __init__(self, decay=0.75, interval=2, use_ema=True):
+                    super().__init__()
+                    self.decay = decay
+                    self.interval = interval
+                    self.use_ema = use_ema
+                    self.ema = Parameter(Tensor([0.0, 0.0], ms.float32), name="ema")
+                    self.updates = Parameter(Tensor(0, ms.int32), name="updates")
+
+                def construct(self, w, step):
+                    if self.use_ema:
+                        ops.assign(self.ema, ops.where(ops.reshape(step % self.interval == 0, ()), self.decay * self.ema + (1 - self.decay) * w, self.ema))
+                        ops.assign(self.updates, ops.where(ops.reshape(step % self.interval == 0, ()), self.updates + 1, self.updates))
+                    return self.ema
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -780,6 +826,13 @@ class TensorConditionBranch(Rule):
 
     # -- fixes --------------------------------------------------------------------------------------------
     def _if_fix(self, values: FunctionValues, node: cst.If) -> Tuple[Optional[Fix], Optional[str]]:
+        if not self._is_elif(node):
+            update = assign_fix(self.context, values, node)  # a branch that only assigns Parameters
+            if update is not None:
+                fix, unsafe = update
+                if fix is not None and unsafe is not None:
+                    self._unsafe[id(fix)] = unsafe
+                return (fix, None) if fix is not None else (None, unsafe)
         effect = self._effect_in(values, node)
         if effect is not None:
             return None, effect
