@@ -226,7 +226,8 @@ def test_typed_schedules_safe_selects_match_on_every_phase_with_zero_warmup(tmp_
 
 
 def test_typed_schedule_example_matches_with_and_without_warmup(tmp_path):
-    before, after = _fixed_pair(tmp_path, rule_by_code("MSL201").INVALID[-1])
+    example = next(e for e in rule_by_code("MSL201").INVALID if "class LinearWarmup(" in e.code)
+    before, after = _fixed_pair(tmp_path, example)
     for kwargs in (dict(learning_rate=0.1, total_steps=20, warmup_steps=4),
                    dict(learning_rate=0.1, total_steps=20, warmup_steps=0),
                    dict(learning_rate=0.1, total_steps=20, warmup_ratio=0.25)):
