@@ -364,7 +364,7 @@ def add_imports(module: cst.Module, requests: Sequence[ImportRequest], path: Opt
     """
     present = set()
     for stmt in module.body:
-        if _is_import_line(stmt):
+        if import_order.is_import_line(stmt):
             present.update(_bindings(stmt))
     wanted: List[cst.SimpleStatementLine] = []
     for request in requests:
@@ -372,7 +372,7 @@ def add_imports(module: cst.Module, requests: Sequence[ImportRequest], path: Opt
             statement = cst.parse_statement(request.statement.strip() + module.default_newline)
         except cst.ParserSyntaxError:
             raise ValueError(f"bad import request {request.statement!r}") from None
-        if not _is_import_line(statement):
+        if not import_order.is_import_line(statement):
             raise ValueError(f"import request is not an import: {request.statement!r}")
         bindings = set(_bindings(statement))
         if bindings and bindings <= present:
@@ -408,12 +408,6 @@ def _bindings(stmt: cst.SimpleStatementLine):
                 yield ("from", module, name, local)
 
 
-def _is_import_line(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body
-    )
-
-
 def _is_docstring(stmt: cst.CSTNode) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
             and isinstance(stmt.body[0], cst.Expr)
@@ -423,7 +417,7 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
 def _import_insert_index(body: List[cst.CSTNode]) -> int:
     last_import = None
     for index, stmt in enumerate(body):
-        if _is_import_line(stmt):
+        if import_order.is_import_line(stmt):
             last_import = index
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             break

@@ -22,6 +22,8 @@ from typing import Collection, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from ms_lint.cstutil import code_of
+
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
 _STDLIB_FALLBACK = frozenset({"os", "sys", "re", "math", "json", "time", "typing", "functools", "itertools",
                               "collections", "argparse", "pathlib", "logging"})  # Python 3.9 has no list
@@ -48,10 +50,6 @@ def first_party_names(path: Optional[str]) -> FrozenSet[str]:
         elif os.path.isfile(os.path.join(full, "__init__.py")):
             names.add(entry)
     return frozenset(names)
-
-
-def code_of(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def top_modules(stmt: cst.SimpleStatementLine) -> List[str]:

@@ -23,6 +23,7 @@ import libcst as cst
 
 from ms_lint.analysis.config_files import UNKNOWN, is_config_path, read_config
 from ms_lint.analysis.values import is_literal, literal_value
+from ms_lint.cstutil import param_names, target_names
 from ms_lint.walk import find
 
 GRAPH_MODE = "mindspore.GRAPH_MODE"
@@ -121,7 +122,7 @@ class ScriptValues:
     def _name(self, name: str, function, depth) -> object:
         scopes = [function, None] if function is not None else [None]
         for scope in scopes:
-            if scope is not None and name in _parameters(scope):
+            if scope is not None and name in param_names(scope):
                 return UNKNOWN
             bound = self._bindings_of(scope).get(name)
             if bound is None:
@@ -152,7 +153,7 @@ class ScriptValues:
                     if isinstance(target.target, cst.Name):
                         found.setdefault(target.target.value, []).append(node.value)
                     else:
-                        for name in _names_in(target.target):
+                        for name in target_names(target.target, include_starred=True):
                             found.setdefault(name, []).extend([cst.Name("None"), cst.Name("None")])
             elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None:
                 found.setdefault(node.target.value, []).append(node.value)
@@ -160,7 +161,7 @@ class ScriptValues:
                 found.setdefault(node.asname.name.value, []).append(node.item)
             else:
                 target = node.target
-                for name in _names_in(target):
+                for name in target_names(target, include_starred=True):
                     found.setdefault(name, []).extend([cst.Name("None"), cst.Name("None")])
         self._bindings[key] = found
         return found
@@ -297,22 +298,3 @@ def _same(left: object, right: object) -> bool:
     if isinstance(left, Mode) or isinstance(right, Mode):
         return left_mode is not None and left_mode == right_mode
     return left == right
-
-
-def _parameters(function: cst.FunctionDef) -> set:
-    params = function.params
-    names = {p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    return names
-
-
-def _names_in(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _names_in(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_in(target.value)
-    return []
