@@ -68,3 +68,15 @@ def write(tmp_path):
 def mindspore():
     """The installed MindSpore (the verify extra); tests that take it carry ``@pytest.mark.mindspore``."""
     return pytest.importorskip("mindspore")
+
+
+@pytest.fixture(scope="module")
+def graph_mode():
+    """GRAPH_MODE on CPU for a module's MindSpore equivalence tests (Cells compile construct only in graph mode,
+    as in the training scripts ms-lint targets); the previous mode is restored afterwards."""
+    import mindspore as ms
+
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+    yield
+    ms.set_context(mode=previous)

@@ -5,10 +5,7 @@
 * MSL102 ``ops.addn`` over HyperMap (fixtures/optimizers/grad_norms.py) at 60 gradients: outputs equal within
   float32 rounding (the grouping changes; measured bit-equal on CPU when the sum starts at zero), gradients too.
 """
-import importlib.util
-import itertools
 import pathlib
-import sys
 import time
 
 import pytest
@@ -17,32 +14,17 @@ ms = pytest.importorskip("mindspore")
 np = pytest.importorskip("numpy")
 
 from ms_lint.testing import fix  # noqa: E402
+from mindspore_support import import_source  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RECURRENCES = ROOT / "fixtures" / "loops" / "recurrences.py"
 GRAD_NORMS = ROOT / "fixtures" / "optimizers" / "grad_norms.py"
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def graph_mode():
-    previous = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=previous)
 
 
 def _load(source: str, tmp_path: pathlib.Path):
-    name = f"mslint_counter_case_{next(_ids)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_source(tmp_path, source, "mslint_counter_case")
 
 
 def _fixed(path: pathlib.Path, code: str) -> str:

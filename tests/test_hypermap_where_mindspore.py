@@ -6,10 +6,8 @@ the rules' refusals are shown too: a select over a guarded division gives NaN gr
 number branches returns a Tensor where the ``if`` returns a float, and a shape-(1,) ``global_step`` condition
 broadcasts 0-d branches to shape (1,).
 """
-import importlib.util
 import itertools
 import pathlib
-import sys
 import textwrap
 
 import numpy as np
@@ -24,31 +22,17 @@ from ms_lint.fixer import fix_text  # noqa: E402
 from ms_lint.rules import rule_by_code  # noqa: E402
 from ms_lint.source import read_source  # noqa: E402
 from ms_lint.testing import fix, lint  # noqa: E402
+from mindspore_support import import_source  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
 CODES = ["MSL102", "MSL201"]
 _module_ids = itertools.count()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def graph_mode():
-    previous = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
-    yield
-    ms.set_context(mode=previous)
-
-
 def load(tmp_path, text):
-    """Import ``text`` as a real module from a file (graph mode reads the source of what it compiles)."""
-    path = tmp_path / f"msl_equiv_{next(_module_ids)}.py"
-    path.write_text(text, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_source(tmp_path, text, "msl_equiv")
 
 
 def t(value, dtype=np.float32):

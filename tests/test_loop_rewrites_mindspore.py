@@ -8,12 +8,9 @@ but must still be exact. Trip counts are scaled down to 8 (with ``unroll-thresho
 Each version is imported from its own file as its own module and compiled in this process (small graphs, CPU).
 Cells are compared with the original's parameter values copied into the rewritten cell.
 """
-import importlib.util
 import inspect
-import itertools
 import pathlib
 import re
-import sys
 import textwrap
 
 import pytest
@@ -28,14 +25,14 @@ from ms_lint.source import decode_source  # noqa: E402
 from ms_lint.testing import lint  # noqa: E402
 from ms_lint.verifier.inputs import directives_from_source, generate, parse_spec  # noqa: E402
 from ms_lint.verifier.targets import enclosing_target  # noqa: E402
+from mindspore_support import import_source  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LOOP_FIXTURES = sorted((ROOT / "fixtures" / "loops").glob("*.py"))
 CODES = ["MSL101", "MSL103"]
 SMALL_TRIP = 8
-_counter = itertools.count()
 
 # Inputs for the rule examples (they carry no ``# ms-lint: inputs=`` comment: the page shows them as written).
 # Anything not listed is float32[6,3].
@@ -48,25 +45,9 @@ EXAMPLE_INPUTS = {
 }
 
 
-@pytest.fixture(scope="module", autouse=True)
-def graph_mode():
-    """Cells compile their construct as a graph only in GRAPH_MODE, as in the training scripts ms-lint targets."""
-    previous = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=previous)
-
-
 # -- running two versions ----------------------------------------------------------------------------------------
 def _import(source: str, tmp_path: pathlib.Path, label: str):
-    name = f"mslint_loop_case_{label}_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # MindSpore's parser looks the function's module up by name
-    spec.loader.exec_module(module)
-    return module
+    return import_source(tmp_path, source, f"mslint_loop_case_{label}")
 
 
 def _targets(source: str):

@@ -1,10 +1,8 @@
 """MSL201's select rewrite of conditional state updates (``if c: assign(p, v)`` -> ``assign(p, where(c, v, p))``)
 proven with real MindSpore (CPU, GRAPH_MODE): original and fixed fixture run over steps where the test is true and
 false, and every Parameter is compared after every call; the look-alikes keep their ``if``."""
-import importlib.util
 import itertools
 import pathlib
-import sys
 import textwrap
 
 import numpy as np
@@ -16,29 +14,16 @@ from mindspore import Parameter, Tensor  # noqa: E402
 
 from ms_lint.rules import rule_by_code  # noqa: E402
 from ms_lint.testing import fix, lint  # noqa: E402
+from mindspore_support import import_source  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 FIXTURE = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "optimizers" / "parameter_average.py"
 _ids = itertools.count()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def graph_mode():
-    previous = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
-    yield
-    ms.set_context(mode=previous)
-
-
 def load(tmp_path, text):
-    path = tmp_path / f"msl_assign_{next(_ids)}.py"
-    path.write_text(text, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_source(tmp_path, text, "msl_assign")
 
 
 @pytest.fixture(scope="module")

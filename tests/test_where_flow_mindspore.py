@@ -5,10 +5,7 @@ outputs must match exactly, and so must gradients where the inputs are float and
 learning-rate schedules, whose gradients nobody takes). The multi-phase schedules' fixes are run on every phase,
 0-d and shape-(1,) steps, zero warmups included.
 """
-import importlib.util
-import itertools
 import pathlib
-import sys
 import textwrap
 
 import numpy as np
@@ -23,29 +20,15 @@ from ms_lint.fixer import fix_text  # noqa: E402
 from ms_lint.rules import rule_by_code  # noqa: E402
 from ms_lint.source import read_source  # noqa: E402
 from ms_lint.testing import fix, lint  # noqa: E402
+from mindspore_support import import_source  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def graph_mode():
-    previous = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
-    yield
-    ms.set_context(mode=previous)
 
 
 def load(tmp_path, text):
-    path = tmp_path / f"msl_flow_{next(_ids)}.py"
-    path.write_text(text, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_source(tmp_path, text, "msl_flow")
 
 
 def t(value, dtype=np.float32):
