@@ -1,7 +1,9 @@
 """Everything a rule may ask about the module being checked, computed once per file."""
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -17,6 +19,16 @@ from ms_lint.analysis.values import (
 )
 
 
+def code_identifiers(text: str) -> Set[str]:
+    """Every NAME token of ``text`` (keywords too), outside strings and comments. A file that does not tokenize
+    (it parsed, so this is rare) counts every word as used, which only makes spellings more cautious."""
+    try:
+        return {tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                if tok.type == tokenize.NAME}
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
 # MultitypeFuncGraph registration names of Python values (``@op.register("Number", "Tensor")``).
 PYTHON_TYPES = {"Number", "Bool", "String", "Int", "Float", "UInt", "Int32", "Int64", "Float32", "Float64", "None"}
 
@@ -25,6 +37,7 @@ class ModuleContext:
     def __init__(self, module: cst.Module, text: str, path: str, config: Config, project=None):
         self.module = module
         self.text = text
+        self._identifiers: Optional[Set[str]] = None
         self.path = path
         self.config = config
         self.project = project  # ms_lint.analysis.project.ProjectView, or None for a file analysed alone
@@ -220,4 +233,8 @@ class ModuleContext:
         return self._local_names
 
     def _name_used(self, name: str) -> bool:
-        return re.search(rf"(?<![\w.]){re.escape(name)}\b", self.text) is not None
+        """Does the module's code (not its strings or comments) use ``name`` as an identifier anywhere? A new
+        import of ``name`` would then shadow or be shadowed; a docstring that mentions "Tensor" does not count."""
+        if self._identifiers is None:
+            self._identifiers = code_identifiers(self.text)
+        return name in self._identifiers

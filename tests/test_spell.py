@@ -85,3 +85,23 @@ def test_the_vmap_fix_does_not_reuse_a_shadowed_alias():
     rewrite.context = context
     spelled, imports = rewrite._vmap_name()
     assert spelled == "ms.vmap" and imports == ()
+
+
+def test_a_name_in_a_docstring_or_comment_does_not_block_an_import():
+    code = '''
+    """Scores clamped with Tensor constants."""
+    from mindspore import nn, ops  # a Tensor import would go here
+    '''
+    spelled, imports = spell(code, "mindspore.Tensor")
+    assert spelled == "Tensor"
+    assert [i.statement for i in imports] == ["from mindspore import Tensor"]
+
+
+def test_a_name_the_code_uses_blocks_an_import_of_that_name():
+    code = """
+    from mindspore import nn, ops
+
+    def f(Tensor):
+        return Tensor
+    """
+    assert spell(code, "mindspore.Tensor") is None

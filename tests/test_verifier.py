@@ -225,3 +225,31 @@ def test_lr_chain_nested_where_rewrite_verifies(inputs):
     v = verify_pair(original, rewritten, function="CoolDownLR", inputs=inputs, repeat=1, path=path, code="MSL201")
     assert v.verdict in ("verified", "tradeoff"), v.message
     assert v.outputs_match is True
+
+
+# Issue 16's branch and slice shapes, each verified with the rewrite `ms-lint fix` writes (the _rewritten files are
+# checked to be that output by tests/test_verify_pairs.py), with inputs that reach each side of the branch: (pair,
+# target, inputs, code, line of the tensor `if` in the original, the side that must run there: 0 then, 1 else).
+SHAPE_PAIRS = [
+    ("slice_mask", "TailMask", None, "MSL101", None, None),
+    ("fp16_clamp", "ResidualClamp", None, "MSL201", 14, 1),
+    ("fp16_clamp", "ResidualClamp", "hidden=float16[8,16](30000,40000); residual=float16[8,16](30000,40000)",
+     "MSL201", 14, 0),
+    ("number_limit", "ClampedSoftmax", None, "MSL201", 16, 1),
+    ("number_limit", "ClampedSoftmax", "logits=float32[4,8](80,100)", "MSL201", 16, 0),
+    ("subcell_schedule", "WarmupThenDecay", "global_step=int32[1](0,10)", "MSL201", 41, 0),
+    ("subcell_schedule", "WarmupThenDecay", "global_step=int32[1](10,40)", "MSL201", 41, 1),
+]
+
+
+@pytest.mark.parametrize("name, target, inputs, code, line, side", SHAPE_PAIRS)
+def test_rewrite_shapes_of_real_code_verify(name, target, inputs, code, line, side):
+    original, rewritten, path = _pair(name)
+    v = verify_pair(original, rewritten, function=target, inputs=inputs, repeat=1, path=path, code=code,
+                    branch_lines=[line] if line else ())
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True
+    if line:
+        (entry,) = v.branches
+        assert entry["line"] == line
+        assert all(row[side] for row in entry["counts"]), entry  # the intended side ran on every draw

@@ -1,0 +1,40 @@
+"""The verify seed pairs whose rewritten half is ms-lint's own fix: `ms-lint fix` of NAME_orig.py must write
+NAME_rewritten.py byte for byte, so `ms-lint verify` on the pair proves the rewrite users get."""
+import os
+
+import pytest
+
+from ms_lint.testing import fix
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "verify")
+
+# pair name -> (codes the fix applies, whether it needs --unsafe-fixes)
+FIXED_BY_MS_LINT = {
+    "slice_mask": (["MSL101"], False),
+    "fp16_clamp": (["MSL201"], False),
+    "number_limit": (["MSL201"], True),
+    "subcell_schedule": (["MSL201"], True),
+    "typed_schedule": (["MSL201"], False),
+    "average_update": (["MSL201"], False),
+}
+
+
+def _read(name):
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+@pytest.mark.parametrize("name", sorted(FIXED_BY_MS_LINT))
+def test_rewritten_half_is_what_fix_writes(name):
+    codes, unsafe = FIXED_BY_MS_LINT[name]
+    outcome = fix(_read(f"{name}_orig.py"), unsafe=unsafe, select=codes)
+    assert outcome.error is None and outcome.changed
+    assert outcome.fixed == _read(f"{name}_rewritten.py")
+
+
+@pytest.mark.parametrize("name", sorted(FIXED_BY_MS_LINT))
+def test_the_safe_pairs_need_no_unsafe_fix(name):
+    """A pair listed as safe is fixed without --unsafe-fixes; an unsafe one is not."""
+    codes, unsafe = FIXED_BY_MS_LINT[name]
+    outcome = fix(_read(f"{name}_orig.py"), unsafe=False, select=codes)
+    assert outcome.changed is (not unsafe)
