@@ -719,3 +719,37 @@ def test_an_assign_to_a_local_tensor_is_an_unsafe_select():
                      "    return r\n")
     assert found[0].fix_object is not None and found[0].fix_object.applicability == "unsafe"
     assert "`r` is a local Tensor, not a Parameter" in found[0].text
+
+
+SOFTMAX_OR_ONE_HOT = HEAD + '''
+from mindspore import Parameter, Tensor
+from mindspore.ops import operations as P
+
+
+class SoftOrHard(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.softmax = P.Softmax()
+        self.onehot = P.OneHot()
+        self.argmax = P.Argmax()
+        self.on = Tensor(1.0, ms.float32)
+        self.off = Tensor(0.0, ms.float32)
+        self.hard = Parameter(Tensor(0.0, ms.float32), name="hard", requires_grad=False)
+
+    def construct(self, x):
+        if self.hard == 0:
+            w = self.softmax(x)
+        else:
+            w = self.onehot(self.argmax(x), x.shape[-1], self.on, self.off)
+        return w * x
+'''
+
+
+def test_softmax_one_hot_and_argmax_primitives_are_selectable():
+    """Softmax, OneHot and Argmax are finite for finite inputs and keep no state: a branch that calls them can be
+    a select (unsafe here only because the two sides' shapes are not proven equal)."""
+    (finding,) = findings(SOFTMAX_OR_ONE_HOT)
+    assert finding.fix is not None, finding.detail
+    assert "cheap and free of side effects" not in (finding.detail or "")
+    fixed = fix(SOFTMAX_OR_ONE_HOT, unsafe=True, select=["MSL201"]).fixed
+    assert "ops.where(self.hard == 0, self.softmax(x), self.onehot(" in fixed

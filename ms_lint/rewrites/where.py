@@ -45,6 +45,8 @@ CHEAP_FUNCTIONS = {
     "cos", "sin", "erf", "lerp", "div_no_nan", "astype", "float", "half", "int", "bool", "view", "sum", "mean",
     "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_all", "dtype",
     "reduce_any", "reduce_prod", "tensor_to_scalar", "item", "copy", "squeeze", "flatten", "to",
+    # finite for finite inputs, no state: softmax subtracts the maximum first, one_hot/argmax only pick
+    "softmax", "one_hot", "argmax", "argmin", "transpose", "permute", "broadcast_to", "tile",
 }
 HAZARD_FUNCTIONS = {
     "div", "divide", "true_divide", "floor_div", "floor_divide", "floor_mod", "mod", "remainder", "realdiv",
@@ -71,7 +73,8 @@ PRIMITIVES = {
         "ExpandDims", "Squeeze", "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
         "LogicalAnd", "LogicalOr", "LogicalNot", "IsFinite", "IsNan", "IsInf", "DivNoNan", "Cos", "Sin", "Erf",
         "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceAll", "ReduceAny", "ScalarToTensor",
-        "StopGradient", "MaskedFill", "Identity",
+        "StopGradient", "MaskedFill", "Identity", "Softmax", "OneHot", "Argmax", "Argmin", "Transpose",
+        "BroadcastTo", "Tile",
     },
     HAZARD: {
         "RealDiv", "Div", "FloorDiv", "FloorMod", "Mod", "Log", "Log1p", "Sqrt", "Rsqrt", "Exp", "Expm1", "Pow",
