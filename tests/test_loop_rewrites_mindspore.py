@@ -218,6 +218,45 @@ def _grad_cases():
     yield pytest.param(example, "triplet_margin", EXAMPLE_INPUTS[("MSL101", 4)], id="MSL101-invalid-4")
 
 
+SEVERAL_LISTS = ROOT / "fixtures" / "loops" / "several_lists.py"
+
+
+def _several_lists_cases():
+    source = SEVERAL_LISTS.read_text(encoding="utf-8")
+    for target in _verifiable_targets(source):
+        yield pytest.param(source, target, directives_from_source(source, target)["inputs"], id=target)
+    example = textwrap.dedent(rule_by_code("MSL101").INVALID[SEVERAL_LISTS_EXAMPLE].code)
+    yield pytest.param(example, "mean_and_spread", "x=float32[6,3]", id=f"MSL101-invalid-{SEVERAL_LISTS_EXAMPLE}")
+
+
+SEVERAL_LISTS_EXAMPLE = 7
+
+
+@pytest.mark.parametrize("source, target, spec", list(_several_lists_cases()))
+def test_several_lists_fix_keeps_gradients(source, target, spec, tmp_path):
+    """Several lists stacked after one loop -> one vmap returning a tuple: the gradients of the sum of all
+    outputs with respect to every float input match (Cells get the original's weights)."""
+    fixed = _fix(source, Config())
+    assert fixed != source and "out_axes=(" in fixed
+    specs = parse_spec(spec)
+    values = generate(specs, seed=13)
+    args = [ms.Tensor(values[s.name]) for s in specs]
+    floats = tuple(range(len(specs)))
+    grads = []
+    cells = []
+    for text, label in ((source, "orig"), (fixed, "fixed")):
+        module = _import(text, tmp_path, f"several_{label}")
+        fn, is_cell = _call(module, target, values)
+        if is_cell:
+            cells.append(fn)
+            if len(cells) == 2:
+                params_after = dict(cells[1].parameters_and_names())
+                for name, param in cells[0].parameters_and_names():
+                    params_after[name].set_data(ms.Tensor(param.asnumpy()))
+        grads.append(_flatten(ms.grad(fn, grad_position=floats)(*args)))
+    assert_same(grads[0], grads[1], f"{target} gradients")
+
+
 @pytest.mark.parametrize("source, target, spec", list(_grad_cases()))
 def test_tuple_rows_fix_keeps_gradients(source, target, spec, tmp_path):
     """``rows = rows + (row.unsqueeze(0),)`` + ``ops.concat`` -> vmap: the gradients with respect to every

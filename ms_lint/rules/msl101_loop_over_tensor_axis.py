@@ -286,6 +286,40 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return scores * mask
             """,
         ),
+        # Several lists grown in one body, each stacked right after the loop: one vmap whose function returns a
+        # tuple, one out_axes entry per list.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def mean_and_spread(x):
+                means = []
+                spreads = []
+                for i in range(x.shape[0]):
+                    centered = x[i] - x[i].mean()
+                    means.append(x[i].mean())
+                    spreads.append((centered * centered).mean())
+                means = ops.stack(means)
+                spreads = ops.stack(spreads)
+                return means, spreads
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def mean_and_spread(x):
+                def _means_item(x_i):
+                    centered = x_i - x_i.mean()
+                    return x_i.mean(), (centered * centered).mean()
+                means, spreads = ms.vmap(_means_item, in_axes=0, out_axes=(0, 0))(x)
+                return means, spreads
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -320,15 +354,21 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
             builder = VmapBuilder(self.context, self.function, self.values)
-            fix = builder.for_loop(node, trip) if trip is None or trip.tensor is not None else None
+            if trip is None or trip.tensor is not None:
+                fix = builder.for_loop(node, trip)
+            else:
+                fix = builder._unbuilt(f"runs to `{_origin(trip.origin)}`, which the rewrite cannot tie to one "
+                                       "Tensor the body slices by the index")
             if fix is not None:
                 cure = f"the iterations are independent: `ms.vmap` maps the body over the axis, {VMAP_FACT}"
             elif builder.refusal:
-                cure = f"the iterations look independent, but no vmap rewrite is offered: the body {builder.refusal}"
+                cure = f"the iterations look independent; no automatic rewrite: the body {builder.refusal}"
             else:
                 cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}"
                         "; otherwise a `while` loop with a Tensor counter or `ops.ForiLoop(..., unroll=False)` "
                         "compiles once but runs slower per call")
+                if builder.unbuilt:
+                    cure += f"; no automatic rewrite: the body {builder.unbuilt}"
         if written_slices is not None:
             short = "write the slices with one slice assignment"
         else:
@@ -416,24 +456,29 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if not any(does_graph_work(part, self.values) for part in parts):
             return
         description, trip = what
-        fix = None
+        fix, why = None, "iterates in an inner `for` clause"
         if clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-            fix = self._comprehension_fix(node, trip)
+            fix, why = self._comprehension_fix(node, trip)
+        elif clause is node.for_in:
+            why = "builds a set or a dict, not rows to stack"
         cure = (f"the elements are independent: `ms.vmap` maps the expression over the axis, {VMAP_FACT}" if fix
-                else f"if the elements are independent, map the expression with `ms.vmap`, {VMAP_FACT}")
+                else f"if the elements are independent, map the expression with `ms.vmap`, {VMAP_FACT}; "
+                     f"no automatic rewrite: the comprehension {why}")
         what = _short_what(description).replace("loop ", "comprehension ", 1)
         how = "map the expression with `ms.vmap`" if fix else "if the elements are independent, use `ms.vmap`"
         self.report(node, f"{what}: unrolled per slice; {how}", fix=fix,
                     detail=f"comprehension {description[5:] if description.startswith('loop ') else description}: "
                            f"MindSpore unrolls it, compiling one copy of the expression per slice; {cure}")
 
-    def _comprehension_fix(self, node, trip: Optional[ShapeRef]):
+    def _comprehension_fix(self, node, trip: Optional[ShapeRef]) -> Tuple[Optional[object], Optional[str]]:
+        """(fix, None), or (None, why not) in a few words that follow "the comprehension"."""
         if trip is not None and trip.tensor is None:
-            return None
+            return None, (f"runs to `{_origin(trip.origin)}`, which the rewrite cannot tie to one Tensor it slices "
+                          "by the index")
         arg = self.context.parent(node)
         call = self.context.parent(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call):
-            return None
+            return None, "is kept as a Python list or tuple, not stacked into one Tensor where it is built"
         owner = self.context.scope.owner_of.get(self.function)
         axis = stack_axis(self.context, owner, call, node)
         concatenated = False
@@ -441,9 +486,11 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             axis = concat_axis(self.context, call, node)
             concatenated = True
         if axis is None:
-            return None
-        return VmapBuilder(self.context, self.function, self.values).comprehension(node, call, axis, trip,
-                                                                                    concatenated)
+            return None, (f"is passed to `{cut(code_of(call.func), 30)}`, not to a stack or concat with a literal "
+                          "axis")
+        builder = VmapBuilder(self.context, self.function, self.values)
+        fix = builder.comprehension(node, call, axis, trip, concatenated)
+        return fix, None if fix is not None else (builder.refusal or builder.unbuilt or "cannot be rewritten")
 
 
 def _is_builtin_call(expr: cst.BaseExpression, name: str) -> bool:
