@@ -1154,3 +1154,126 @@ def test_a_loop_over_the_pieces_of_a_split_is_a_loop_over_a_tensor_axis():
     found = lint(code, select=["MSL101"])
     assert [(f.line, f.message.split(":")[0]) for f in found] == [
         (14, "loop over `self.split(x)`"), (17, "loop over `ops.chunk(x, 4, axis=0)`")]
+
+
+# -- several lists grown in one body, each stacked after the loop ------------------------------------------------
+def several(*lines: str, after=("a = ops.stack(a)", "b = ops.stack(b)"), tail="return a, b") -> str:
+    body = "\n".join("        " + line for line in lines)
+    stacks = "\n".join("    " + line for line in after)
+    return f"""
+@ms.jit
+def f(x, y):
+    a = []
+    b = []
+    for i in range(x.shape[0]):
+{body}
+{stacks}
+    {tail}
+"""
+
+
+def detail(body: str) -> str:
+    found = findings(body)
+    assert len(found) == 1, found
+    return found[0].detail
+
+
+def test_two_lists_become_one_vmap_with_an_out_axis_each():
+    out = assert_fixed(several("a.append(ops.relu(x[i]))", "b.append(x[i] * y[i])"))
+    assert ("a, b = ms.vmap(lambda x_i, y_i: (ops.relu(x_i), x_i * y_i), in_axes=(0, 0), out_axes=(0, 0))(x, y)"
+            in out)
+    assert "a = []" not in out and "for " not in out and "ops.stack" not in out
+
+
+def test_several_lists_with_a_shared_body_and_their_own_axes():
+    out = assert_fixed(several("h = ops.relu(x[i])", "a.append(h)", "b.append(h * 2)",
+                               after=("b = ops.stack(b, 1)", "a = ops.stack(a, 0)")))
+    assert "def _b_item(x_i):\n        h = ops.relu(x_i)\n        return h * 2, h\n" in out
+    assert "b, a = ms.vmap(_b_item, in_axes=0, out_axes=(1, 0))(x)" in out
+
+
+def test_several_tuples_concatenated_from_unsqueezed_rows():
+    code = """
+@ms.jit
+def f(x):
+    a = ()
+    b = ()
+    for i in range(x.shape[0]):
+        a += (x[i].sum().unsqueeze(0),)
+        b = b + (x[i].max().unsqueeze(0),)
+    sums = ops.concat(a)
+    maxes = ops.concat(b)
+    return sums, maxes
+"""
+    out = assert_fixed(code)
+    assert "sums, maxes = ms.vmap(lambda x_i: (x_i.sum(), x_i.max()), in_axes=0, out_axes=(0, 0))(x)" in out
+
+
+@pytest.mark.parametrize("lines, after, tail, why", [
+    # a statement between the stacks
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("a = ops.stack(a)", "y = y * 2", "b = ops.stack(b)"),
+     "return a, b, y", "are not each `name = ops.stack(acc, axis)`"),
+    # one list stacked, the other returned as a list
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("a = ops.stack(a)",), "return a, b",
+     "are not each `name = ops.stack(acc, axis)`"),
+    # the same list stacked twice
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("a = ops.stack(a)", "c = ops.stack(a)"), "return a, c",
+     "do not stack each once"),
+    # a value that does not depend on the slice
+    (("a.append(x[i])", "b.append(y)"), ("a = ops.stack(a)", "b = ops.stack(b)"), "return a, b",
+     "stacks into `b` values that do not depend on the slice"),
+    # the first stack's result is read by the second
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("c = ops.stack(a)", "a = ops.stack(b) + c"), "return a",
+     "are not each `name = ops.stack(acc, axis)`"),
+    # a list read again after the loop
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("c = ops.stack(a)", "d = ops.stack(b)"), "return c, d, a",
+     "later code reads again"),
+    # the stacked result overwrites a list the next statement stacks
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("b = ops.stack(a)", "a = ops.stack(b)"), "return a, b",
+     "which a later stacking statement reads"),
+    # a random op
+    (("a.append(ops.dropout(x[i]))", "b.append(x[i] * 2)"), ("a = ops.stack(a)", "b = ops.stack(b)"),
+     "return a, b", "not provably free of effects"),
+])
+def test_several_lists_look_alikes_keep_no_fix(lines, after, tail, why):
+    code = several(*lines, after=after, tail=tail)
+    assert_flagged_without_fix(code)
+    assert f"no automatic rewrite: the body" in detail(code) and why in detail(code)
+
+
+def test_a_list_read_while_another_grows_is_loop_carried():
+    code = several("b.append(x[i] + a[-1])", "a.append(x[i])")
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix_object is None and "carries" in found[0].message
+
+
+def test_the_same_list_appended_twice_keeps_no_fix():
+    code = several("a.append(x[i])", "a.append(x[i] * 2)", after=("a = ops.stack(a)",), tail="return a")
+    assert_flagged_without_fix(code)
+
+
+# -- why no rewrite: the detail names it (benchmarks/realcode.py reads it) ---------------------------------------
+@pytest.mark.parametrize("code, why", [
+    (loop("if y is None:", "    z = x[i]", "else:", "    z = x[i] * y", "out.append(z)"),
+     "holds an `if`; the rewrite moves only plain assignments"),
+    (loop("z = x[i]", "for w in (1, 2):", "    z = z * w", "out.append(z)"), "holds a `for` loop"),
+    (loop("out.append(x[i] + i)"), "uses `i` other than to index one axis"),
+    ("""
+@ms.jit
+def f(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * 2)
+    y = out
+    return ops.stack(y)
+""", "the next statement does not stack or concatenate it"),
+    ("""
+@ms.jit
+def f(x):
+    rows = [ops.relu(x[i]) for i in range(x.shape[0])]
+    return rows
+""", "the comprehension is kept as a Python list or tuple"),
+])
+def test_the_detail_says_why_no_rewrite(code, why):
+    text = detail(code)
+    assert "no automatic rewrite: " in text and why in text, text
