@@ -1257,7 +1257,9 @@ def test_the_same_list_appended_twice_keeps_no_fix():
     (loop("if y is None:", "    z = x[i]", "else:", "    z = x[i] * y", "out.append(z)"),
      "holds an `if`; the rewrite moves only plain assignments"),
     (loop("z = x[i]", "for w in (1, 2):", "    z = z * w", "out.append(z)"), "holds a `for` loop"),
-    (loop("out.append(x[i] + i)"), "uses `i` other than to index one axis"),
+    (loop("out.append(x[i] + i)"), "uses `i` other than as the whole index of one axis"),
+    (loop("out.append(y[i] * 2)"), "runs to `x.shape[0]` but slices `y` by `i`, whose length along that axis is not "
+                                   "known to be the trip count"),
     ("""
 @ms.jit
 def f(x):

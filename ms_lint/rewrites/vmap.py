@@ -13,6 +13,13 @@ a nested ``def`` (several statements). Loop-invariant values (``w``, ``self.dens
 which vmap supports. Anything else is refused: loop-carried state, conditions, ``break``/``continue``,
 random ops (vmap would give every lane the same numbers), side effects, ``i`` used other than as a slice
 index, names the loop leaves behind that later code reads, or a list used elsewhere.
+
+Several lists grown by the same body (``a.append(u); b.append(v)``, or tuples ``a += (u,)``) are one vmap too
+when the statements right after the loop are exactly ``name = ops.stack(acc, axis)`` once per list: the function
+returns ``(u, v)``, ``out_axes`` has one axis per list, and the result is unpacked into those names.
+
+When no rewrite is built, ``refusal`` says what vmap itself could not compile, and ``unbuilt`` says which part
+of the body is not a shape the rewrite builds; the rule puts either in the finding's detail.
 """
 from __future__ import annotations
 
@@ -164,9 +171,10 @@ class VmapBuilder:
     # -- the iteration: which tensors are sliced, on which axis ------------------------------------------------
     def _index_slices(self, nodes: Sequence[cst.CSTNode], index: str, trip: ShapeRef, written: Set[str]
                       ) -> Optional[List[_Mapped]]:
-        """Every use of ``index`` must be ``t[:, ..., index, rest]`` on a loop-invariant Tensor ``t``."""
+        """Every use of ``index`` must be ``t[:, ..., index, rest]`` on a loop-invariant Tensor ``t``, one of them the
+        tensor whose shape gives the trip count. None (with the reason recorded) otherwise."""
         if trip.tensor is None or trip.axis is None or trip.axis < 0:
-            return None
+            return self._unbuilt(f"runs to `{cut(trip.origin, 40)}`, not one axis of a Tensor the body slices")
         finder = _SubscriptFinder()
         for node in nodes:
             node.visit(finder)
@@ -177,25 +185,29 @@ class VmapBuilder:
             if position is None:
                 continue
             base = sub.value
+            said = cut(code_of(base), 30)
             if not (isinstance(base, cst.Name) or _is_self_attribute(base)):
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}`, not a name or a `self` attribute")
             if isinstance(base, cst.Name) and (base.value in written or base.value == index):
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}` and reassigns `{said}`")
             if self.values.kind(base) is not Kind.TENSOR:
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}`, and `{said}` is not known to be a Tensor")
             key = code_of(base)
             entry = mapped.setdefault(key, _Mapped(base, position))
             if entry.axis != position:
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}` on two different axes")
             entry.slices.append(sub)
             used.add(id(sub.slice[position].slice.value))  # type: ignore[union-attr]
         for node in nodes:
             for name in read_name_nodes(node):
                 if name.value == index and id(name) not in used:
-                    return None  # the index is used for something other than slicing
+                    return self._unbuilt(f"uses `{index}` other than as the whole index of one axis (`t[{index}]`, "
+                                         f"`t[:, {index}]`)")
         trip_key = code_of(trip.tensor)
         if trip_key not in mapped or mapped[trip_key].axis != trip.axis:
-            return None
+            sliced = ", ".join(f"`{cut(key, 20)}`" for key in list(mapped)[:3]) or "nothing"
+            return self._unbuilt(f"runs to `{cut(trip.origin, 30)}` but slices {sliced} by `{index}`, whose length "
+                                 "along that axis is not known to be the trip count")
         return list(mapped.values())
 
     def _trip_is_current(self, trip: ShapeRef, iterable: cst.BaseExpression, statement: cst.BaseStatement) -> bool:
@@ -278,10 +290,10 @@ class VmapBuilder:
         if trip is None and unstack_source(self.context, self.owner, loop.iter) is None \
                 and pieces_of(self.context, self.owner, loop.iter) is not None:
             return self._unbuilt(f"iterates the pieces of `{code_of(loop.iter)}`, which keep the split axis "
-                                 "(vmap's lanes would drop it)")
+                                 "that vmap's lanes would drop")
         effect = EffectChecker(self.context, self.owner).reason(loop.body)
         if effect is not None:
-            return self._unbuilt(f"is not provably free of effects: {effect}")
+            return self._unbuilt(f"is not provably free of effects: {effect}; a vmapped body must be pure")
         if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | {loop_var}):
             # the moved body would bind these names in a new scope, not where later code reads them
             return self._unbuilt("binds a name with `:=`, `global` or `nonlocal`, which a moved body would not")
@@ -532,7 +544,7 @@ class VmapBuilder:
         var = clause.target.value
         effect = EffectChecker(self.context, self.owner).reason(comp.elt)
         if effect is not None:
-            return self._unbuilt(f"is not provably free of effects: {effect}")
+            return self._unbuilt(f"is not provably free of effects: {effect}; a vmapped body must be pure")
         if binds_by_walrus(comp):
             # ``y := ...`` in a comprehension binds y in the function; in a lambda it would not
             return self._unbuilt("binds a name with `:=`, which a lambda would not")
