@@ -1279,3 +1279,24 @@ def f(x):
 def test_the_detail_says_why_no_rewrite(code, why):
     text = detail(code)
     assert "no automatic rewrite: " in text and why in text, text
+
+
+def test_several_lists_stacked_by_the_cells_primitive_over_unstacked_rows():
+    code = """
+class Heads(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.stack = ops.Stack(1)
+
+    def construct(self, x):
+        mins = []
+        maxes = []
+        for row in ops.unstack(x):
+            mins.append(row.min(0))
+            maxes.append(row.max(0))
+        lo = self.stack(mins)
+        hi = self.stack(maxes)
+        return lo, hi
+"""
+    out = assert_fixed(code)
+    assert "lo, hi = ms.vmap(lambda row: (row.min(0), row.max(0)), in_axes=0, out_axes=(1, 1))(x)" in out
