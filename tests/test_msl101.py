@@ -1238,7 +1238,7 @@ def f(x):
 def test_several_lists_look_alikes_keep_no_fix(lines, after, tail, why):
     code = several(*lines, after=after, tail=tail)
     assert_flagged_without_fix(code)
-    assert f"no automatic rewrite: the body" in detail(code) and why in detail(code)
+    assert "no automatic rewrite: the body" in detail(code) and why in detail(code)
 
 
 def test_a_list_read_while_another_grows_is_loop_carried():
