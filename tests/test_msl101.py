@@ -658,8 +658,11 @@ def test_message_for_sums_names_the_reduction():
         return total
     """
     found = findings(body)
-    assert len(found) == 1 and found[0].fix is None
+    assert len(found) == 1 and found[0].fix["applicability"] == "unsafe"
     assert "only sums per-slice terms into `total`" in found[0].text and ".sum(axis=0)" in found[0].text
+    assert "added in another order" in found[0].fix["message"]
+    out = fixed(body, HEADER)
+    assert not out.changed  # unsafe: only with --unsafe-fixes
 
 
 def test_message_for_loop_carried_state_names_forloop_and_the_trade():
@@ -1300,3 +1303,88 @@ class Heads(nn.Cell):
 """
     out = assert_fixed(code)
     assert "lo, hi = ms.vmap(lambda row: (row.min(0), row.max(0)), in_axes=0, out_axes=(1, 1))(x)" in out
+
+
+# -- a loop that only sums per-slice terms: vmap + .sum(axis=0), unsafe ---------------------------------------
+SUM = """
+@ms.jit
+def f(x, y):
+    total = 0
+    for i in range(x.shape[0]):
+{body}
+    return total
+"""
+
+
+def summing(*lines: str) -> str:
+    return SUM.format(body="\n".join("        " + line for line in lines))
+
+
+def test_summed_terms_become_vmap_and_sum_unsafe():
+    code = summing("d = x[i] - y", "total += (d * d).mean()")
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix["applicability"] == "unsafe"
+    out = fixed(code)
+    assert not out.changed
+    out = fix(HEADER + textwrap.dedent(code), select=["MSL101"], unsafe=True)
+    assert out.changed and out.error is None
+    cst.parse_module(out.fixed)
+    assert ("    def _total_term(x_i):\n        d = x_i - y\n        return (d * d).mean()\n"
+            "    total = ms.vmap(_total_term, in_axes=0, out_axes=0)(x).sum(axis=0)\n    return total\n") in out.fixed
+    assert not fix(out.fixed, select=["MSL101"], unsafe=True).changed  # idempotent
+
+
+@pytest.mark.parametrize("lines, start", [
+    (("total += x[i].sum() * total",), "0"),  # the total read in the term: loop-carried, not a sum
+    (("total += ops.dropout(x[i], p=0.5).sum()",), "0"),  # random: every lane would get the same mask
+    (("total += x[i].sum()",), "y"),  # does not start at 0
+    (("total += x[i].sum()",), "1"),
+])
+def test_summed_look_alikes_get_no_vmap_sum(lines, start):
+    code = summing(*lines).replace("total = 0", f"total = {start}")
+    found = findings(code)
+    assert len(found) == 1
+    assert found[0].fix is None or "sum(axis=0)" not in found[0].fix["message"]
+
+
+def test_a_sum_that_leaves_its_temporary_behind_gets_no_vmap_sum():
+    code = SUM.format(body="        d = x[i] * 2\n        total += d.sum()").replace("return total",
+                                                                                    "return total + d")
+    found = findings(code)
+    assert len(found) == 1
+    assert found[0].fix is None or "sum(axis=0)" not in found[0].fix["message"]
+
+
+@pytest.mark.parametrize("call, fixed_ok", [
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i])", False),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], None, None)", False),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], weight=w)", False),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], w, w)", True),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], weight=w, pos_weight=w)", True),
+])
+def test_bce_with_logits_is_mapped_only_with_both_weights(call, fixed_ok):
+    """MindSpore 2.10's vmap rule for it fails with weight or pos_weight None (tests/test_loop_rewrites_mindspore.py
+    measures it)."""
+    code = f"""
+@ms.jit
+def f(x, y, w):
+    out = []
+    for i in range(x.shape[0]):
+        out.append({call})
+    return ops.stack(out)
+"""
+    if fixed_ok:
+        assert_fixed(code)
+    else:
+        assert_flagged_without_fix(code)
+        assert "calls `binary_cross_entropy_with_logits` without weight and pos_weight" in detail(code)
+
+
+def test_a_total_starting_as_a_python_number_gets_no_tensor_counter():
+    """A real loop's state must keep one type: ``total = 0`` then ``total += tensor`` fails to compile as a
+    Tensor-counter `while` in MindSpore 2.10 (measured in tests/test_loop_rewrites_mindspore.py)."""
+    code = summing("total += ops.binary_cross_entropy_with_logits(x[i], y[i])")
+    assert_flagged_without_fix(code)
+    text = detail(code)
+    assert "`total` enters the loop as the Python number `0`" in text
+    assert "no automatic rewrite: the body calls `binary_cross_entropy_with_logits` without weight" in text

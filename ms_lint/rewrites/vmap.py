@@ -30,7 +30,7 @@ import libcst as cst
 
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, code_of, cut, suite_statements, walk_statements
-from ms_lint.diagnostics import SAFE, Fix, ImportRequest
+from ms_lint.diagnostics import SAFE, UNSAFE, Fix, ImportRequest
 from ms_lint.analysis.dataflow import (
     assigned_in, binds_by_walrus, contains_node, declared_nonlocal, enclosing_statement, first_reads, local_names, plain_assignment, read_after, read_name_nodes, read_names, statement_block, written_names,
 )
@@ -64,6 +64,9 @@ INDEXING_OPS = {"StridedSlice", "strided_slice", "Slice", "slice", "gather", "Ga
 # (2-D x 1-D: "shape1[-1] must be equal to shape2[-2]") or silently gives the wrong shape (1-D x 2-D: (6, 6, 3)
 # instead of (6, 3)). Lane ranks are not known statically, so any product of two mapped operands is refused.
 MATMUL_OPS = {"matmul", "mm", "bmm", "mv", "dot", "inner", "MatMul", "BatchMatMul"}
+# Ops whose vmap rule fails in 2.10 unless the optional weights are given: ``binary_cross_entropy_with_logits``
+# with weight or pos_weight None fails to compile ("Failed calling Rank with input_x=None"; it works with both).
+OPTIONAL_WEIGHT_OPS = {"binary_cross_entropy_with_logits": ("weight", "pos_weight")}
 MATMUL_PROBLEM = ("multiplies two mapped operands (matmul/@): MindSpore 2.10's vmap gets a product with a 1-D "
                   "lane wrong (a compile error, or a wrong shape), and the lanes' ranks are not known here")
 
@@ -381,6 +384,69 @@ class VmapBuilder:
         return self._emit_several(loop, inits, stacks, targets, [a for _t, _c, a, _r in order], mapped,
                                   new_prefix, new_value)
 
+    def sum_loop(self, loop: cst.For, trip: Optional[ShapeRef]) -> Optional[Fix]:
+        """``total = 0; for i in ...: <plain assignments>; total += term`` -> ``total = vmap(fn)(x).sum(axis=0)``.
+
+        Unsafe: the terms are added in another order (a tree reduction instead of left to right), so float
+        results may differ by rounding. ``total`` must start at a literal 0 right before the loop, with nothing
+        between them mentioning it, and be read nowhere in the body but where it grows."""
+        if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+            return self._unbuilt("has an `else` clause, is `async` or unpacks its target")
+        if trip is not None and trip.tensor is None:
+            return self._unbuilt(f"runs to `{cut(trip.origin, 40)}`, not one axis of a Tensor the body slices")
+        block, index = statement_block(self.context, loop)
+        body = list(suite_statements(loop.body))
+        summed = _summed_term(body[-1]) if body else None
+        if block is None or index is None or summed is None:
+            return self._unbuilt("does not end in `total += term`")
+        total, term = summed
+        prefix = body[:-1]
+        odd = next((stmt for stmt in prefix if not plain_assignment(stmt)), None)
+        if odd is not None:
+            return self._unbuilt(f"holds {_statement_kind(odd)}; the rewrite moves only plain assignments")
+        written = assigned_in(prefix)
+        loop_var = loop.target.value
+        if loop_var in written or total in written or any(total in read_names(n) for n in list(prefix) + [term]):
+            return self._unbuilt(f"reads or rebinds `{total}` other than where it grows")
+        if first_reads(prefix + [cst.SimpleStatementLine(body=[cst.Expr(term)])]) & written:
+            return self._unbuilt("reads a name before assigning it (loop-carried)")
+        effect = EffectChecker(self.context, self.owner).reason(loop.body)
+        if effect is not None:
+            return self._unbuilt(f"is not provably free of effects: {effect}; a vmapped body must be pure")
+        if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | {loop_var, total}):
+            return self._unbuilt("binds a name with `:=`, `global` or `nonlocal`, which a moved body would not")
+        init = _zero_init(block, index, total)
+        if init is None:
+            return self._unbuilt(f"sums into `{total}`, which does not start at a literal 0 right before the loop")
+        if self._leaks(loop, set(written) | {loop_var}):
+            return None
+        mapped_body = self._mapped_body(loop, trip, prefix, term, written)
+        if mapped_body is None:
+            return None
+        mapped, new_prefix, new_term = mapped_body
+        spelled = self._vmap_name()
+        if spelled is None:
+            return None
+        vmap_name, imports = spelled
+        params = [m.param for m in mapped]
+        taken = read_names(self.function) | local_names(self.function)
+        lines = list(init.leading_lines) + list(loop.leading_lines)
+        if new_prefix:
+            fn_name = fresh_name(self.context, f"_{total}_term", taken)
+            function_expr: cst.BaseExpression = cst.Name(fn_name)
+            statements: List[cst.BaseStatement] = [
+                _function_def(fn_name, params, new_prefix, new_term).with_changes(leading_lines=lines)]
+            lines = []
+        else:
+            function_expr, statements = _lambda(params, new_term), []
+        vmap_call = _vmap_call(vmap_name, function_expr, mapped, 0)
+        total_sum = cst.parse_expression("__terms__.sum(axis=0)").visit(_ReplaceName("__terms__", vmap_call))
+        statements.append(cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(total))], value=total_sum)], leading_lines=lines))
+        return Fix(UNSAFE, "compute the terms with vmap and add them with .sum(axis=0) (unsafe: the float sum is "
+                           "added in another order, so it may differ by rounding)",
+                   edits=((init, None), (loop, statements)), imports=imports)
+
     def _stacked_into_name(self, stmt: cst.BaseStatement, value_of: Dict[str, cst.BaseExpression]
                            ) -> Optional[Tuple[str, str, int, cst.BaseExpression]]:
         """(target, acc, axis, row) when ``stmt`` is exactly ``target = ops.stack(acc, axis)`` (or ``ops.concat`` of
@@ -654,6 +720,10 @@ class _VmapTaint:
                     "MindSpore 2.10's vmap cannot compile")
         if qualified and qualified.rsplit(".", 1)[-1] in MATMUL_OPS and sum(args_tainted[:2]) == 2:
             return MATMUL_PROBLEM
+        last = qualified.rsplit(".", 1)[-1] if qualified else None
+        if last in OPTIONAL_WEIGHT_OPS and any(args_tainted) and not _passes(call, OPTIONAL_WEIGHT_OPS[last], 2):
+            return (f"calls `{last}` without {' and '.join(OPTIONAL_WEIGHT_OPS[last])}, which MindSpore 2.10's vmap "
+                    "cannot compile (\"Failed calling Rank with input_x=None\")")
         target = None
         if _is_self_attribute(func) and owner is not None:
             method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
@@ -704,6 +774,19 @@ class _VmapTaint:
                     if problem:
                         return problem
         return self.check(simple, inner, callee_owner, depth + 1)
+
+
+def _passes(call: cst.Call, names: Sequence[str], first: int) -> bool:
+    """Does ``call`` pass every one of the optional arguments ``names`` (positions ``first``, ``first + 1``...),
+    positionally or by keyword, as something other than ``None``?"""
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    for offset, name in enumerate(names):
+        position = first + offset
+        value = positional[position].value if position < len(positional) else next(
+            (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            return False
+    return True
 
 
 class _MatMulFinder(cst.CSTVisitor):
@@ -774,6 +857,40 @@ def _statement_kind(stmt: cst.BaseStatement) -> str:
         if isinstance(small, cst.Assign):
             return f"the assignment to `{cut(code_of(small.targets[0].target), 30)}`"
     return f"the statement `{cut(code_of(stmt).strip(), 40)}`"
+
+
+def _summed_term(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(total, term) for a statement that is exactly ``total += term`` or ``total = total + term``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \
+            and isinstance(small.target, cst.Name):
+        return small.target.value, small.value
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        name = small.targets[0].target.value
+        value = small.value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+                and isinstance(value.left, cst.Name) and value.left.value == name and not value.left.lpar:
+            return name, value.right
+    return None
+
+
+def _zero_init(block: Sequence[cst.BaseStatement], index: int, total: str) -> Optional[cst.SimpleStatementLine]:
+    """The ``total = 0`` (or ``0.0``) line before the loop, with nothing between it and the loop mentioning
+    ``total``."""
+    for position in range(index - 1, -1, -1):
+        stmt = block[position]
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == total):
+                zero = isinstance(small.value, (cst.Integer, cst.Float)) and not small.value.lpar \
+                    and float(small.value.value.replace("_", "")) == 0.0
+                return stmt if zero else None
+        if total in read_names(stmt) or total in _all_written(stmt):
+            return None
+    return None
 
 
 def _first_repeat(names: List[str]) -> str:

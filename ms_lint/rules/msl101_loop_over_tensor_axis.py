@@ -320,6 +320,35 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return means, spreads
             """,
         ),
+        # A loop that only adds one per-slice term into a total starting at 0: the terms by one vmap, added with
+        # ``.sum(axis=0)``. Unsafe: the float additions happen in another order (results may differ by rounding).
+        Invalid(
+            """
+            import mindspore as ms
+
+
+            @ms.jit
+            def total_variation_rows(x):
+                total = 0
+                for i in range(x.shape[0]):
+                    d = x[i, 1:] - x[i, :-1]
+                    total += (d * d).sum()
+                return total
+            """,
+            fixed="""
+            import mindspore as ms
+
+
+            @ms.jit
+            def total_variation_rows(x):
+                def _total_term(x_i):
+                    d = x_i[1:] - x_i[:-1]
+                    return (d * d).sum()
+                total = ms.vmap(_total_term, in_axes=0, out_axes=0)(x).sum(axis=0)
+                return total
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
@@ -342,16 +371,25 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
         fix = None
+        by_counter = False
         written_slices = slice_write_fix(self.context, self.values, node) if carried else None
         if written_slices is not None:
             fix = written_slices
             carried = set()
             cure = ("the loop only writes slices of one tensor: one slice assignment writes them all, one graph "
                     "node instead of one per slice")
+        elif carried and carried == sums and len(sums) == 1 and self._sum_fix(node, trip) is not None:
+            fix = self._sum_fix(node, trip)
+            cure = _cure(carried, sums) + ("; the fix (unsafe) does exactly that: the float sum is added in another "
+                                           "order, so it may differ by rounding")
         elif carried:
             counted = TensorCounterBuilder(self.context, self.function, self.values)
             fix = counted.for_loop(node)
+            by_counter = fix is not None
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
+            why_no_sum = self._sum_refusal(node) if carried == sums else None
+            if fix is None and why_no_sum:
+                cure += f"; no automatic rewrite: the body {why_no_sum}"
         else:
             builder = VmapBuilder(self.context, self.function, self.values)
             if trip is None or trip.tensor is not None:
@@ -374,9 +412,23 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         else:
             short = _short_cure(carried, sums, fix is not None,
                                 builder_refused=not carried and bool(builder.refusal),
-                                counted=bool(carried) and fix is not None)
+                                counted=by_counter)
         self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=fix,
                     detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; {cure}")
+
+    def _sum_fix(self, node: cst.For, trip: Optional[ShapeRef]):
+        """The unsafe vmap + ``.sum(axis=0)`` fix of a loop that only sums per-slice terms (memoized per loop, with
+        the builder's reason when there is none)."""
+        cache = self.__dict__.setdefault("_sum_fixes", {})
+        if id(node) not in cache:
+            builder = VmapBuilder(self.context, self.function, self.values)
+            cache[id(node)] = (builder.sum_loop(node, trip), builder.refusal or builder.unbuilt)
+        return cache[id(node)][0]
+
+    def _sum_refusal(self, node: cst.For) -> Optional[str]:
+        """Why the vmap + sum fix was not built for ``node`` (after :meth:`_sum_fix`), or None."""
+        found = self.__dict__.get("_sum_fixes", {}).get(id(node))
+        return found[1] if found else None
 
     def _iteration(self, iterable: cst.BaseExpression, target: cst.BaseExpression):
         """(description, ShapeRef or None) when the loop runs over a tensor axis."""
