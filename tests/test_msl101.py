@@ -1388,3 +1388,22 @@ def test_a_total_starting_as_a_python_number_gets_no_tensor_counter():
     text = detail(code)
     assert "`total` enters the loop as the Python number `0`" in text
     assert "no automatic rewrite: the body calls `binary_cross_entropy_with_logits` without weight" in text
+
+
+def test_no_spelling_for_vmap_is_named_as_the_reason():
+    code = """
+# vmap is a word this file uses
+from mindspore import jit
+from mindspore.ops import stack
+
+
+@jit
+def f(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * 2)
+    return stack(out)
+"""
+    found = [f for f in lint(textwrap.dedent(code), select=["MSL101"])]
+    assert len(found) == 1 and found[0].fix_object is None
+    assert "no automatic rewrite: the body is in a file where ms-lint finds no safe spelling" in found[0].detail

@@ -656,7 +656,11 @@ class VmapBuilder:
             local = self.context.existing_reference(qualified)
             if local is not None:
                 return local, ()
-        return self.context.spell("mindspore.vmap")
+        spelled = self.context.spell("mindspore.vmap")
+        if spelled is None:
+            self._unbuilt("is in a file where ms-lint finds no safe spelling for `mindspore.vmap` (`vmap` and "
+                          "`mindspore` are both used as names, or in comments and strings)")
+        return spelled
 
 
 class _VmapTaint:
