@@ -7,9 +7,12 @@ Flagged: ``for`` loops and comprehensions over ``range(<shape-derived int>)``, o
 ``range(x.ndim)``/``range(len(x.shape))`` (the rank, not an axis), loops over cells, config lists and tuples of
 tensors (MSL102), bodies that build no graph nodes, and loops inside ``@constexpr`` helpers.
 
-The fix (``ms.vmap``) is offered only for independent iterations stacked into one tensor; see
-:mod:`ms_lint.rewrites.vmap` for the exact shape. Loop-carried loops get the message about ``ForiLoop``, and
-those a real ``while`` can run get the unsafe Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`).
+The fix (``ms.vmap``) is offered only for independent iterations stacked into one tensor (or into several, one
+list each); see :mod:`ms_lint.rewrites.vmap` for the exact shape. Loops that only add per-slice terms into a total
+starting at 0 get the unsafe vmap + ``.sum(axis=0)`` rewrite (another order of float additions). Other
+loop-carried loops get the message about ``ForiLoop``, and those a real ``while`` can run get the unsafe
+Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`). Without a fix, the detail says why after
+"no automatic rewrite:".
 """
 from __future__ import annotations
 
