@@ -357,6 +357,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
     def __init__(self, context):
         super().__init__(context)
         self._resolvers: dict = {}
+        self._sum_fixes: dict = {}  # id(loop) -> (the map-and-sum fix or None, why not)
 
     def _resolver(self) -> ShapeResolver:
         assert self.function is not None
@@ -398,8 +399,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             if trip is None or trip.tensor is not None:
                 fix = builder.for_loop(node, trip)
             else:
-                fix = builder._unbuilt(f"runs to `{_origin(trip.origin)}`, which the rewrite cannot tie to one "
-                                       "Tensor the body slices by the index")
+                fix = None
+                builder.unbuilt = (f"runs to `{_origin(trip.origin)}`, which the rewrite cannot tie to one Tensor the "
+                                   "body slices by the index")
             if fix is not None:
                 cure = f"the iterations are independent: `ms.vmap` maps the body over the axis, {VMAP_FACT}"
             elif builder.refusal:
@@ -422,15 +424,14 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
     def _sum_fix(self, node: cst.For, trip: Optional[ShapeRef]):
         """The unsafe vmap + ``.sum(axis=0)`` fix of a loop that only sums per-slice terms (memoized per loop, with
         the builder's reason when there is none)."""
-        cache = self.__dict__.setdefault("_sum_fixes", {})
-        if id(node) not in cache:
+        if id(node) not in self._sum_fixes:
             builder = VmapBuilder(self.context, self.function, self.values)
-            cache[id(node)] = (builder.sum_loop(node, trip), builder.refusal or builder.unbuilt)
-        return cache[id(node)][0]
+            self._sum_fixes[id(node)] = (builder.sum_loop(node, trip), builder.refusal or builder.unbuilt)
+        return self._sum_fixes[id(node)][0]
 
     def _sum_refusal(self, node: cst.For) -> Optional[str]:
         """Why the vmap + sum fix was not built for ``node`` (after :meth:`_sum_fix`), or None."""
-        found = self.__dict__.get("_sum_fixes", {}).get(id(node))
+        found = self._sum_fixes.get(id(node))
         return found[1] if found else None
 
     def _iteration(self, iterable: cst.BaseExpression, target: cst.BaseExpression):
