@@ -1348,8 +1348,8 @@ def test_summed_look_alikes_get_no_vmap_sum(lines, start):
 
 
 def test_a_sum_that_leaves_its_temporary_behind_gets_no_vmap_sum():
-    code = SUM.format(body="        d = x[i] * 2\n        total += d.sum()").replace("return total",
-                                                                                    "return total + d")
+    code = SUM.format(body="        d = x[i] * 2\n        total += d.sum()")
+    code = code.replace("return total", "return total + d")
     found = findings(code)
     assert len(found) == 1
     assert found[0].fix is None or "sum(axis=0)" not in found[0].fix["message"]
