@@ -658,8 +658,11 @@ def test_message_for_sums_names_the_reduction():
         return total
     """
     found = findings(body)
-    assert len(found) == 1 and found[0].fix is None
+    assert len(found) == 1 and found[0].fix["applicability"] == "unsafe"
     assert "only sums per-slice terms into `total`" in found[0].text and ".sum(axis=0)" in found[0].text
+    assert "added in another order" in found[0].fix["message"]
+    out = fixed(body, HEADER)
+    assert not out.changed  # unsafe: only with --unsafe-fixes
 
 
 def test_message_for_loop_carried_state_names_forloop_and_the_trade():
@@ -1154,3 +1157,253 @@ def test_a_loop_over_the_pieces_of_a_split_is_a_loop_over_a_tensor_axis():
     found = lint(code, select=["MSL101"])
     assert [(f.line, f.message.split(":")[0]) for f in found] == [
         (14, "loop over `self.split(x)`"), (17, "loop over `ops.chunk(x, 4, axis=0)`")]
+
+
+# -- several lists grown in one body, each stacked after the loop ------------------------------------------------
+def several(*lines: str, after=("a = ops.stack(a)", "b = ops.stack(b)"), tail="return a, b") -> str:
+    body = "\n".join("        " + line for line in lines)
+    stacks = "\n".join("    " + line for line in after)
+    return f"""
+@ms.jit
+def f(x, y):
+    a = []
+    b = []
+    for i in range(x.shape[0]):
+{body}
+{stacks}
+    {tail}
+"""
+
+
+def detail(body: str) -> str:
+    found = findings(body)
+    assert len(found) == 1, found
+    return found[0].detail
+
+
+def test_two_lists_become_one_vmap_with_an_out_axis_each():
+    out = assert_fixed(several("a.append(ops.relu(x[i]))", "b.append(x[i] * y[i])"))
+    assert ("a, b = ms.vmap(lambda x_i, y_i: (ops.relu(x_i), x_i * y_i), in_axes=(0, 0), out_axes=(0, 0))(x, y)"
+            in out)
+    assert "a = []" not in out and "for " not in out and "ops.stack" not in out
+
+
+def test_several_lists_with_a_shared_body_and_their_own_axes():
+    out = assert_fixed(several("h = ops.relu(x[i])", "a.append(h)", "b.append(h * 2)",
+                               after=("b = ops.stack(b, 1)", "a = ops.stack(a, 0)")))
+    assert "def _b_item(x_i):\n        h = ops.relu(x_i)\n        return h * 2, h\n" in out
+    assert "b, a = ms.vmap(_b_item, in_axes=0, out_axes=(1, 0))(x)" in out
+
+
+def test_several_tuples_concatenated_from_unsqueezed_rows():
+    code = """
+@ms.jit
+def f(x):
+    a = ()
+    b = ()
+    for i in range(x.shape[0]):
+        a += (x[i].sum().unsqueeze(0),)
+        b = b + (x[i].max().unsqueeze(0),)
+    sums = ops.concat(a)
+    maxes = ops.concat(b)
+    return sums, maxes
+"""
+    out = assert_fixed(code)
+    assert "sums, maxes = ms.vmap(lambda x_i: (x_i.sum(), x_i.max()), in_axes=0, out_axes=(0, 0))(x)" in out
+
+
+@pytest.mark.parametrize("lines, after, tail, why", [
+    # a statement between the stacks
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("a = ops.stack(a)", "y = y * 2", "b = ops.stack(b)"),
+     "return a, b, y", "are not each `name = ops.stack(acc, axis)`"),
+    # one list stacked, the other returned as a list
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("a = ops.stack(a)",), "return a, b",
+     "are not each `name = ops.stack(acc, axis)`"),
+    # the same list stacked twice
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("a = ops.stack(a)", "c = ops.stack(a)"), "return a, c",
+     "do not stack each once"),
+    # a value that does not depend on the slice
+    (("a.append(x[i])", "b.append(y)"), ("a = ops.stack(a)", "b = ops.stack(b)"), "return a, b",
+     "stacks into `b` values that do not depend on the slice"),
+    # the first stack's result is read by the second
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("c = ops.stack(a)", "a = ops.stack(b) + c"), "return a",
+     "are not each `name = ops.stack(acc, axis)`"),
+    # a list read again after the loop
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("c = ops.stack(a)", "d = ops.stack(b)"), "return c, d, a",
+     "later code reads again"),
+    # the stacked result overwrites a list the next statement stacks
+    (("a.append(x[i])", "b.append(x[i] * 2)"), ("b = ops.stack(a)", "a = ops.stack(b)"), "return a, b",
+     "which a later stacking statement reads"),
+    # a random op
+    (("a.append(ops.dropout(x[i]))", "b.append(x[i] * 2)"), ("a = ops.stack(a)", "b = ops.stack(b)"),
+     "return a, b", "not provably free of effects"),
+])
+def test_several_lists_look_alikes_keep_no_fix(lines, after, tail, why):
+    code = several(*lines, after=after, tail=tail)
+    assert_flagged_without_fix(code)
+    assert "no automatic rewrite: the body" in detail(code) and why in detail(code)
+
+
+def test_a_list_read_while_another_grows_is_loop_carried():
+    code = several("b.append(x[i] + a[-1])", "a.append(x[i])")
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix_object is None and "carries" in found[0].message
+
+
+def test_the_same_list_appended_twice_keeps_no_fix():
+    code = several("a.append(x[i])", "a.append(x[i] * 2)", after=("a = ops.stack(a)",), tail="return a")
+    assert_flagged_without_fix(code)
+
+
+# -- why no rewrite: the detail names it (benchmarks/realcode.py reads it) ---------------------------------------
+@pytest.mark.parametrize("code, why", [
+    (loop("if y is None:", "    z = x[i]", "else:", "    z = x[i] * y", "out.append(z)"),
+     "holds an `if`; the rewrite moves only plain assignments"),
+    (loop("z = x[i]", "for w in (1, 2):", "    z = z * w", "out.append(z)"), "holds a `for` loop"),
+    (loop("out.append(x[i] + i)"), "uses `i` other than as the whole index of one axis"),
+    (loop("out.append(y[i] * 2)"), "runs to `x.shape[0]` but slices `y` by `i`, whose length along that axis is not "
+                                   "known to be the trip count"),
+    ("""
+@ms.jit
+def f(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * 2)
+    y = out
+    return ops.stack(y)
+""", "the next statement does not stack or concatenate it"),
+    ("""
+@ms.jit
+def f(x):
+    rows = [ops.relu(x[i]) for i in range(x.shape[0])]
+    return rows
+""", "the comprehension is kept as a Python list or tuple"),
+])
+def test_the_detail_says_why_no_rewrite(code, why):
+    text = detail(code)
+    assert "no automatic rewrite: " in text and why in text, text
+
+
+def test_several_lists_stacked_by_the_cells_primitive_over_unstacked_rows():
+    code = """
+class Heads(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.stack = ops.Stack(1)
+
+    def construct(self, x):
+        mins = []
+        maxes = []
+        for row in ops.unstack(x):
+            mins.append(row.min(0))
+            maxes.append(row.max(0))
+        lo = self.stack(mins)
+        hi = self.stack(maxes)
+        return lo, hi
+"""
+    out = assert_fixed(code)
+    assert "lo, hi = ms.vmap(lambda row: (row.min(0), row.max(0)), in_axes=0, out_axes=(1, 1))(x)" in out
+
+
+# -- a loop that only sums per-slice terms: vmap + .sum(axis=0), unsafe ---------------------------------------
+SUM = """
+@ms.jit
+def f(x, y):
+    total = 0
+    for i in range(x.shape[0]):
+{body}
+    return total
+"""
+
+
+def summing(*lines: str) -> str:
+    return SUM.format(body="\n".join("        " + line for line in lines))
+
+
+def test_summed_terms_become_vmap_and_sum_unsafe():
+    code = summing("d = x[i] - y", "total += (d * d).mean()")
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix["applicability"] == "unsafe"
+    out = fixed(code)
+    assert not out.changed
+    out = fix(HEADER + textwrap.dedent(code), select=["MSL101"], unsafe=True)
+    assert out.changed and out.error is None
+    cst.parse_module(out.fixed)
+    assert ("    def _total_term(x_i):\n        d = x_i - y\n        return (d * d).mean()\n"
+            "    total = ms.vmap(_total_term, in_axes=0, out_axes=0)(x).sum(axis=0)\n    return total\n") in out.fixed
+    assert not fix(out.fixed, select=["MSL101"], unsafe=True).changed  # idempotent
+
+
+@pytest.mark.parametrize("lines, start", [
+    (("total += x[i].sum() * total",), "0"),  # the total read in the term: loop-carried, not a sum
+    (("total += ops.dropout(x[i], p=0.5).sum()",), "0"),  # random: every lane would get the same mask
+    (("total += x[i].sum()",), "y"),  # does not start at 0
+    (("total += x[i].sum()",), "1"),
+])
+def test_summed_look_alikes_get_no_vmap_sum(lines, start):
+    code = summing(*lines).replace("total = 0", f"total = {start}")
+    found = findings(code)
+    assert len(found) == 1
+    assert found[0].fix is None or "sum(axis=0)" not in found[0].fix["message"]
+
+
+def test_a_sum_that_leaves_its_temporary_behind_gets_no_vmap_sum():
+    code = SUM.format(body="        d = x[i] * 2\n        total += d.sum()")
+    code = code.replace("return total", "return total + d")
+    found = findings(code)
+    assert len(found) == 1
+    assert found[0].fix is None or "sum(axis=0)" not in found[0].fix["message"]
+
+
+@pytest.mark.parametrize("call, fixed_ok", [
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i])", False),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], None, None)", False),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], weight=w)", False),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], w, w)", True),
+    ("ops.binary_cross_entropy_with_logits(x[i], y[i], weight=w, pos_weight=w)", True),
+])
+def test_bce_with_logits_is_mapped_only_with_both_weights(call, fixed_ok):
+    """MindSpore 2.10's vmap rule for it fails with weight or pos_weight None (tests/test_loop_rewrites_mindspore.py
+    measures it)."""
+    code = f"""
+@ms.jit
+def f(x, y, w):
+    out = []
+    for i in range(x.shape[0]):
+        out.append({call})
+    return ops.stack(out)
+"""
+    if fixed_ok:
+        assert_fixed(code)
+    else:
+        assert_flagged_without_fix(code)
+        assert "calls `binary_cross_entropy_with_logits` without weight and pos_weight" in detail(code)
+
+
+def test_a_total_starting_as_a_python_number_gets_no_tensor_counter():
+    """A real loop's state must keep one type: ``total = 0`` then ``total += tensor`` fails to compile as a
+    Tensor-counter `while` in MindSpore 2.10 (measured in tests/test_loop_rewrites_mindspore.py)."""
+    code = summing("total += ops.binary_cross_entropy_with_logits(x[i], y[i])")
+    assert_flagged_without_fix(code)
+    text = detail(code)
+    assert "`total` enters the loop as the Python number `0`" in text
+    assert "no automatic rewrite: the body calls `binary_cross_entropy_with_logits` without weight" in text
+
+
+def test_no_spelling_for_vmap_is_named_as_the_reason():
+    code = """
+# vmap is a word this file uses
+from mindspore import jit
+from mindspore.ops import stack
+
+
+@jit
+def f(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * 2)
+    return stack(out)
+"""
+    found = [f for f in lint(textwrap.dedent(code), select=["MSL101"])]
+    assert len(found) == 1 and found[0].fix_object is None
+    assert "no automatic rewrite: the body is in a file where ms-lint finds no safe spelling" in found[0].detail

@@ -1,5 +1,7 @@
 """The verify seed pairs whose rewritten half is ms-lint's own fix: `ms-lint fix` of NAME_orig.py must write
-NAME_rewritten.py byte for byte, so `ms-lint verify` on the pair proves the rewrite users get."""
+NAME_rewritten.py byte for byte after the module docstring (each half describes itself there), so `ms-lint verify`
+on the pair proves the rewrite users get."""
+import ast
 import os
 
 import pytest
@@ -16,6 +18,8 @@ FIXED_BY_MS_LINT = {
     "subcell_schedule": (["MSL201"], True),
     "typed_schedule": (["MSL201"], False),
     "average_update": (["MSL201"], False),
+    "scale_lists": (["MSL101"], False),
+    "class_dice": (["MSL101"], True),
 }
 
 
@@ -24,12 +28,21 @@ def _read(name):
         return handle.read()
 
 
+def _after_docstring(text):
+    """The text after the module docstring (the whole text when there is none)."""
+    body = ast.parse(text).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return "\n".join(text.splitlines()[body[0].end_lineno:])
+    return text
+
+
 @pytest.mark.parametrize("name", sorted(FIXED_BY_MS_LINT))
 def test_rewritten_half_is_what_fix_writes(name):
     codes, unsafe = FIXED_BY_MS_LINT[name]
     outcome = fix(_read(f"{name}_orig.py"), unsafe=unsafe, select=codes)
     assert outcome.error is None and outcome.changed
-    assert outcome.fixed == _read(f"{name}_rewritten.py")
+    assert _after_docstring(outcome.fixed) == _after_docstring(_read(f"{name}_rewritten.py"))
 
 
 @pytest.mark.parametrize("name", sorted(FIXED_BY_MS_LINT))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set
 
 import libcst as cst
 
-from ms_lint.cstutil import suite_statements, target_names, walk_statements
+from ms_lint.cstutil import code_of, suite_statements, target_names, walk_statements
 from ms_lint.walk import find
 
 if TYPE_CHECKING:  # the context asks this module (through the value model): no import at run time
@@ -379,3 +379,22 @@ def enclosing_statement(context: ModuleContext, node: cst.CSTNode) -> Optional[c
     while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         current = context.parent(current)
     return current  # type: ignore[return-value]
+
+
+def number_start(context: ModuleContext, stmt: cst.BaseStatement, name: str) -> Optional[str]:
+    """The literal when the last binding of ``name`` before ``stmt`` in its block is ``name = <number literal>``
+    (``0``, ``0.0``, ``-1``): the value a loop starting there carries in is a Python number, not a Tensor."""
+    block, index = statement_block(context, stmt)
+    if block is None or index is None:
+        return None
+    for prior in reversed(block[:index]):
+        if name not in assigned_in([prior]):
+            continue
+        if isinstance(prior, cst.SimpleStatementLine) and len(prior.body) == 1 \
+                and isinstance(prior.body[0], cst.Assign) and len(prior.body[0].targets) == 1:
+            value = prior.body[0].value
+            inner = value.expression if isinstance(value, cst.UnaryOperation) else value
+            if isinstance(inner, (cst.Integer, cst.Float)):
+                return code_of(value)
+        return None
+    return None

@@ -96,11 +96,12 @@ class EffectChecker:
         return None
 
     def _class_reason(self, qualified: Optional[str], construction: cst.Call) -> Optional[str]:
+        local = _local_class(construction)
+        # A class of this module (it may qualify as its own bare name): its construct is followed.
+        if local is not None and local in self.context.scope.classes and qualified in (None, local):
+            construct = self.context.scope.find_method(local, "construct")
+            return self._follow(construct, local) if construct is not None else None
         if qualified is None:
-            local = _local_class(construction)
-            if local is not None and local in self.context.scope.classes:
-                construct = self.context.scope.find_method(local, "construct")
-                return self._follow(construct, local) if construct is not None else None
             return "a callable ms-lint cannot see into"
         last = qualified.rsplit(".", 1)[-1]
         if RANDOM_NAME.search(last.lower()) or IMPURE_CELLS.search(last):

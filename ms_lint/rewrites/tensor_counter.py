@@ -39,7 +39,9 @@ import libcst as cst
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
 from ms_lint.diagnostics import UNSAFE, Fix
-from ms_lint.analysis.dataflow import assigned_in, first_reads, read_after, read_names, statement_block, written_names
+from ms_lint.analysis.dataflow import (
+    assigned_in, first_reads, number_start, read_after, read_names, statement_block, written_names,
+)
 from ms_lint.analysis.effects import calls_in
 from ms_lint.analysis.shapes import WhileCounter, _int_literal
 from ms_lint.cstutil import code_of
@@ -133,6 +135,15 @@ class TensorCounterBuilder:
         if self._read_later(loop, counter):
             self.refusal = f"`{counter}` is read after the loop"
             return False
+        body = list(suite_statements(loop.body))
+        for name in sorted((first_reads(body) & assigned_in(body)) - {counter}):
+            literal = number_start(self.context, loop, name)
+            if literal is not None:
+                # measured: ``total = 0; while i < n: total += x[i].sum()`` fails with "Type Join Failed:
+                # AbstractRefTensor cannot join with AbstractScalar" (tests/test_loop_rewrites_mindspore.py)
+                self.refusal = (f"`{name}` enters the loop as the Python number `{literal}`: a real loop's state must "
+                                "keep one type, and MindSpore 2.10 cannot join a number with a Tensor")
+                return False
         return True
 
     def _body_refusal(self, loop, counter: str, step_lines: Set[int]) -> Optional[str]:

@@ -13,6 +13,13 @@ a nested ``def`` (several statements). Loop-invariant values (``w``, ``self.dens
 which vmap supports. Anything else is refused: loop-carried state, conditions, ``break``/``continue``,
 random ops (vmap would give every lane the same numbers), side effects, ``i`` used other than as a slice
 index, names the loop leaves behind that later code reads, or a list used elsewhere.
+
+Several lists grown by the same body (``a.append(u); b.append(v)``, or tuples ``a += (u,)``) are one vmap too
+when the statements right after the loop are exactly ``name = ops.stack(acc, axis)`` once per list: the function
+returns ``(u, v)``, ``out_axes`` has one axis per list, and the result is unpacked into those names.
+
+When no rewrite is built, ``refusal`` says what vmap itself could not compile, and ``unbuilt`` says which part
+of the body is not a shape the rewrite builds; the rule puts either in the finding's detail.
 """
 from __future__ import annotations
 
@@ -22,12 +29,13 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, code_of, suite_statements, walk_statements
-from ms_lint.diagnostics import SAFE, Fix, ImportRequest
+from ms_lint.cstutil import call_name_args, code_of, cut, suite_statements, walk_statements
+from ms_lint.diagnostics import SAFE, UNSAFE, Fix, ImportRequest
 from ms_lint.analysis.dataflow import (
     assigned_in, binds_by_walrus, contains_node, declared_nonlocal, enclosing_statement, first_reads, local_names, plain_assignment, read_after, read_name_nodes, read_names, statement_block, written_names,
 )
 from ms_lint.analysis.effects import EffectChecker
+from ms_lint.analysis.pieces import pieces_of
 from ms_lint.analysis.shapes import ShapeRef, init_value, int_argument, primitive_of
 from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
@@ -56,6 +64,9 @@ INDEXING_OPS = {"StridedSlice", "strided_slice", "Slice", "slice", "gather", "Ga
 # (2-D x 1-D: "shape1[-1] must be equal to shape2[-2]") or silently gives the wrong shape (1-D x 2-D: (6, 6, 3)
 # instead of (6, 3)). Lane ranks are not known statically, so any product of two mapped operands is refused.
 MATMUL_OPS = {"matmul", "mm", "bmm", "mv", "dot", "inner", "MatMul", "BatchMatMul"}
+# Ops whose vmap rule fails in 2.10 unless the optional weights are given: ``binary_cross_entropy_with_logits``
+# with weight or pos_weight None fails to compile ("Failed calling Rank with input_x=None"; it works with both).
+OPTIONAL_WEIGHT_OPS = {"binary_cross_entropy_with_logits": ("weight", "pos_weight")}
 MATMUL_PROBLEM = ("multiplies two mapped operands (matmul/@): MindSpore 2.10's vmap gets a product with a 1-D "
                   "lane wrong (a compile error, or a wrong shape), and the lanes' ranks are not known here")
 
@@ -158,13 +169,15 @@ class VmapBuilder:
         self.values = values
         self.owner = context.scope.owner_of.get(function)
         self.refusal: Optional[str] = None  # set when the only obstacle is what vmap itself cannot compile
+        self.unbuilt: Optional[str] = None  # set when the body is not a shape the rewrite builds (see _unbuilt)
 
     # -- the iteration: which tensors are sliced, on which axis ------------------------------------------------
     def _index_slices(self, nodes: Sequence[cst.CSTNode], index: str, trip: ShapeRef, written: Set[str]
                       ) -> Optional[List[_Mapped]]:
-        """Every use of ``index`` must be ``t[:, ..., index, rest]`` on a loop-invariant Tensor ``t``."""
+        """Every use of ``index`` must be ``t[:, ..., index, rest]`` on a loop-invariant Tensor ``t``, one of them the
+        tensor whose shape gives the trip count. None (with the reason recorded) otherwise."""
         if trip.tensor is None or trip.axis is None or trip.axis < 0:
-            return None
+            return self._unbuilt(f"runs to `{cut(trip.origin, 40)}`, not one axis of a Tensor the body slices")
         finder = _SubscriptFinder()
         for node in nodes:
             node.visit(finder)
@@ -175,25 +188,29 @@ class VmapBuilder:
             if position is None:
                 continue
             base = sub.value
+            said = cut(code_of(base), 30)
             if not (isinstance(base, cst.Name) or _is_self_attribute(base)):
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}`, not a name or a `self` attribute")
             if isinstance(base, cst.Name) and (base.value in written or base.value == index):
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}` and reassigns `{said}`")
             if self.values.kind(base) is not Kind.TENSOR:
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}`, and `{said}` is not known to be a Tensor")
             key = code_of(base)
             entry = mapped.setdefault(key, _Mapped(base, position))
             if entry.axis != position:
-                return None
+                return self._unbuilt(f"slices `{said}` by `{index}` on two different axes")
             entry.slices.append(sub)
             used.add(id(sub.slice[position].slice.value))  # type: ignore[union-attr]
         for node in nodes:
             for name in read_name_nodes(node):
                 if name.value == index and id(name) not in used:
-                    return None  # the index is used for something other than slicing
+                    return self._unbuilt(f"uses `{index}` other than as the whole index of one axis (`t[{index}]`, "
+                                         f"`t[:, {index}]`)")
         trip_key = code_of(trip.tensor)
         if trip_key not in mapped or mapped[trip_key].axis != trip.axis:
-            return None
+            sliced = ", ".join(f"`{cut(key, 20)}`" for key in list(mapped)[:3]) or "nothing"
+            return self._unbuilt(f"runs to `{cut(trip.origin, 30)}` but slices {sliced} by `{index}`, whose length "
+                                 "along that axis is not known to be the trip count")
         return list(mapped.values())
 
     def _trip_is_current(self, trip: ShapeRef, iterable: cst.BaseExpression, statement: cst.BaseStatement) -> bool:
@@ -235,64 +252,242 @@ class VmapBuilder:
         return None
 
     # -- the for-statement form ----------------------------------------------------------------------------------
+    def _unbuilt(self, why: str) -> None:
+        """Record why the body is not a shape the rewrite builds (``self.unbuilt``); the loop may still be
+        dependent, so the rule words it as "if the iterations are independent". Returns None for ``return``."""
+        if self.unbuilt is None and self.refusal is None:
+            self.unbuilt = why
+        return None
+
     def for_loop(self, loop: cst.For, trip: Optional[ShapeRef]) -> Optional[Fix]:
-        if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
-            return None
+        if loop.orelse is not None or loop.asynchronous is not None:
+            return self._unbuilt("has an `else` clause or is `async`")
+        if not isinstance(loop.target, cst.Name):
+            return self._unbuilt(f"unpacks its loop target `{code_of(loop.target)}`")
         block, index = statement_block(self.context, loop)
         if block is None or index is None or index + 1 >= len(block):
-            return None
+            return self._unbuilt("is the last statement of its block: nothing after it stacks the results")
         body = list(suite_statements(loop.body))
-        if not body:
-            return None
-        appended = _append_call(body[-1])
-        collected = "list"
-        if appended is None:
-            appended = tuple_accumulation(body[-1])
-            collected = "tuple"
-        if appended is None:
-            return None
-        acc, value = appended
-        prefix = body[:-1]
-        if not all(plain_assignment(stmt) for stmt in prefix):
-            return None
+        grown = _accumulations(body)
+        if not grown:
+            return self._unbuilt("does not end in `acc.append(value)` or `acc += (value,)`")
+        prefix = body[:len(body) - len(grown)]
+        odd = next((stmt for stmt in prefix if not plain_assignment(stmt)), None)
+        if odd is not None:
+            return self._unbuilt(f"holds {_statement_kind(odd)}; the rewrite moves only plain assignments "
+                                 "followed by the appends")
+        accs = [acc for acc, _value, _kind in grown]
+        if len(set(accs)) != len(accs):
+            return self._unbuilt(f"appends to `{_first_repeat(accs)}` more than once per iteration")
         written = assigned_in(prefix)
         loop_var = loop.target.value
-        if acc in written or loop_var in written:
-            return None
-        if acc in read_names(value) or any(acc in read_names(stmt) for stmt in prefix):
-            return None  # the list is read inside the loop: not independent iterations
-        inputs = first_reads(prefix + [cst.SimpleStatementLine(body=[cst.Expr(value)])])
+        if loop_var in written:
+            return self._unbuilt(f"rebinds its loop variable `{loop_var}`")
+        values = [value for _acc, value, _kind in grown]
+        for acc in accs:
+            if acc in written or any(acc in read_names(node) for node in list(prefix) + values):
+                return self._unbuilt(f"reads or rebinds `{acc}` while it grows")
+        inputs = first_reads(prefix + [cst.SimpleStatementLine(body=[cst.Expr(v)]) for v in values])
         if inputs & written:
-            return None  # loop-carried: a name read before the body assigns it
-        if EffectChecker(self.context, self.owner).reason(loop.body) is not None:
-            return None
+            return self._unbuilt(f"reads `{sorted(inputs & written)[0]}` before assigning it (loop-carried)")
+        if trip is None and unstack_source(self.context, self.owner, loop.iter) is None \
+                and pieces_of(self.context, self.owner, loop.iter) is not None:
+            return self._unbuilt(f"iterates the pieces of `{code_of(loop.iter)}`, which keep the split axis "
+                                 "that vmap's lanes would drop")
+        effect = EffectChecker(self.context, self.owner).reason(loop.body)
+        if effect is not None:
+            return self._unbuilt(f"is not provably free of effects: {effect}; a vmapped body must be pure")
         if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | {loop_var}):
-            return None  # the moved body would bind these names in a new scope, not where later code reads them
-        # The list: ``acc = []`` before the loop, untouched until the loop; stacked right after it, once.
-        init = _list_init(block, index, acc, collected)
-        if init is None:
-            return None
+            # the moved body would bind these names in a new scope, not where later code reads them
+            return self._unbuilt("binds a name with `:=`, `global` or `nonlocal`, which a moved body would not")
+        # Each list: ``acc = []`` before the loop, untouched until the loop; stacked right after it, once.
+        inits = []
+        for acc, _value, kind in grown:
+            init = _list_init(block, index, acc, kind)
+            if init is None:
+                empty = "[]" if kind == "list" else "()"
+                return self._unbuilt(f"grows `{acc}`, which is not set to `{empty}` before the loop and left alone")
+            inits.append(init)
+        if len(grown) == 1:
+            return self._single(loop, trip, block, index, prefix, written, grown[0], inits[0])
+        return self._several(loop, trip, block, index, prefix, written, grown, inits)
+
+    def _single(self, loop: cst.For, trip: Optional[ShapeRef], block, index: int, prefix, written: Set[str],
+                grown: Tuple[str, cst.BaseExpression, str], init: cst.SimpleStatementLine) -> Optional[Fix]:
+        """One list, stacked (or concatenated) by the statement right after the loop."""
+        acc, value, _kind = grown
         stack_stmt = block[index + 1]
         stack_call = self._stack_use(stack_stmt, acc)
         if stack_call is None:
-            return None
+            return self._unbuilt(f"grows `{acc}`, but the next statement does not stack or concatenate it "
+                                 "(once, with a literal axis)")
         call, axis, concatenated = stack_call
         merged = False
         if concatenated:  # ``ops.concat(rows, a)`` of ``row.unsqueeze(a)``: the rows stacked on ``a``
             row = unsqueezed_row(self.context, self.values, value, axis)
             merged = row is None  # else rows concatenated on their own axis a: stacked on a, then a and a+1 merged
             value = value if row is None else row
-        leaked = set(written) | {loop_var}
-        if read_after(self.context, loop, leaked):
-            return None  # later code reads a name the loop left behind
-        if acc not in written_names(stack_stmt) and read_after(self.context, loop, {acc}, skip=1):
+        loop_var = loop.target.value  # type: ignore[union-attr]
+        if self._leaks(loop, set(written) | {loop_var}):
             return None
+        if acc not in written_names(stack_stmt) and read_after(self.context, loop, {acc}, skip=1):
+            return self._unbuilt(f"grows `{acc}`, which later code reads again after it is stacked")
+        mapped_body = self._mapped_body(loop, trip, prefix, value, written)
+        if mapped_body is None:
+            return None
+        mapped, new_prefix, new_value = mapped_body
+        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value, merged)
+
+    def _several(self, loop: cst.For, trip: Optional[ShapeRef], block, index: int, prefix, written: Set[str],
+                 grown: List[Tuple[str, cst.BaseExpression, str]], inits: List[cst.SimpleStatementLine]
+                 ) -> Optional[Fix]:
+        """Several lists (``a.append(u); b.append(v)``), each stacked by one of the statements right after the
+        loop, each of them exactly ``name = ops.stack(acc, axis)`` (or a concat of unsqueezed rows): one vmap
+        whose function returns ``(u, v)`` with one out_axis per list, unpacked into those names."""
+        count = len(grown)
+        if index + count >= len(block):
+            return self._unbuilt(f"grows {count} lists, but fewer statements than that follow the loop")
+        value_of = {acc: value for acc, value, _kind in grown}
+        stacks = block[index + 1:index + 1 + count]
+        order: List[Tuple[str, str, int, cst.BaseExpression]] = []  # (target, acc, axis, row)
+        for stmt in stacks:
+            found = self._stacked_into_name(stmt, value_of)
+            if found is None:
+                return self._unbuilt(f"grows {count} lists, but the {count} statements after the loop are not "
+                                     "each `name = ops.stack(acc, axis)` of one of them")
+            order.append(found)
+        accs = [acc for _target, acc, _axis, _row in order]
+        targets = [target for target, _acc, _axis, _row in order]
+        if sorted(accs) != sorted(value_of) or len(set(targets)) != count:
+            return self._unbuilt(f"grows {count} lists, but the statements after the loop do not stack each once")
+        for position, stmt in enumerate(stacks):
+            later = set().union(*(read_names(other) for other in stacks[position + 1:])) if position + 1 < count \
+                else set()
+            if targets[position] in later:
+                return self._unbuilt(f"stacks into `{targets[position]}`, which a later stacking statement reads")
+        loop_var = loop.target.value  # type: ignore[union-attr]
+        if self._leaks(loop, set(written) | {loop_var}):
+            return None
+        unbound = set(accs) - set(targets)
+        if unbound and read_after(self.context, loop, unbound, skip=count):
+            return self._unbuilt("grows lists that later code reads again after they are stacked")
+        rows = [row for _target, _acc, _axis, row in order]
+        together = cst.Tuple(elements=[cst.Element(row) for row in rows], lpar=[], rpar=[])
+        mapped_body = self._mapped_body(loop, trip, prefix, together, written)
+        if mapped_body is None:
+            return None
+        mapped, new_prefix, new_value = mapped_body
+        params = {m.param for m in mapped}
+        for element, target in zip(new_value.elements, targets):  # type: ignore[attr-defined]
+            if not _depends_on(new_prefix, element.value, params):
+                return self._unbuilt(f"stacks into `{target}` values that do not depend on the slice")
+        return self._emit_several(loop, inits, stacks, targets, [a for _t, _c, a, _r in order], mapped,
+                                  new_prefix, new_value)
+
+    def sum_loop(self, loop: cst.For, trip: Optional[ShapeRef]) -> Optional[Fix]:
+        """``total = 0; for i in ...: <plain assignments>; total += term`` -> ``total = vmap(fn)(x).sum(axis=0)``.
+
+        Unsafe: the terms are added in another order (a tree reduction instead of left to right), so float
+        results may differ by rounding. ``total`` must start at a literal 0 right before the loop, with nothing
+        between them mentioning it, and be read nowhere in the body but where it grows."""
+        if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+            return self._unbuilt("has an `else` clause, is `async` or unpacks its target")
+        if trip is not None and trip.tensor is None:
+            return self._unbuilt(f"runs to `{cut(trip.origin, 40)}`, not one axis of a Tensor the body slices")
+        block, index = statement_block(self.context, loop)
+        body = list(suite_statements(loop.body))
+        summed = _summed_term(body[-1]) if body else None
+        if block is None or index is None or summed is None:
+            return self._unbuilt("does not end in `total += term`")
+        total, term = summed
+        prefix = body[:-1]
+        odd = next((stmt for stmt in prefix if not plain_assignment(stmt)), None)
+        if odd is not None:
+            return self._unbuilt(f"holds {_statement_kind(odd)}; the rewrite moves only plain assignments")
+        written = assigned_in(prefix)
+        loop_var = loop.target.value
+        if loop_var in written or total in written or any(total in read_names(n) for n in list(prefix) + [term]):
+            return self._unbuilt(f"reads or rebinds `{total}` other than where it grows")
+        if first_reads(prefix + [cst.SimpleStatementLine(body=[cst.Expr(term)])]) & written:
+            return self._unbuilt("reads a name before assigning it (loop-carried)")
+        effect = EffectChecker(self.context, self.owner).reason(loop.body)
+        if effect is not None:
+            return self._unbuilt(f"is not provably free of effects: {effect}; a vmapped body must be pure")
+        if binds_by_walrus(loop.body) or declared_nonlocal(self.context, loop, written | {loop_var, total}):
+            return self._unbuilt("binds a name with `:=`, `global` or `nonlocal`, which a moved body would not")
+        init = _zero_init(block, index, total)
+        if init is None:
+            return self._unbuilt(f"sums into `{total}`, which does not start at a literal 0 right before the loop")
+        if self._leaks(loop, set(written) | {loop_var}):
+            return None
+        mapped_body = self._mapped_body(loop, trip, prefix, term, written)
+        if mapped_body is None:
+            return None
+        mapped, new_prefix, new_term = mapped_body
+        spelled = self._vmap_name()
+        if spelled is None:
+            return None
+        vmap_name, imports = spelled
+        params = [m.param for m in mapped]
+        taken = read_names(self.function) | local_names(self.function)
+        lines = list(init.leading_lines) + list(loop.leading_lines)
+        if new_prefix:
+            fn_name = fresh_name(self.context, f"_{total}_term", taken)
+            function_expr: cst.BaseExpression = cst.Name(fn_name)
+            statements: List[cst.BaseStatement] = [
+                _function_def(fn_name, params, new_prefix, new_term).with_changes(leading_lines=lines)]
+            lines = []
+        else:
+            function_expr, statements = _lambda(params, new_term), []
+        vmap_call = _vmap_call(vmap_name, function_expr, mapped, 0)
+        total_sum = cst.parse_expression("__terms__.sum(axis=0)").visit(_ReplaceName("__terms__", vmap_call))
+        statements.append(cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(total))], value=total_sum)], leading_lines=lines))
+        return Fix(UNSAFE, "compute the terms with vmap and add them with .sum(axis=0) (unsafe: the float sum is "
+                           "added in another order, so it may differ by rounding)",
+                   edits=((init, None), (loop, statements)), imports=imports)
+
+    def _stacked_into_name(self, stmt: cst.BaseStatement, value_of: Dict[str, cst.BaseExpression]
+                           ) -> Optional[Tuple[str, str, int, cst.BaseExpression]]:
+        """(target, acc, axis, row) when ``stmt`` is exactly ``target = ops.stack(acc, axis)`` (or ``ops.concat`` of
+        rows that are ``row.unsqueeze(axis)``) for one of the grown lists."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1):
+            return None
+        assign = stmt.body[0]
+        target = assign.targets[0].target
+        if not isinstance(target, cst.Name) or not isinstance(assign.value, cst.Call):
+            return None
+        for acc, value in value_of.items():
+            used = self._stack_use(stmt, acc)
+            if used is None or used[0] is not assign.value:
+                continue
+            call, axis, concatenated = used
+            if not concatenated:
+                return target.value, acc, axis, value
+            row = unsqueezed_row(self.context, self.values, value, axis)
+            return (target.value, acc, axis, row) if row is not None else None
+        return None
+
+    def _leaks(self, loop: cst.For, leaked: Set[str]) -> bool:
+        """Does later code read a name the loop leaves behind (the index, a temporary)? Records why."""
+        read = read_after(self.context, loop, leaked)
+        if read:
+            self._unbuilt(f"leaves `{sorted(read)[0]}` behind, and later code reads it")
+        return bool(read)
+
+    def _mapped_body(self, loop: cst.For, trip: Optional[ShapeRef], prefix, value: cst.BaseExpression,
+                     written: Set[str]):
+        """(mapped tensors, body, value) with every slice by the index replaced by a lane parameter; None (with a
+        recorded reason) when the index is used otherwise, or the body cannot be compiled under vmap."""
+        loop_var = loop.target.value  # type: ignore[union-attr]
         if trip is not None:
             if not self._trip_is_current(trip, loop.iter, loop):
-                return None
+                return self._unbuilt(f"runs to `{trip.origin}`, read before `{code_of(trip.tensor)}` is rebound")
             mapped = self._index_slices(prefix + [value], loop_var, trip, written)
             if mapped is None:
-                return None
+                return self._unbuilt(f"uses `{loop_var}` other than to index one axis of Tensors it does not "
+                                     f"reassign, among them `{code_of(trip.tensor)}`")
             taken = read_names(self.function) | local_names(self.function)
             for entry in mapped:
                 entry.param = fresh_local(f"{_base_name(entry.expr)}_{loop_var}", taken)
@@ -300,18 +495,19 @@ class VmapBuilder:
         else:
             source = self._element_source(loop.iter)
             if source is None:
-                return None
+                return self._unbuilt(f"iterates `{code_of(loop.iter)}`, not known to be one Tensor or "
+                                     "`ops.unstack` of one")
             mapped = [_Mapped(source[0], source[1], loop_var)]
         new_body = _substitute(prefix, value, mapped)
         if new_body is None:
-            return None
+            return self._unbuilt("slices tensors in a way the rewrite cannot substitute")
         new_prefix, new_value = new_body
         params = {m.param for m in mapped}
         if not _depends_on(new_prefix, new_value, params):
-            return None
+            return self._unbuilt("appends values that do not depend on the slice")
         if self._vmap_problem(list(new_prefix) + [cst.Expr(new_value)], params) is not None:
             return None
-        return self._emit(loop, init, stack_stmt, call, axis, acc, mapped, new_prefix, new_value, merged)
+        return mapped, new_prefix, new_value
 
     def _stack_use(self, stmt: cst.BaseStatement, acc: str) -> Optional[Tuple[cst.Call, int, bool]]:
         """(call, axis, is_concat) for the one call in ``stmt`` that stacks or concatenates ``acc``."""
@@ -364,6 +560,37 @@ class VmapBuilder:
         edits.append((stack_stmt, new_stmt))
         return Fix(SAFE, "map the body over the axis with vmap", edits=tuple(edits), imports=imports)
 
+    def _emit_several(self, loop: cst.For, inits: List[cst.SimpleStatementLine], stacks, targets: List[str],
+                      axes: List[int], mapped: List[_Mapped], prefix: List[cst.BaseStatement],
+                      value: cst.Tuple) -> Optional[Fix]:
+        """The inits and the loop go; the first stacking statement becomes ``t1, t2 = vmap(fn, ..., out_axes=(a1,
+        a2))(...)`` and the others go (the lists' comments move above the new function)."""
+        spelled = self._vmap_name()
+        if spelled is None:
+            return None
+        vmap_name, imports = spelled
+        carried_lines = [line for init in inits for line in init.leading_lines]
+        edits: List[Tuple[cst.CSTNode, object]] = [(init, None) for init in inits]
+        params = [m.param for m in mapped]
+        if prefix:
+            taken = read_names(self.function) | local_names(self.function)
+            fn_name = fresh_name(self.context, f"_{targets[0]}_item", taken)
+            definition = _function_def(fn_name, params, prefix, value)
+            edits.append((loop, definition.with_changes(leading_lines=carried_lines + list(loop.leading_lines))))
+            function_expr: cst.BaseExpression = cst.Name(fn_name)
+            moved_lines: List[cst.EmptyLine] = []
+        else:
+            function_expr = _lambda(params, value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+            edits.append((loop, None))
+            moved_lines = carried_lines + list(loop.leading_lines)
+        vmap_call = _vmap_call(vmap_name, function_expr, mapped, "(" + ", ".join(map(str, axes)) + ")")
+        unpacked = cst.Tuple(elements=[cst.Element(cst.Name(t)) for t in targets], lpar=[], rpar=[])
+        first = stacks[0]
+        assign = cst.Assign(targets=[cst.AssignTarget(unpacked)], value=vmap_call)
+        edits.append((first, first.with_changes(body=[assign], leading_lines=moved_lines + list(first.leading_lines))))
+        edits.extend((stmt, None) for stmt in stacks[1:])
+        return Fix(SAFE, "map the body over the axis with vmap", edits=tuple(edits), imports=imports)
+
     # -- the comprehension form ---------------------------------------------------------------------------------
     def comprehension(self, comp: Comprehension, stack_call: cst.Call, axis: int, trip: Optional[ShapeRef],
                       concatenated: bool = False) -> Optional[Fix]:
@@ -377,21 +604,24 @@ class VmapBuilder:
             merged = row is None
             element = element if row is None else row
         if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
-            return None
+            return self._unbuilt("has a second `for`, an `if` filter or `async`")
         if not isinstance(clause.target, cst.Name):
-            return None
+            return self._unbuilt(f"unpacks its target `{code_of(clause.target)}`")
         var = clause.target.value
-        if EffectChecker(self.context, self.owner).reason(comp.elt) is not None:
-            return None
+        effect = EffectChecker(self.context, self.owner).reason(comp.elt)
+        if effect is not None:
+            return self._unbuilt(f"is not provably free of effects: {effect}; a vmapped body must be pure")
         if binds_by_walrus(comp):
-            return None  # ``y := ...`` in a comprehension binds y in the function; in a lambda it would not
+            # ``y := ...`` in a comprehension binds y in the function; in a lambda it would not
+            return self._unbuilt("binds a name with `:=`, which a lambda would not")
         if trip is not None:
             statement = enclosing_statement(self.context, comp)
             if statement is None or not self._trip_is_current(trip, clause.iter, statement):
-                return None
+                return self._unbuilt(f"runs to `{trip.origin}`, read before `{code_of(trip.tensor)}` is rebound")
             mapped = self._index_slices([element], var, trip, set())
             if mapped is None:
-                return None
+                return self._unbuilt(f"uses `{var}` other than to index one axis of Tensors, among them "
+                                     f"`{code_of(trip.tensor)}`")
             taken = read_names(self.function) | local_names(self.function)
             for entry in mapped:
                 entry.param = fresh_local(f"{_base_name(entry.expr)}_{var}", taken)
@@ -399,12 +629,13 @@ class VmapBuilder:
         else:
             source = self._element_source(clause.iter)
             if source is None:
-                return None
+                return self._unbuilt(f"iterates `{code_of(clause.iter)}`, not known to be one Tensor or "
+                                     "`ops.unstack` of one")
             mapped = [_Mapped(source[0], source[1], var)]
         substituted = _substitute([], element, mapped)
         params = {m.param for m in mapped}
         if substituted is None or not _depends_on([], substituted[1], params):
-            return None
+            return self._unbuilt("computes elements that do not depend on the slice")
         if self._vmap_problem([cst.Expr(substituted[1])], params) is not None:
             return None
         spelled = self._vmap_name()
@@ -425,7 +656,11 @@ class VmapBuilder:
             local = self.context.existing_reference(qualified)
             if local is not None:
                 return local, ()
-        return self.context.spell("mindspore.vmap")
+        spelled = self.context.spell("mindspore.vmap")
+        if spelled is None:
+            self._unbuilt("is in a file where ms-lint finds no safe spelling for `mindspore.vmap` (`vmap` and "
+                          "`mindspore` are both used as names, or in comments and strings)")
+        return spelled
 
 
 class _VmapTaint:
@@ -489,6 +724,10 @@ class _VmapTaint:
                     "MindSpore 2.10's vmap cannot compile")
         if qualified and qualified.rsplit(".", 1)[-1] in MATMUL_OPS and sum(args_tainted[:2]) == 2:
             return MATMUL_PROBLEM
+        last = qualified.rsplit(".", 1)[-1] if qualified else None
+        if last in OPTIONAL_WEIGHT_OPS and any(args_tainted) and not _passes(call, OPTIONAL_WEIGHT_OPS[last], 2):
+            return (f"calls `{last}` without {' and '.join(OPTIONAL_WEIGHT_OPS[last])}, which MindSpore 2.10's vmap "
+                    "cannot compile (\"Failed calling Rank with input_x=None\")")
         target = None
         if _is_self_attribute(func) and owner is not None:
             method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
@@ -541,6 +780,19 @@ class _VmapTaint:
         return self.check(simple, inner, callee_owner, depth + 1)
 
 
+def _passes(call: cst.Call, names: Sequence[str], first: int) -> bool:
+    """Does ``call`` pass every one of the optional arguments ``names`` (positions ``first``, ``first + 1``...),
+    positionally or by keyword, as something other than ``None``?"""
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    for offset, name in enumerate(names):
+        position = first + offset
+        value = positional[position].value if position < len(positional) else next(
+            (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            return False
+    return True
+
+
 class _MatMulFinder(cst.CSTVisitor):
     def __init__(self) -> None:
         self.found: List[cst.BinaryOperation] = []
@@ -578,6 +830,77 @@ def _is_shape_tuple(expr: cst.BaseExpression) -> bool:
 
 
 # -- matching helpers ------------------------------------------------------------------------------------------
+def _accumulations(body: Sequence[cst.BaseStatement]) -> List[Tuple[str, cst.BaseExpression, str]]:
+    """(name, value, "list" or "tuple") for the run of ``acc.append(value)`` / ``acc += (value,)`` statements that
+    ends the body, in order (empty when the last statement is neither)."""
+    found: List[Tuple[str, cst.BaseExpression, str]] = []
+    for stmt in reversed(body):
+        appended = _append_call(stmt)
+        kind = "list"
+        if appended is None:
+            appended, kind = tuple_accumulation(stmt), "tuple"
+        if appended is None:
+            break
+        found.append((appended[0], appended[1], kind))
+    return found[::-1]
+
+
+def _statement_kind(stmt: cst.BaseStatement) -> str:
+    """A few words for a statement the rewrite does not move: ``a `for` loop``, ``an `if` ``, ``a call statement``."""
+    words = {cst.For: "a `for` loop", cst.While: "a `while` loop", cst.If: "an `if`", cst.With: "a `with`",
+             cst.Try: "a `try`"}
+    for kind, said in words.items():
+        if isinstance(stmt, kind):
+            return said
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, (cst.Break, cst.Continue, cst.Return)):
+            return f"a `{code_of(small).split()[0]}`"
+        if isinstance(small, cst.Expr):
+            return f"the statement `{cut(code_of(small), 40)}`"
+        if isinstance(small, cst.Assign):
+            return f"the assignment to `{cut(code_of(small.targets[0].target), 30)}`"
+    return f"the statement `{cut(code_of(stmt).strip(), 40)}`"
+
+
+def _summed_term(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(total, term) for a statement that is exactly ``total += term`` or ``total = total + term``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \
+            and isinstance(small.target, cst.Name):
+        return small.target.value, small.value
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        name = small.targets[0].target.value
+        value = small.value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+                and isinstance(value.left, cst.Name) and value.left.value == name and not value.left.lpar:
+            return name, value.right
+    return None
+
+
+def _zero_init(block: Sequence[cst.BaseStatement], index: int, total: str) -> Optional[cst.SimpleStatementLine]:
+    """The ``total = 0`` (or ``0.0``) line before the loop, with nothing between it and the loop mentioning
+    ``total``."""
+    for position in range(index - 1, -1, -1):
+        stmt = block[position]
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == total):
+                zero = isinstance(small.value, (cst.Integer, cst.Float)) and not small.value.lpar \
+                    and float(small.value.value.replace("_", "")) == 0.0
+                return stmt if zero else None
+        if total in read_names(stmt) or total in _all_written(stmt):
+            return None
+    return None
+
+
+def _first_repeat(names: List[str]) -> str:
+    return next(name for position, name in enumerate(names) if name in names[:position])
+
+
 def _append_call(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpression]]:
     """(list name, appended value) for a statement that is exactly ``acc.append(value)``."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
@@ -720,7 +1043,8 @@ def _function_def(name: str, params: List[str], prefix: List[cst.BaseStatement],
     )
 
 
-def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mapped], out_axis: int) -> cst.Call:
+def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mapped], out_axis: Union[int, str]
+               ) -> cst.Call:
     if len(mapped) == 1:
         in_axes = str(mapped[0].axis)
     else:

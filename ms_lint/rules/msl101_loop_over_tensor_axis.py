@@ -7,9 +7,12 @@ Flagged: ``for`` loops and comprehensions over ``range(<shape-derived int>)``, o
 ``range(x.ndim)``/``range(len(x.shape))`` (the rank, not an axis), loops over cells, config lists and tuples of
 tensors (MSL102), bodies that build no graph nodes, and loops inside ``@constexpr`` helpers.
 
-The fix (``ms.vmap``) is offered only for independent iterations stacked into one tensor; see
-:mod:`ms_lint.rewrites.vmap` for the exact shape. Loop-carried loops get the message about ``ForiLoop``, and
-those a real ``while`` can run get the unsafe Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`).
+The fix (``ms.vmap``) is offered only for independent iterations stacked into one tensor (or into several, one
+list each); see :mod:`ms_lint.rewrites.vmap` for the exact shape. Loops that only add per-slice terms into a total
+starting at 0 get the unsafe vmap + ``.sum(axis=0)`` rewrite (another order of float additions). Other
+loop-carried loops get the message about ``ForiLoop``, and those a real ``while`` can run get the unsafe
+Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`). Without a fix, the detail says why after
+"no automatic rewrite:".
 """
 from __future__ import annotations
 
@@ -286,11 +289,75 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return scores * mask
             """,
         ),
+        # Several lists grown in one body, each stacked right after the loop: one vmap whose function returns a
+        # tuple, one out_axes entry per list.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def mean_and_spread(x):
+                means = []
+                spreads = []
+                for i in range(x.shape[0]):
+                    centered = x[i] - x[i].mean()
+                    means.append(x[i].mean())
+                    spreads.append((centered * centered).mean())
+                means = ops.stack(means)
+                spreads = ops.stack(spreads)
+                return means, spreads
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def mean_and_spread(x):
+                def _means_item(x_i):
+                    centered = x_i - x_i.mean()
+                    return x_i.mean(), (centered * centered).mean()
+                means, spreads = ms.vmap(_means_item, in_axes=0, out_axes=(0, 0))(x)
+                return means, spreads
+            """,
+        ),
+        # A loop that only adds one per-slice term into a total starting at 0: the terms by one vmap, added with
+        # ``.sum(axis=0)``. Unsafe: the float additions happen in another order (results may differ by rounding).
+        Invalid(
+            """
+            import mindspore as ms
+
+
+            @ms.jit
+            def total_variation_rows(x):
+                total = 0
+                for i in range(x.shape[0]):
+                    d = x[i, 1:] - x[i, :-1]
+                    total += (d * d).sum()
+                return total
+            """,
+            fixed="""
+            import mindspore as ms
+
+
+            @ms.jit
+            def total_variation_rows(x):
+                def _total_term(x_i):
+                    d = x_i[1:] - x_i[:-1]
+                    return (d * d).sum()
+                total = ms.vmap(_total_term, in_axes=0, out_axes=0)(x).sum(axis=0)
+                return total
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
         super().__init__(context)
         self._resolvers: dict = {}
+        self._sum_fixes: dict = {}  # id(loop) -> (the map-and-sum fix or None, why not)
 
     def _resolver(self) -> ShapeResolver:
         assert self.function is not None
@@ -308,35 +375,64 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
         fix = None
+        by_counter = False
         written_slices = slice_write_fix(self.context, self.values, node) if carried else None
         if written_slices is not None:
             fix = written_slices
             carried = set()
             cure = ("the loop only writes slices of one tensor: one slice assignment writes them all, one graph "
                     "node instead of one per slice")
+        elif carried and carried == sums and len(sums) == 1 and self._sum_fix(node, trip) is not None:
+            fix = self._sum_fix(node, trip)
+            cure = _cure(carried, sums) + ("; the fix (unsafe) does exactly that: the float sum is added in another "
+                                           "order, so it may differ by rounding")
         elif carried:
             counted = TensorCounterBuilder(self.context, self.function, self.values)
             fix = counted.for_loop(node)
+            by_counter = fix is not None
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
+            why_no_sum = self._sum_refusal(node) if carried == sums else None
+            if fix is None and why_no_sum:
+                cure += f"; no automatic rewrite: the body {why_no_sum}"
         else:
             builder = VmapBuilder(self.context, self.function, self.values)
-            fix = builder.for_loop(node, trip) if trip is None or trip.tensor is not None else None
+            if trip is None or trip.tensor is not None:
+                fix = builder.for_loop(node, trip)
+            else:
+                fix = None
+                builder.unbuilt = (f"runs to `{_origin(trip.origin)}`, which the rewrite cannot tie to one Tensor the "
+                                   "body slices by the index")
             if fix is not None:
                 cure = f"the iterations are independent: `ms.vmap` maps the body over the axis, {VMAP_FACT}"
             elif builder.refusal:
-                cure = f"the iterations look independent, but no vmap rewrite is offered: the body {builder.refusal}"
+                cure = f"the iterations look independent; no automatic rewrite: the body {builder.refusal}"
             else:
                 cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}"
                         "; otherwise a `while` loop with a Tensor counter or `ops.ForiLoop(..., unroll=False)` "
                         "compiles once but runs slower per call")
+                if builder.unbuilt:
+                    cure += f"; no automatic rewrite: the body {builder.unbuilt}"
         if written_slices is not None:
             short = "write the slices with one slice assignment"
         else:
             short = _short_cure(carried, sums, fix is not None,
                                 builder_refused=not carried and bool(builder.refusal),
-                                counted=bool(carried) and fix is not None)
+                                counted=by_counter)
         self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=fix,
                     detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; {cure}")
+
+    def _sum_fix(self, node: cst.For, trip: Optional[ShapeRef]):
+        """The unsafe vmap + ``.sum(axis=0)`` fix of a loop that only sums per-slice terms (memoized per loop, with
+        the builder's reason when there is none)."""
+        if id(node) not in self._sum_fixes:
+            builder = VmapBuilder(self.context, self.function, self.values)
+            self._sum_fixes[id(node)] = (builder.sum_loop(node, trip), builder.refusal or builder.unbuilt)
+        return self._sum_fixes[id(node)][0]
+
+    def _sum_refusal(self, node: cst.For) -> Optional[str]:
+        """Why the vmap + sum fix was not built for ``node`` (after :meth:`_sum_fix`), or None."""
+        found = self._sum_fixes.get(id(node))
+        return found[1] if found else None
 
     def _iteration(self, iterable: cst.BaseExpression, target: cst.BaseExpression):
         """(description, ShapeRef or None) when the loop runs over a tensor axis."""
@@ -416,24 +512,29 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if not any(does_graph_work(part, self.values) for part in parts):
             return
         description, trip = what
-        fix = None
+        fix, why = None, "iterates in an inner `for` clause"
         if clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-            fix = self._comprehension_fix(node, trip)
+            fix, why = self._comprehension_fix(node, trip)
+        elif clause is node.for_in:
+            why = "builds a set or a dict, not rows to stack"
         cure = (f"the elements are independent: `ms.vmap` maps the expression over the axis, {VMAP_FACT}" if fix
-                else f"if the elements are independent, map the expression with `ms.vmap`, {VMAP_FACT}")
+                else f"if the elements are independent, map the expression with `ms.vmap`, {VMAP_FACT}; "
+                     f"no automatic rewrite: the comprehension {why}")
         what = _short_what(description).replace("loop ", "comprehension ", 1)
         how = "map the expression with `ms.vmap`" if fix else "if the elements are independent, use `ms.vmap`"
         self.report(node, f"{what}: unrolled per slice; {how}", fix=fix,
                     detail=f"comprehension {description[5:] if description.startswith('loop ') else description}: "
                            f"MindSpore unrolls it, compiling one copy of the expression per slice; {cure}")
 
-    def _comprehension_fix(self, node, trip: Optional[ShapeRef]):
+    def _comprehension_fix(self, node, trip: Optional[ShapeRef]) -> Tuple[Optional[object], Optional[str]]:
+        """(fix, None), or (None, why not) in a few words that follow "the comprehension"."""
         if trip is not None and trip.tensor is None:
-            return None
+            return None, (f"runs to `{_origin(trip.origin)}`, which the rewrite cannot tie to one Tensor it slices "
+                          "by the index")
         arg = self.context.parent(node)
         call = self.context.parent(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call):
-            return None
+            return None, "is kept as a Python list or tuple, not stacked into one Tensor where it is built"
         owner = self.context.scope.owner_of.get(self.function)
         axis = stack_axis(self.context, owner, call, node)
         concatenated = False
@@ -441,9 +542,11 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             axis = concat_axis(self.context, call, node)
             concatenated = True
         if axis is None:
-            return None
-        return VmapBuilder(self.context, self.function, self.values).comprehension(node, call, axis, trip,
-                                                                                    concatenated)
+            return None, (f"is passed to `{cut(code_of(call.func), 30)}`, not to a stack or concat with a literal "
+                          "axis")
+        builder = VmapBuilder(self.context, self.function, self.values)
+        fix = builder.comprehension(node, call, axis, trip, concatenated)
+        return fix, None if fix is not None else (builder.refusal or builder.unbuilt or "cannot be rewritten")
 
 
 def _is_builtin_call(expr: cst.BaseExpression, name: str) -> bool:
