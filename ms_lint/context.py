@@ -20,13 +20,21 @@ from ms_lint.analysis.values import (
 
 
 def code_identifiers(text: str) -> Set[str]:
-    """Every NAME token of ``text`` (keywords too), outside strings and comments. A file that does not tokenize
-    (it parsed, so this is rare) counts every word as used, which only makes spellings more cautious."""
+    """The names ``text`` uses on their own: every NAME token (keywords too) outside strings and comments that
+    does not follow a dot (``ops`` in ``mindspore.ops`` or ``x.ops`` is an attribute, not a name of the module).
+    A file that does not tokenize (it parsed, so this is rare) counts every word not after a dot as used, which
+    only makes spellings more cautious."""
+    names: Set[str] = set()
+    after_dot = False
     try:
-        return {tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-                if tok.type == tokenize.NAME}
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.NAME and not after_dot:
+                names.add(tok.string)
+            if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                after_dot = tok.type == tokenize.OP and tok.string == "."
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        return set(re.findall(r"[A-Za-z_]\w*", text))
+        return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text))
+    return names
 
 
 # MultitypeFuncGraph registration names of Python values (``@op.register("Number", "Tensor")``).

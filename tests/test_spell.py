@@ -105,3 +105,23 @@ def test_a_name_the_code_uses_blocks_an_import_of_that_name():
         return Tensor
     """
     assert spell(code, "mindspore.Tensor") is None
+
+
+def test_a_dotted_module_path_is_not_a_use_of_its_last_name():
+    """``from mindspore.ops import operations as P`` does not bind ``ops``: ``from mindspore import ops`` is free
+    to add (mindformers' schedules are written this way)."""
+    code = """
+    from mindspore.ops import operations as P
+    import mindspore.common.dtype as mstype
+
+    def f(x):
+        return P.Cast()(x, mstype.float32)
+    """
+    spelled, imports = spell(code, "mindspore.ops.where")
+    assert spelled == "ops.where"
+    assert [i.statement for i in imports] == ["from mindspore import ops"]
+
+
+def test_a_name_continued_on_the_next_line_after_a_dot_is_an_attribute():
+    code = "import numpy as np\n\nx = (np.\n     ops)\n"
+    assert spell(code, "mindspore.ops.where")[1][0].statement == "from mindspore import ops"
