@@ -192,7 +192,7 @@ def test_enumerate_index_is_dropped_when_unused():
 @pytest.mark.parametrize("body, reason", [
     ("total = scale\nfor g in grads:\n    total = total + g.sum() * total\nreturn total", "ops.addn"),
     ("total = scale\nfor g in grads:\n    total *= g.sum()\nreturn total", "accumulates `total`"),
-    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "updates state"),
+    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "not known to hold Parameters"),
     ("out = ()\nfor i, g in enumerate(grads):\n    out += (g * i,)\nreturn out", "position `i`"),
     ("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out, g", "`g` is used after the loop"),
     ("out = (scale,)\nfor g in grads:\n    out += (g * scale,)\nreturn out", "does not start as an empty"),
