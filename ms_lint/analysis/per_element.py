@@ -189,6 +189,11 @@ def effect_target(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 def register_type(ctx, values: FunctionValues, expr: cst.BaseExpression, at: cst.CSTNode) -> Optional[str]:
     """The ``MultitypeFuncGraph.register`` type name of a loop-invariant value (``self.cast`` -> "Function",
     ``self.global_step`` -> "Tensor", ``self.beta1 = 0.9`` -> "Number"), or None when it cannot be told."""
+    if isinstance(expr, cst.Name) and expr.value not in values.parameters:
+        bound = _local_bindings(values, expr.value)
+        if len(bound) == 1 and isinstance(bound[0], cst.Attribute) and isinstance(bound[0].value, cst.Name) \
+                and bound[0].value.value == "self":
+            return register_type(ctx, values, bound[0], at)  # ``b1 = self.beta1``
     kind = values.kind(expr)
     if kind in (Kind.OP, Kind.CONST_OP, Kind.CELL):
         return "Function"
@@ -355,15 +360,27 @@ def group_by_text(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.CSTNode]]:
     return out
 
 
+def _local_bindings(values: FunctionValues, name: str) -> List[Optional[cst.BaseExpression]]:
+    """Every value bound to the local ``name`` in the function (None for a binding that is not ``name = v``)."""
+    found: List[Optional[cst.BaseExpression]] = []
+    for node in _nodes(values.func.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    found.append(node.value)
+                elif name in _target_names(target.target):
+                    found.append(None)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and name in _target_names(node.target):
+            found.append(None)
+    return found
+
+
 def state_sequence(values: FunctionValues, expr: cst.BaseExpression) -> bool:
     """A sequence of the Cell's own state: ``self.<attr>`` (``self.moments``, ``self._parameters``), or a local name
     bound once, to such an attribute (``params = self._parameters``)."""
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         return True
     if isinstance(expr, cst.Name) and expr.value not in values.parameters:
-        bound = [small.value for node in _nodes(values.func.body) if isinstance(node, cst.SimpleStatementLine)
-                 for small in node.body if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-                 and expr.value in (_target_names(small.target) if not isinstance(small, cst.Assign)
-                                    else [n for t in small.targets for n in _target_names(t.target)])]
+        bound = _local_bindings(values, expr.value)
         return len(bound) == 1 and bound[0] is not None and state_sequence(values, bound[0])
     return False
