@@ -878,6 +878,121 @@ class LoopOverTensorSequence(Rule):
                     return grads
             """,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class MomentumStep(nn.Cell):
+                def __init__(self, params, beta1=0.9, lr=0.01):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.moments = self.params.clone(prefix="m", init="zeros")
+                    self.beta1 = float(beta1)
+                    self.lr = float(lr)
+
+                def construct(self, grads):
+                    m = self.moments
+                    params = self.params
+                    for i in range(len(params)):
+                        ops.assign(m[i], self.beta1 * m[i] + (1 - self.beta1) * grads[i])
+                        ops.assign(params[i], params[i] - self.lr * m[i])
+                    return True
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            _update_param = ops.MultitypeFuncGraph("_update_param")
+
+
+            @_update_param.register("Number", "Number", "Tensor", "Tensor", "Tensor")
+            def _update_param_tensors(beta1, lr, m_i, grad, param):
+                ops.assign(m_i, beta1 * m_i + (1 - beta1) * grad)
+                ops.assign(param, param - lr * m_i)
+                return True
+
+
+            class MomentumStep(nn.Cell):
+                def __init__(self, params, beta1=0.9, lr=0.01):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.moments = self.params.clone(prefix="m", init="zeros")
+                    self.beta1 = float(beta1)
+                    self.lr = float(lr)
+
+                def construct(self, grads):
+                    m = self.moments
+                    params = self.params
+                    ops.HyperMap()(ops.partial(_update_param, self.beta1, self.lr), m, tuple(grads), params)
+                    return True
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class ClipGrads(nn.Cell):
+                def __init__(self, clip_type=1, clip_value=1.0):
+                    super().__init__()
+                    self.clip_type = int(clip_type)
+                    self.clip_value = float(clip_value)
+                    self.clip_by_norm = nn.ClipByNorm()
+                    self.max_norm = ms.Tensor(clip_value, ms.float32)
+
+                def construct(self, grads):
+                    new_grads = ()
+                    for g in grads:
+                        if self.clip_type == 0:
+                            g = ops.clip_by_value(g, -self.clip_value, self.clip_value)
+                        else:
+                            g = self.clip_by_norm(g, self.max_norm)
+                        new_grads += (g,)
+                    return new_grads
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            _update_g = ops.MultitypeFuncGraph("_update_g")
+
+
+            @_update_g.register("Number", "Tensor")
+            def _update_g_tensors(clip_value, g):
+                g = ops.clip_by_value(g, -clip_value, clip_value)
+                return g
+
+
+            _update_g_2 = ops.MultitypeFuncGraph("_update_g_2")
+
+
+            @_update_g_2.register("Function", "Tensor", "Tensor")
+            def _update_g_2_tensors(clip_by_norm, max_norm, g):
+                g = clip_by_norm(g, max_norm)
+                return g
+
+
+            class ClipGrads(nn.Cell):
+                def __init__(self, clip_type=1, clip_value=1.0):
+                    super().__init__()
+                    self.clip_type = int(clip_type)
+                    self.clip_value = float(clip_value)
+                    self.clip_by_norm = nn.ClipByNorm()
+                    self.max_norm = ms.Tensor(clip_value, ms.float32)
+
+                def construct(self, grads):
+                    if self.clip_type == 0:
+                        new_grads = tuple(ops.HyperMap()(ops.partial(_update_g, self.clip_value), grads))
+                    else:
+                        new_grads = tuple(ops.HyperMap()(ops.partial(_update_g_2, self.clip_by_norm, self.max_norm), grads))
+                    return new_grads
+            """,
+        ),
     ]
 
     def __init__(self, context):
