@@ -135,6 +135,16 @@ def _decay(m):
     return [cell(grads())]
 
 
+def _momentum_step(m):
+    """The position loop's Parameters (moments too) after each of 3 steps."""
+    cell = m.MomentumStep(params(f"mom{next(_module_ids)}_"))
+    out = []
+    for step in range(3):
+        assert cell(grads(scale=1.0 + step))
+        out.append([Tensor(p.asnumpy()) for p in cell.get_parameters()])
+    return out
+
+
 EXAMPLE_RUNS = {
     ("MSL201", 0): lambda m: [m.pick(t(2.0), t(1.0)), m.pick(t(1.0), t(2.0))],
     ("MSL201", 1): lambda m: [m.clipped(t(5.0), t(2.0)), m.clipped(t(1.0), t(2.0))],
@@ -163,6 +173,8 @@ EXAMPLE_RUNS = {
     ("MSL102", 3): lambda m: [m.ClipEach()(grads(scale=3.0))],
     ("MSL102", 4): lambda m: [m.global_norm(grads())],
     ("MSL102", 5): lambda m: [m.grad_norm(grads()), m.grad_norm(grads(scale=100.0))],
+    ("MSL102", 7): lambda m: _momentum_step(m),
+    ("MSL102", 8): lambda m: [m.ClipGrads(clip_type=k)(grads(scale=3.0)) for k in (0, 1)],
 }
 
 
