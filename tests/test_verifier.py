@@ -225,3 +225,16 @@ def test_lr_chain_nested_where_rewrite_verifies(inputs):
     v = verify_pair(original, rewritten, function="CoolDownLR", inputs=inputs, repeat=1, path=path, code="MSL201")
     assert v.verdict in ("verified", "tradeoff"), v.message
     assert v.outputs_match is True
+
+
+def test_momentum_update_multitype_rewrite_verifies():
+    """MSL102's MultitypeFuncGraph fix of a 60-parameter index loop with assigns and a Tensor ``if`` on the step
+    (fixtures/verify/momentum_update_60_*.py, the rewritten file being the rule's fix): the Parameters after every
+    call match, and the map compiles faster than the unrolled loop."""
+    from ms_lint.testing import fix
+
+    original, rewritten, path = _pair("momentum_update_60")
+    assert fix(original, select=["MSL102"]).fixed == rewritten
+    v = verify_pair(original, rewritten, function="MomentumUpdate60", repeat=1, path=path, code="MSL102")
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True

@@ -248,6 +248,11 @@ def _variant(ctx, values, loop, elements, sequences, index, length_of, body, res
                           "would run over the picked sequences instead")
     if not mapped:
         return None, "the body picks no element of any sequence"
+    picked = _Substitute(mapping)  # ``seq[i]`` -> its element first: ``self.x`` inside a pick is mapped, not bound
+    body = [stmt.visit(picked) for stmt in body]
+    result = result.visit(picked) if result is not None else None
+    code = list(body) + ([_expr_line(result)] if result is not None else [])
+    mapping = {}
     bound: List[Tuple[str, cst.BaseExpression, str]] = []
     roots: Dict[str, str] = {}
     for root in self_roots(code):
@@ -288,10 +293,6 @@ def _variant(ctx, values, loop, elements, sequences, index, length_of, body, res
     variant.bound = [b[1] for b in bound]
     variant.sequences = mapped
     return variant, None
-
-
-def _names(node: cst.CSTNode) -> List[cst.Name]:
-    return [n for n in _nodes(node) if isinstance(n, cst.Name)]
 
 
 def _element_name(seq: cst.BaseExpression, index: str, taken: Set[str]) -> str:
