@@ -360,9 +360,12 @@ def _build(ctx, values, loop, elements, variants: List[_Variant], map_inputs, as
                                              leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         new_defs += [assign_graph.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), definition]
         inputs, _ = map_inputs(list(variant.sequences))
-        fn = graph if not variant.bound else (
-            f'{spelled["mindspore.ops.partial"]}({", ".join([graph] + [code_of(b) for b in variant.bound])})')
-        call = cst.parse_expression(f"{mapper}({', '.join([fn] + [code_of(s) for s in inputs])})")
+        indent = _column(ctx, values, loop) + 4 * hoisted
+        prefix = len(code_of(assign_to(cst.Name("x")).body[0].targets[0].target)) + 3 if assign_to is not None else 0
+        text = _call_text(mapper, spelled["mindspore.ops.partial"], graph, [code_of(b) for b in variant.bound],
+                          [code_of(s) for s in inputs], indent + prefix)
+        # libcst writes the block's indentation before each continuation line itself: keep only the offset
+        call = cst.parse_expression("\n".join([text.split("\n")[0]] + [line[indent:] for line in text.split("\n")[1:]]))
         calls.append(assign_to(call) if assign_to is not None else cst.SimpleStatementLine(body=[cst.Expr(call)]))
     reserved.update(taken)
     replacement = _choose(variants, calls, 0)
@@ -371,21 +374,55 @@ def _build(ctx, values, loop, elements, variants: List[_Variant], map_inputs, as
     return UpdatePlan(replacement, new_defs, anchor, tuple(dict.fromkeys(imports)), hoisted), None
 
 
-def _wrap(opening: str, items: Sequence[str], limit: int = 110) -> str:
-    """``opening + ", ".join(items) + ")"`` for module-level code, its items on continuation lines (aligned after
-    the parenthesis) when the line would pass ``limit`` characters."""
-    line = opening + ", ".join(items) + ")"
-    if len(line) <= limit:
+def _wrap(opening: str, items: Sequence[str], limit: int = 110, column: int = 0, closing: str = ")") -> str:
+    """``opening + ", ".join(items) + closing`` written at ``column``, its items on continuation lines (aligned
+    after the parenthesis) when a line would pass ``limit`` characters."""
+    line = opening + ", ".join(items) + closing
+    if column + len(line) <= limit:
         return line
-    lines, current = [], opening
+    lines, current, start = [], opening, column
     for position, item in enumerate(items):
-        piece = item + (", " if position < len(items) - 1 else ")")
-        if len(current) + len(piece.rstrip()) > limit and current.strip() != opening.strip():
+        piece = item + (", " if position < len(items) - 1 else closing)
+        if start + len(current) + len(piece.rstrip()) > limit and current.strip() != opening.strip():
             lines.append(current.rstrip())
-            current = " " * len(opening)
+            current, start = " " * (column + len(opening)), 0
         current += piece
     lines.append(current)
     return "\n".join(lines)
+
+
+def _call_text(mapper: str, partial: str, graph: str, bound: List[str], sequences: List[str], column: int) -> str:
+    """``mapper(partial(graph, *bound), *sequences)`` wrapped to fit at ``column`` (the statement's indentation
+    plus what precedes the call on its line)."""
+    opening = f"{mapper}("
+    if not bound:
+        return _wrap(opening, [graph] + sequences, column=column)
+    inner = _wrap(f"{partial}(", [graph] + bound, column=column + len(opening))
+    text = opening + inner
+    last = text.split("\n")[-1]
+    start = column if "\n" not in text else 0
+    rest = ", ".join(sequences) + ")"
+    if start + len(last) + 2 + len(rest) <= 110:
+        return text + ", " + rest
+    return text + ",\n" + _wrap(" " * (column + len(opening)), sequences, column=0).lstrip("\n")
+
+
+def _column(ctx, values: FunctionValues, node: cst.CSTNode) -> int:
+    """The indentation (in characters) of a statement in a module-level function or a method of a module-level
+    class: the indents of the blocks around it (parents are recorded up to the graph function)."""
+    blocks: List[cst.IndentedBlock] = []
+    parent = ctx.parent(node)
+    while parent is not None and parent is not values.func:
+        if isinstance(parent, cst.IndentedBlock):
+            blocks.append(parent)
+        parent = ctx.parent(parent)
+    if isinstance(values.func.body, cst.IndentedBlock) and values.func.body not in blocks:
+        blocks.append(values.func.body)
+    owner = ctx.scope.owner_of.get(values.func)
+    if owner is not None and isinstance(ctx.scope.classes[owner].node.body, cst.IndentedBlock):
+        blocks.append(ctx.scope.classes[owner].node.body)
+    return sum(len((b.indent if b.indent is not None else ctx.module.default_indent).replace("\t", "    "))
+               for b in blocks)
 
 
 def _choose(variants: List[_Variant], calls: List[cst.BaseStatement], depth: int) -> List[cst.BaseStatement]:

@@ -29,6 +29,7 @@ from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_insid
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.loops import calls_cell_picked_by
+from ms_lint.analysis.per_element import assigned_names
 from ms_lint.walk import find
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -1214,7 +1215,6 @@ class LoopOverTensorSequence(Rule):
             blocker = _map_blocker(header, body + ([result] if result is not None else []))
             if blocker is not None:
                 return None, blocker
-        from ms_lint.analysis.per_element import assigned_names
         bound_here = assigned_names(body) | set(elements) | ({index} if index else set())
         leaked = self._leaked(values, node, bound_here)
         if leaked:
@@ -1224,13 +1224,11 @@ class LoopOverTensorSequence(Rule):
                                 self._new_names)
         if plan is None:
             return None, why
-        comments = comments_inside(node, node.leading_lines) if init_stmt is None else []
-        replacement = plan.replacement
+        replacement = plan.replacement  # the body's comments move into the registered function with it
         if init_stmt is not None:
             leading = list(init_stmt.leading_lines) + comments_inside(init_stmt, init_stmt.leading_lines)
             replacement = [replacement[0].with_changes(leading_lines=leading + list(replacement[0].leading_lines))] \
                 + replacement[1:]
-        del comments  # the body's comments move into the registered function with its statements
         edits: List = [(node, replacement if len(replacement) > 1 else replacement[0])]
         if init_stmt is not None:
             edits.insert(0, (init_stmt, None))
