@@ -35,7 +35,7 @@ from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.per_element import (assigned_names, bare_self, body_blocker, carried, constant_tests,
                                           effect_target, position_reads, register_type, self_roots,
                                           state_sequence)
-from ms_lint.analysis.values import FunctionValues
+from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.cstutil import code_of, suite_statements
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.rewrites.hypermap import _anchor, existing_hypermap, unique_name
@@ -92,6 +92,9 @@ def plan_update(ctx, values: FunctionValues, loop: cst.For, elements: List[str],
     if why is not None:
         return None, why
     tests = constant_tests(values, body, varying)
+    why = _kept_test_with_cell(values, body, tests)
+    if why is not None:
+        return None, why
     if len(tests) > MAX_TESTS:
         return None, f"the body has {len(tests)} constant tests (at most {MAX_TESTS} are decided around the map)"
     variants: List[_Variant] = []
@@ -111,6 +114,21 @@ def plan_update(ctx, values: FunctionValues, loop: cst.For, elements: List[str],
             return None, why
         variants.append(variant)
     return _build(ctx, values, loop, elements, variants, map_inputs, assign_to, reserved, len(tests))
+
+
+def _kept_test_with_cell(values: FunctionValues, body, tests) -> Optional[str]:
+    """A test on a Python constant left inside the mapped function (nested, or an ``elif``) next to a sub-cell call:
+    measured on MindSpore 2.10, a mapped function with a bound Python number, an ``if`` on it and a sub-cell call
+    fails to compile, so only tests decided around the map are taken when a sub-cell is called."""
+    nodes = [n for stmt in body for n in _nodes(stmt)]
+    calls_cell = any(isinstance(n, cst.Call) and values.kind(n.func) is Kind.CELL for n in nodes)
+    decided = {id(t) for t in tests}
+    for node in nodes:
+        if calls_cell and isinstance(node, (cst.If, cst.IfExp)) and id(node) not in decided \
+                and values.kind(node.test) is Kind.CONST:
+            return (f"a constant test (`{code_of(node.test)}`) stays inside the mapped function with a sub-cell "
+                    "call, which fails to compile (MindSpore 2.10)")
+    return None
 
 
 def _expr_line(expr: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -261,6 +279,8 @@ def _variant(ctx, values, loop, elements, sequences, index, length_of, body, res
             if ctx.scope.find_method(values.owner, attr) is not None:
                 return None, f"the body calls the method `self.{attr}` (a map needs it as a value)"
             kind = register_type(ctx, values, root, loop)
+            if kind is None and values.kind(root) in (Kind.TENSOR_SEQ, Kind.CELL_SEQ):
+                return None, f"the body reads the whole sequence `self.{attr}`, not only this element of it"
             if kind is None:
                 return None, (f"cannot tell what `self.{attr}` is (MultitypeFuncGraph registers each argument's "
                               "type: Function, Tensor, Number, Bool, String)")
