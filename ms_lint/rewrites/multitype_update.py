@@ -64,6 +64,7 @@ class _Variant:
     types: List[str] = field(default_factory=list)
     bound: List[cst.BaseExpression] = field(default_factory=list)
     sequences: List[cst.BaseExpression] = field(default_factory=list)
+    lead: str = ""  # the element that names the function: the first zipped one, or that of ``range(len(X))``'s X
 
 
 def plan_update(ctx, values: FunctionValues, loop: cst.For, elements: List[str], sequences: List[cst.BaseExpression],
@@ -264,6 +265,8 @@ def _variant(ctx, values, loop, elements, sequences, index, length_of, body, res
         if length_of is not None and code_of(length_of) not in by_text:
             return None, (f"the loop runs over `len({code_of(length_of)})` but does not pick its elements: a map "
                           "would run over the picked sequences instead")
+        if length_of is not None:
+            variant.lead = by_text[code_of(length_of)]
     if not mapped:
         return None, "the body picks no element of any sequence"
     picked = _Substitute(mapping)  # ``seq[i]`` -> its element first: ``self.x`` inside a pick is mapped, not bound
@@ -312,6 +315,7 @@ def _variant(ctx, values, loop, elements, sequences, index, length_of, body, res
     variant.types = [b[2] for b in bound] + ["Tensor"] * len(params)
     variant.bound = [b[1] for b in bound]
     variant.sequences = mapped
+    variant.lead = variant.lead or params[0]
     return variant, None
 
 
@@ -359,7 +363,7 @@ def _build(ctx, values, loop, elements, variants: List[_Variant], map_inputs, as
     for qualified in ("mindspore.ops.MultitypeFuncGraph", "mindspore.ops.partial") + (
             ("mindspore.ops.HyperMap",) if not mapper.startswith("self.") else ()):
         imports.extend(ctx.spell(qualified)[1])
-    base = "_update_" + (elements[0] if elements else variants[0].params[-1]).lstrip("_")
+    base = "_update_" + variants[0].lead.lstrip("_")
     taken = set(reserved)
     new_defs: List[cst.BaseStatement] = []
     calls: List[cst.BaseStatement] = []
