@@ -1,6 +1,8 @@
 """MSL102's MultitypeFuncGraph fix of per-parameter update loops (issue 16, shapes 2 and 3), proven with real
-MindSpore (CPU, GRAPH_MODE; the optimizers' ``construct`` is also ``@jit``): original and fixed code give identical
-Parameters after every step, over several steps, and the clipping cell identical outputs and gradients."""
+MindSpore (CPU; GRAPH_MODE, and PYNATIVE_MODE with ``construct`` compiled by ``@jit``): original and fixed code
+give identical Parameters after every step, over several steps, and the clipping cell identical outputs and
+gradients. The fixed sources are MindSpore's own ``nn.Rprop``/``nn.ASGD`` (copies of the installed files) and
+fixtures/optimizers/per_parameter_updates.py, whose look-alikes keep no fix."""
 import itertools
 import pathlib
 
@@ -131,3 +133,31 @@ def test_lookalikes_keep_no_fix(fixture_versions):
     for reason in ("the body writes `self.count`", "`scale` is carried between elements",
                    "the body reads the position `i` other than to pick an element"):
         assert reason in text
+
+
+@pytest.fixture
+def pynative_jit():
+    """PYNATIVE_MODE for one test, the Cells' ``construct`` compiled by ``@jit`` (as rprop.py/asgd.py declare it)."""
+    previous = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    yield lambda cls: type(cls.__name__, (cls,), {"construct": ms.jit(cls.construct)})
+    ms.set_context(mode=previous)
+
+
+@pytest.mark.parametrize("optimizer", ["rprop.Rprop", "asgd.ASGD"])
+def test_installed_optimizers_match_under_jit_in_pynative_mode(tmp_path, pynative_jit, optimizer):
+    module_name, cls = optimizer.split(".")
+    before, after, _ = fixed_pair(tmp_path, installed(f"mindspore.nn.optim.{module_name}"))
+    run_steps([getattr(m, cls)(weights(cls), learning_rate=0.1) for m in (before, after)], steps=3)
+
+
+def test_fixture_cells_match_under_jit_in_pynative_mode(fixture_versions, pynative_jit):
+    before, after, _ = fixture_versions
+    for name in ("IndexMomentum", "ZipAdamW"):
+        run_steps([pynative_jit(getattr(m, name))(weights(name)) for m in (before, after)], steps=3)
+    rng = np.random.default_rng(2)
+    grads = tuple(Tensor((rng.standard_normal(s) * 3).astype(np.float32)) for s in SHAPES)
+    for clip_type in (0, 1):
+        outs = [pynative_jit(m.ClipGrads)(clip_type=clip_type)(grads) for m in (before, after)]
+        for x, y in zip(*outs):
+            np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
