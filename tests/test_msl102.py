@@ -491,3 +491,28 @@ def test_update_loops_refused_with_the_reason(construct, reason):
     finding = only(cell(STATE + "self.lr = params[0]\n", construct))
     assert finding.fix_object is None
     assert reason in finding.text, finding.text
+
+
+def test_update_loop_calling_a_helper_with_hidden_effects_gets_no_fix():
+    code = HEAD + textwrap.dedent("""\
+        COUNT = ms.Parameter(ms.Tensor(0.0, ms.float32), name="count")
+
+
+        def bump(g):
+            ops.assign_add(COUNT, g.sum())
+            return g
+
+
+        class Net(nn.Cell):
+            def __init__(self, params):
+                super().__init__()
+                self.params = ms.ParameterTuple(params)
+
+            def construct(self, grads):
+                for p, g in zip(self.params, grads):
+                    ops.assign(p, p - bump(g))
+                return True
+        """)
+    finding = only(code)
+    assert finding.fix_object is None
+    assert "the body calls `bump`, which is not known to be free of effects" in finding.text

@@ -32,6 +32,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import read_name_nodes
+from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.per_element import (assigned_names, bare_self, body_blocker, carried, constant_tests,
                                           effect_target, position_reads, register_type, self_roots,
                                           state_sequence)
@@ -142,6 +143,7 @@ def _effects_blocker(ctx, values: FunctionValues, body, owners: Dict[str, cst.Ba
     element (or to ``seq[index]``) of a sequence of the Cell's own state (``self.moments``, or a local bound to
     it), not of an argument such as ``grads`` (Parameters are what MindSpore orders reads and writes of); random
     ops, prints and writes to shared state are refused."""
+    checker = EffectChecker(ctx, values.owner)
     for node in (n for stmt in body for n in _nodes(stmt)):
         if isinstance(node, cst.AssignTarget) and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             return f"the body assigns `{code_of(node.target)}`"
@@ -151,6 +153,10 @@ def _effects_blocker(ctx, values: FunctionValues, body, owners: Dict[str, cst.Ba
         if category == RANDOM:
             return f"the body draws random numbers (`{name}`)"
         if category != EFFECT:
+            hidden = checker.call_reason(node)  # a helper, method or sub-cell may write state or draw numbers
+            if hidden is not None:
+                return (f"the body calls `{code_of(node.func)}`, which is not known to be free of effects "
+                        f"({hidden})")
             continue
         if name.lower() == "depend":
             return "the body orders side effects with `depend`"
