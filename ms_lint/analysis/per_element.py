@@ -28,6 +28,7 @@ from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.cstutil import code_of, suite_statements
+from ms_lint.rewrites.where import init_assignment, init_value  # where ``self.x = ...`` is found (value, method)
 
 ASSIGN_EFFECTS = {"assign", "assignadd", "assign_add", "assignsub", "assign_sub"}
 # ``nn.Optimizer.get_lr()``: the learning-rate Parameter (or schedule output), one per group when is_group_lr.
@@ -209,7 +210,6 @@ def register_type(ctx, values: FunctionValues, expr: cst.BaseExpression, at: cst
     if isinstance(expr, cst.Name) and is_number(ctx, values.func, expr, at):
         return "Number"
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        from ms_lint.rewrites.where import init_assignment  # the one place that finds ``self.x = ...`` in __init__
         found = init_assignment(ctx, values.owner, expr.attr.value)
         if found is not None:
             value, method = found
@@ -285,7 +285,6 @@ def _unpacked_parameter(ctx, owner: Optional[str], attr: str) -> Optional[Tuple[
 def _literal_of(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Optional[str]:
     value: Optional[cst.BaseExpression] = expr
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        from ms_lint.rewrites.where import init_value
         value = init_value(ctx, values.owner, expr.attr.value)
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
         value = value.expression
@@ -311,7 +310,6 @@ def _statement_assigning(method: cst.FunctionDef, attr: str) -> Optional[cst.CST
 def _bound_to_lr(ctx, values: FunctionValues, name: str) -> bool:
     """``lrs = self.get_lr()`` in an ``nn.Optimizer`` subclass that does not define ``get_lr``: a Tensor (or, with
     parameter groups, a tuple of them, which the rewrite maps instead of binding)."""
-    from ms_lint.rewrites.hypermap import existing_hypermap  # nn.Optimizer detection lives there
     bound = [small.value for stmt in suite_statements(values.func.body)
              for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ())
              if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
@@ -331,7 +329,8 @@ def _is_optimizer(ctx, owner: Optional[str]) -> bool:
     if owner is None:
         return False
     for cls in ctx.attributes._class_chain(owner):
-        if any(ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer" for base in ctx.scope.classes[cls].node.bases):
+        bases = ctx.scope.classes[cls].node.bases
+        if any(ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer" for base in bases):
             return True
     return False
 

@@ -391,7 +391,7 @@ def _build(ctx, values, loop, elements, variants: List[_Variant], map_inputs, as
         new_defs += [assign_graph.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), definition]
         inputs, _ = map_inputs(list(variant.sequences))
         indent = _column(ctx, values, loop) + 4 * hoisted
-        prefix = len(code_of(assign_to(cst.Name("x")).body[0].targets[0].target)) + 3 if assign_to is not None else 0
+        prefix = code_of(assign_to(cst.Name("__call__"))).index("__call__") if assign_to is not None else 0
         text = _call_text(mapper, spelled["mindspore.ops.partial"], graph, [code_of(b) for b in variant.bound],
                           [code_of(s) for s in inputs], indent + prefix)
         # libcst writes the block's indentation before each continuation line itself: keep only the offset

@@ -4,7 +4,9 @@ state in graph code.
 Graph mode unrolls a Python loop over a tuple into one copy of the body per element. For tuples whose length grows
 with the model (one entry per parameter) that is hundreds of copies: measured on MindSpore 2.10 (CPU), a loop over
 200 gradients compiles 19x slower than ``ops.HyperMap``, and at 500 it fails (``Exceed function call depth
-limit``). The fix maps the per-element work with ``ops.HyperMap`` (see :mod:`ms_lint.rewrites.hypermap`).
+limit``). The fix maps the per-element work with ``ops.HyperMap`` (see :mod:`ms_lint.rewrites.hypermap`); loops
+that update each element's state, or branch on a constant, get one ``ops.MultitypeFuncGraph`` per decided branch
+(see :mod:`ms_lint.rewrites.multitype_update`).
 
 Which sequences count (:class:`_Origins`): tuples the value model knows are tensor sequences (``ParameterTuple``,
 ``trainable_params()``), names of gradient/parameter/optimizer-state sequences (``grads``, ``self.moments``,
@@ -990,7 +992,8 @@ class LoopOverTensorSequence(Rule):
                     if self.clip_type == 0:
                         new_grads = tuple(ops.HyperMap()(ops.partial(_update_g, self.clip_value), grads))
                     else:
-                        new_grads = tuple(ops.HyperMap()(ops.partial(_update_g_2, self.clip_by_norm, self.max_norm), grads))
+                        new_grads = tuple(ops.HyperMap()(ops.partial(_update_g_2, self.clip_by_norm, self.max_norm),
+                                                         grads))
                     return new_grads
             """,
         ),
