@@ -113,6 +113,17 @@ def _parameter_average(m):
     return out
 
 
+def _per_parameter_updates(m):
+    """The MultitypeFuncGraph fixes: both optimizers' Parameters after each of 3 steps, both clip types' outputs."""
+    out = []
+    for name in ("IndexMomentum", "ZipAdamW"):
+        cell = getattr(m, name)(params(f"{name}{next(_module_ids)}_"))
+        for step in range(3):
+            cell(grads(scale=1.0 + step))
+            out.append([Tensor(p.asnumpy()) for p in cell.get_parameters()])
+    return out + [m.ClipGrads(clip_type=k)(grads(scale=3.0)) for k in (0, 1)]
+
+
 # -- runs of every rule example that has a fix: (code, index) -> function of the module giving outputs ------
 def _grad_scaler(m):
     net = dense(3, 2)
@@ -122,6 +133,16 @@ def _grad_scaler(m):
 def _decay(m):
     cell = m.Decay(params(f"decay{next(_module_ids)}_"))
     return [cell(grads())]
+
+
+def _momentum_step(m):
+    """The position loop's Parameters (moments too) after each of 3 steps."""
+    cell = m.MomentumStep(params(f"mom{next(_module_ids)}_"))
+    out = []
+    for step in range(3):
+        assert cell(grads(scale=1.0 + step))
+        out.append([Tensor(p.asnumpy()) for p in cell.get_parameters()])
+    return out
 
 
 EXAMPLE_RUNS = {
@@ -152,6 +173,8 @@ EXAMPLE_RUNS = {
     ("MSL102", 3): lambda m: [m.ClipEach()(grads(scale=3.0))],
     ("MSL102", 4): lambda m: [m.global_norm(grads())],
     ("MSL102", 5): lambda m: [m.grad_norm(grads()), m.grad_norm(grads(scale=100.0))],
+    ("MSL102", 7): lambda m: _momentum_step(m),
+    ("MSL102", 8): lambda m: [m.ClipGrads(clip_type=k)(grads(scale=3.0)) for k in (0, 1)],
 }
 
 
@@ -295,6 +318,7 @@ FIXTURE_RUNS.update({
         _feed_forward(m, np.float32, 1.0) + _feed_forward(m, np.float32, np.inf)
         + _feed_forward(m, np.float16, 1.0) + _feed_forward(m, np.float16, np.inf)),
     "optimizers/parameter_average.py": lambda m: _parameter_average(m),
+    "optimizers/per_parameter_updates.py": lambda m: _per_parameter_updates(m),
     "lookalikes_branches/jit_scalars_and_loops.py": lambda m: [
         m.halve_until(t(np.ones((2, 3))), Tensor(np.int32(3))),
         m.halve_until(t(np.full((2, 3), 0.2)), Tensor(np.int32(2))),

@@ -192,7 +192,7 @@ def test_enumerate_index_is_dropped_when_unused():
 @pytest.mark.parametrize("body, reason", [
     ("total = scale\nfor g in grads:\n    total = total + g.sum() * total\nreturn total", "ops.addn"),
     ("total = scale\nfor g in grads:\n    total *= g.sum()\nreturn total", "accumulates `total`"),
-    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "updates state"),
+    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "not known to hold Parameters"),
     ("out = ()\nfor i, g in enumerate(grads):\n    out += (g * i,)\nreturn out", "position `i`"),
     ("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out, g", "`g` is used after the loop"),
     ("out = (scale,)\nfor g in grads:\n    out += (g * scale,)\nreturn out", "does not start as an empty"),
@@ -429,3 +429,90 @@ def test_a_sub_cell_that_holds_a_batchnorm_is_not_mapped():
     found = findings(code)
     assert [f.fix_object is None for f in found] == [True, True, False]
     assert "`self.block` is or holds a BatchNorm" in found[0].text and "`self.norm`" in found[1].text
+
+
+# -- per-parameter update loops: the MultitypeFuncGraph fix (issue 16, shapes 2 and 3) ------------------------
+STATE = """self.params = ms.ParameterTuple(params)
+self.moments = self.params.clone(prefix="m", init="zeros")
+self.count = ms.Parameter(ms.Tensor(0.0, ms.float32), name="count")
+self.beta = 0.9
+self.clip_type = 1
+self.clip = nn.ClipByNorm()
+self.max_norm = ms.Tensor(1.0, ms.float32)
+"""
+
+
+@pytest.mark.parametrize("construct, expected", [
+    ("for p, m, g in zip(self.params, self.moments, grads):\n"
+     "    ops.assign(m, self.beta * m + g)\n    ops.assign(p, p - m)\nreturn True",
+     ['@_update_p.register("Number", "Tensor", "Tensor", "Tensor")', "def _update_p_tensors(beta, p, m, g):",
+      "ops.HyperMap()(ops.partial(_update_p, self.beta), self.params, self.moments, tuple(grads))"]),
+    ("for i in range(len(self.params)):\n    ops.assign(self.params[i], self.params[i] - self.beta * grads[i])\n"
+     "return True",
+     ["def _update_param_tensors(beta, param, grad):",
+      "ops.HyperMap()(ops.partial(_update_param, self.beta), self.params, tuple(grads))"]),
+    ("out = ()\nfor g in grads:\n    if self.clip_type == 0:\n        g = g * self.beta\n    else:\n"
+     "        g = self.clip(g, self.max_norm)\n    out += (g,)\nreturn out",
+     ["if self.clip_type == 0:\n            out = tuple(ops.HyperMap()(ops.partial(_update_g, self.beta), grads))",
+      "else:\n            out = tuple(ops.HyperMap()(ops.partial(_update_g_2, self.clip, self.max_norm), grads))",
+      '@_update_g_2.register("Function", "Tensor", "Tensor")']),
+])
+def test_update_and_constant_branch_loops_get_a_multitype_fix(construct, expected):
+    code = cell(STATE, construct)
+    finding = only(code)
+    assert finding.fix_object is not None and finding.fix_object.applicability == "safe"
+    out = fixed(code)
+    for text in expected:
+        assert text in out, out
+    cst.parse_module(out)
+    assert fix(out, select=["MSL102"]).changed is False
+
+
+@pytest.mark.parametrize("construct, reason", [
+    ("for p, g in zip(self.params, grads):\n    ops.assign(p, p - g)\n    ops.assign_add(self.count, 1.0)\n"
+     "return True", "the body writes `self.count`"),
+    ("s = grads[0]\nfor p, g in zip(self.params, grads):\n    ops.assign(p, p - s * g)\n    s = s * 0.5\nreturn True",
+     "`s` is carried"),
+    ("for i in range(len(self.params)):\n    ops.assign(self.params[i], self.params[i] * i)\nreturn True",
+     "reads the position `i` other than to pick"),
+    ("for p, g in zip(self.params, grads):\n    ops.assign(p, p - g)\n    if g.sum() > 0:\n        break\nreturn True",
+     "`break`"),
+    ("for p, g in zip(self.params, grads):\n    ops.assign(p, p - g * self.params[0])\nreturn True",
+     "whole sequence `self.params`"),
+    ("for p, g in zip(self.params, grads):\n    ops.assign(p, p - g)\n    print(g)\nreturn True", "`print`"),
+    ("for p, g in zip(self.params, grads):\n    ops.assign(p, p - self.lr * g)\nreturn True",
+     "cannot tell what `self.lr` is"),
+    ("for p, g in zip(self.params, grads):\n    if g.sum() > 0:\n        if self.clip_type == 0:\n"
+     "            g = self.clip(g, self.max_norm)\n    ops.assign(p, p - g)\nreturn True", "stays inside"),
+    ("for i in range(len(self.params)):\n    ops.assign(self.moments[i], grads[i])\nreturn True",
+     "does not pick its elements"),
+])
+def test_update_loops_refused_with_the_reason(construct, reason):
+    finding = only(cell(STATE + "self.lr = params[0]\n", construct))
+    assert finding.fix_object is None
+    assert reason in finding.text, finding.text
+
+
+def test_update_loop_calling_a_helper_with_hidden_effects_gets_no_fix():
+    code = HEAD + textwrap.dedent("""\
+        COUNT = ms.Parameter(ms.Tensor(0.0, ms.float32), name="count")
+
+
+        def bump(g):
+            ops.assign_add(COUNT, g.sum())
+            return g
+
+
+        class Net(nn.Cell):
+            def __init__(self, params):
+                super().__init__()
+                self.params = ms.ParameterTuple(params)
+
+            def construct(self, grads):
+                for p, g in zip(self.params, grads):
+                    ops.assign(p, p - bump(g))
+                return True
+        """)
+    finding = only(code)
+    assert finding.fix_object is None
+    assert "the body calls `bump`, which is not known to be free of effects" in finding.text

@@ -51,6 +51,10 @@ class EffectChecker:
                 return why
         return None
 
+    def call_reason(self, call: cst.Call) -> Optional[str]:
+        """Why this one call (not the calls in its arguments) is not pure, following local code it runs."""
+        return self._call_reason(call)
+
     def _call_reason(self, call: cst.Call) -> Optional[str]:
         context = self.context
         func = call.func

@@ -73,7 +73,10 @@ TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor
 CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
 PARAM_SEQ_METHODS = {"trainable_params", "get_parameters", "untrainable_params"}
 # What MindSpore's base classes assign in ``__init__``: subclasses use these without assigning them.
-_OPTIMIZER_ATTRIBUTES = {"global_step": Kind.TENSOR, "parameters": Kind.TENSOR_SEQ, "_parameters": Kind.TENSOR_SEQ}
+_OPTIMIZER_ATTRIBUTES = {"global_step": Kind.TENSOR, "parameters": Kind.TENSOR_SEQ, "_parameters": Kind.TENSOR_SEQ,
+                         # Python bools nn.Optimizer.__init__ sets (mindspore/nn/optim/optimizer.py, 2.10)
+                         **{flag: Kind.CONST for flag in ("is_group", "is_group_lr", "is_group_params_ordered",
+                                                          "dynamic_lr", "dynamic_weight_decay", "need_scale")}}
 _TRAIN_STEP_ATTRIBUTES = {"weights": Kind.TENSOR_SEQ, "network": Kind.CELL, "optimizer": Kind.CELL}
 BASE_CLASS_ATTRIBUTES = {
     "mindspore.nn.Optimizer": _OPTIMIZER_ATTRIBUTES,

@@ -4,7 +4,9 @@ state in graph code.
 Graph mode unrolls a Python loop over a tuple into one copy of the body per element. For tuples whose length grows
 with the model (one entry per parameter) that is hundreds of copies: measured on MindSpore 2.10 (CPU), a loop over
 200 gradients compiles 19x slower than ``ops.HyperMap``, and at 500 it fails (``Exceed function call depth
-limit``). The fix maps the per-element work with ``ops.HyperMap`` (see :mod:`ms_lint.rewrites.hypermap`).
+limit``). The fix maps the per-element work with ``ops.HyperMap`` (see :mod:`ms_lint.rewrites.hypermap`); loops
+that update each element's state, or branch on a constant, get one ``ops.MultitypeFuncGraph`` per decided branch
+(see :mod:`ms_lint.rewrites.multitype_update`).
 
 Which sequences count (:class:`_Origins`): tuples the value model knows are tensor sequences (``ParameterTuple``,
 ``trainable_params()``), names of gradient/parameter/optimizer-state sequences (``grads``, ``self.moments``,
@@ -24,10 +26,12 @@ from ms_lint.cstutil import call_name_args, cut, short_code, suite_statements, w
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
+from ms_lint.rewrites.multitype_update import plan_update
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.loops import calls_cell_picked_by
+from ms_lint.analysis.per_element import assigned_names
 from ms_lint.walk import find
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -46,6 +50,9 @@ LIST_AGNOSTIC_OPS = {"mindspore.ops.addn", "mindspore.ops.stack", "mindspore.ops
 WHY = ("graph mode unrolls it into one copy of the body per element, and this sequence grows with the model "
        "(MindSpore 2.10: 19x slower to compile than ops.HyperMap at 200 tensors; at 500 the loop fails with "
        "`Exceed function call depth limit`)")
+UPDATE_MESSAGE = "apply each element's update with one ops.MultitypeFuncGraph mapped by ops.HyperMap"
+BRANCH_MESSAGE = ("map the per-element work with ops.HyperMap over ops.MultitypeFuncGraph functions, the constant "
+                  "test decided once around the map")
 
 
 
@@ -536,6 +543,7 @@ class _Effects(cst.CSTVisitor):
         self.ctx = ctx
         self.values = values
         self.found: Optional[str] = None
+        self.state = False  # what was found is a state update (the MultitypeFuncGraph rewrite may take it)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.found is None:
@@ -550,6 +558,7 @@ class _Effects(cst.CSTVisitor):
             elif category == EFFECT:
                 self.found = (f"the body updates state (`{name}`): put one element's update in a function and "
                               "apply it with ops.HyperMap, as MindSpore's optimizers do")
+                self.state = True
             elif category == RANDOM:
                 self.found = f"the body draws random numbers (`{name}`)"
 
@@ -872,6 +881,122 @@ class LoopOverTensorSequence(Rule):
                     return grads
             """,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class MomentumStep(nn.Cell):
+                def __init__(self, params, beta1=0.9, lr=0.01):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.moments = self.params.clone(prefix="m", init="zeros")
+                    self.beta1 = float(beta1)
+                    self.lr = float(lr)
+
+                def construct(self, grads):
+                    m = self.moments
+                    params = self.params
+                    for i in range(len(params)):
+                        ops.assign(m[i], self.beta1 * m[i] + (1 - self.beta1) * grads[i])
+                        ops.assign(params[i], params[i] - self.lr * m[i])
+                    return True
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            _update_param = ops.MultitypeFuncGraph("_update_param")
+
+
+            @_update_param.register("Number", "Number", "Tensor", "Tensor", "Tensor")
+            def _update_param_tensors(beta1, lr, m_i, grad, param):
+                ops.assign(m_i, beta1 * m_i + (1 - beta1) * grad)
+                ops.assign(param, param - lr * m_i)
+                return True
+
+
+            class MomentumStep(nn.Cell):
+                def __init__(self, params, beta1=0.9, lr=0.01):
+                    super().__init__()
+                    self.params = ms.ParameterTuple(params)
+                    self.moments = self.params.clone(prefix="m", init="zeros")
+                    self.beta1 = float(beta1)
+                    self.lr = float(lr)
+
+                def construct(self, grads):
+                    m = self.moments
+                    params = self.params
+                    ops.HyperMap()(ops.partial(_update_param, self.beta1, self.lr), m, tuple(grads), params)
+                    return True
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class ClipGrads(nn.Cell):
+                def __init__(self, clip_type=1, clip_value=1.0):
+                    super().__init__()
+                    self.clip_type = int(clip_type)
+                    self.clip_value = float(clip_value)
+                    self.clip_by_norm = nn.ClipByNorm()
+                    self.max_norm = ms.Tensor(clip_value, ms.float32)
+
+                def construct(self, grads):
+                    new_grads = ()
+                    for g in grads:
+                        if self.clip_type == 0:
+                            g = ops.clip_by_value(g, -self.clip_value, self.clip_value)
+                        else:
+                            g = self.clip_by_norm(g, self.max_norm)
+                        new_grads += (g,)
+                    return new_grads
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            _update_g = ops.MultitypeFuncGraph("_update_g")
+
+
+            @_update_g.register("Number", "Tensor")
+            def _update_g_tensors(clip_value, g):
+                g = ops.clip_by_value(g, -clip_value, clip_value)
+                return g
+
+
+            _update_g_2 = ops.MultitypeFuncGraph("_update_g_2")
+
+
+            @_update_g_2.register("Function", "Tensor", "Tensor")
+            def _update_g_2_tensors(clip_by_norm, max_norm, g):
+                g = clip_by_norm(g, max_norm)
+                return g
+
+
+            class ClipGrads(nn.Cell):
+                def __init__(self, clip_type=1, clip_value=1.0):
+                    super().__init__()
+                    self.clip_type = int(clip_type)
+                    self.clip_value = float(clip_value)
+                    self.clip_by_norm = nn.ClipByNorm()
+                    self.max_norm = ms.Tensor(clip_value, ms.float32)
+
+                def construct(self, grads):
+                    if self.clip_type == 0:
+                        new_grads = tuple(ops.HyperMap()(ops.partial(_update_g, self.clip_value), grads))
+                    else:
+                        new_grads = tuple(ops.HyperMap()(ops.partial(_update_g_2, self.clip_by_norm, self.max_norm),
+                                                         grads))
+                    return new_grads
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -941,6 +1066,8 @@ class LoopOverTensorSequence(Rule):
                   ) -> Tuple[Optional[Fix], Optional[str]]:
         effects = _Effects(self.context, values)
         node.body.visit(effects)
+        if effects.found and effects.state:
+            return self._update_fix(values, node, header)
         if effects.found:
             return None, effects.found
         if header.by_position:
@@ -953,6 +1080,9 @@ class LoopOverTensorSequence(Rule):
             return summed, None
         if any(s is None for s in smalls) or node.orelse is not None:
             accumulated = self._accumulation(values, node, header)
+            if accumulated is None and node.orelse is None and smalls[-1] is not None \
+                    and _collection(smalls[-1]) is not None:
+                return self._branching_collect_fix(values, node, header, lines, smalls[-1])
             return None, accumulated or "the body has control flow or several statements per line"
         collected = _collection(smalls[-1])
         if collected is None:
@@ -1016,6 +1146,109 @@ class LoopOverTensorSequence(Rule):
         if plan.new_def is not None:
             edits.append((plan.anchor, [plan.anchor, plan.new_def]))
         return Fix(SAFE, "map the per-element work with ops.HyperMap", edits=tuple(edits), imports=plan.imports), None
+
+    def _update_fix(self, values: FunctionValues, node: cst.For, header: Header
+                    ) -> Tuple[Optional[Fix], Optional[str]]:
+        """A loop that updates each element's state (``ops.assign(m, ...)``, ``self.assign(param, ...)``), by
+        element or by position: one ``ops.MultitypeFuncGraph`` mapped with ``ops.HyperMap`` (see
+        :mod:`ms_lint.rewrites.multitype_update`), run for its updates."""
+        if node.orelse is not None:
+            return None, "the loop has an `else`"
+        index = header.index
+        length_of = None
+        if header.by_position:
+            if not isinstance(node.target, cst.Name):
+                return None, "the loop target is unpacked in a way the rewrite does not handle"
+            index = node.target.value
+            length_of = self._length_sequence(values, header.length)
+            if length_of is None:
+                return None, f"cannot see which sequence `range({short_code(header.length)})` runs over"
+            elements, sequences = [], []
+        elif header.elements is None:
+            return None, "the loop target is unpacked in a way the rewrite does not handle"
+        else:
+            elements, sequences = list(header.elements), list(header.sequences)
+        lines = list(suite_statements(node.body))
+        return self._multitype_fix(values, node, header, elements, sequences, index, length_of, lines, None, None)
+
+    def _branching_collect_fix(self, values: FunctionValues, node: cst.For, header: Header, lines,
+                               last: cst.BaseSmallStatement) -> Tuple[Optional[Fix], Optional[str]]:
+        """``out += (f(g),)`` after an ``if`` in the body (gradient clipping by a constant ``clip_type``): one
+        registered function per decided branch, mapped with ``ops.HyperMap`` (see
+        :mod:`ms_lint.rewrites.multitype_update`)."""
+        if header.elements is None or header.by_position:
+            return None, "the body has control flow or several statements per line"
+        result_name, element_expr, style = _collection(last)
+        body = lines[:-1]
+        if header.index is not None and _mentions(lines, {header.index}):
+            return None, f"the body uses the position `{header.index}`"
+        if _mentions(body + [element_expr], {result_name}):
+            return None, "the per-element result depends on earlier results"
+        init = self._init_statement(node, result_name)
+        if init is None:
+            return None, f"`{result_name}` does not start as an empty tuple or list just before the loop"
+        init_stmt, container = init
+        if style == "append":
+            container = "list" if container == "list" else None
+        if container is None:
+            return None, f"`{result_name}` mixes tuple and list building"
+        if container == "list" and not self._list_uses_agnostic(values, result_name, [init_stmt, node]):
+            return None, (f"`{result_name}` is a list used as a list afterwards; ops.HyperMap returns the "
+                          "container it is given, and the input is not known to be a list")
+        _, produced = self._map_inputs(values, header.sequences)
+        wrap = container == "tuple" and produced != "tuple"
+
+        def assign_to(call: cst.BaseExpression) -> cst.BaseStatement:
+            value = cst.Call(func=cst.Name("tuple"), args=[cst.Arg(call)]) if wrap else call
+            return cst.SimpleStatementLine(
+                body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(result_name))], value=value)])
+
+        fix, why = self._multitype_fix(values, node, header, list(header.elements), list(header.sequences), None,
+                                       None, body, element_expr, assign_to, init_stmt)
+        return fix, why
+
+    def _multitype_fix(self, values: FunctionValues, node: cst.For, header: Header, elements, sequences, index,
+                       length_of, body, result, assign_to, init_stmt=None) -> Tuple[Optional[Fix], Optional[str]]:
+        for call in find(node.body, cst.Call):
+            batchnorm = _batchnorm_cell(self.context, values.owner, call)
+            if batchnorm is not None:
+                return None, (f"the sub-cell `self.{batchnorm}` is or holds a BatchNorm: ops.HyperMap over it fails "
+                              "to compile (MindSpore 2.10)")
+        if elements:
+            blocker = _map_blocker(header, body + ([result] if result is not None else []))
+            if blocker is not None:
+                return None, blocker
+        bound_here = assigned_names(body) | set(elements) | ({index} if index else set())
+        leaked = self._leaked(values, node, bound_here)
+        if leaked:
+            return None, f"`{leaked}` is used after the loop"
+        plan, why = plan_update(self.context, values, node, elements, sequences, index, length_of,
+                                lambda seqs: self._map_inputs(values, seqs), result, body, assign_to,
+                                self._new_names)
+        if plan is None:
+            return None, why
+        replacement = plan.replacement  # the body's comments move into the registered function with it
+        if init_stmt is not None:
+            leading = list(init_stmt.leading_lines) + comments_inside(init_stmt, init_stmt.leading_lines)
+            replacement = [replacement[0].with_changes(leading_lines=leading + list(replacement[0].leading_lines))] \
+                + replacement[1:]
+        edits: List = [(node, replacement if len(replacement) > 1 else replacement[0])]
+        if init_stmt is not None:
+            edits.insert(0, (init_stmt, None))
+        edits.append((plan.anchor, [plan.anchor] + plan.new_defs))
+        message = UPDATE_MESSAGE if assign_to is None else BRANCH_MESSAGE
+        return Fix(SAFE, message, edits=tuple(edits), imports=plan.imports), None
+
+    def _length_sequence(self, values: FunctionValues, length: cst.BaseExpression
+                         ) -> Optional[cst.BaseExpression]:
+        """``len(X)`` (or a name bound once to it) in ``range(...)``: X."""
+        if isinstance(length, cst.Name):
+            bound = _bindings(values.func, length.value)
+            length = bound[0] if len(bound) == 1 else None
+        if (isinstance(length, cst.Call) and isinstance(length.func, cst.Name) and length.func.value == "len"
+                and len(length.args) == 1 and length.args[0].keyword is None and not length.args[0].star):
+            return length.args[0].value
+        return None
 
     def _sum_fix(self, values: FunctionValues, node: cst.For, header: Header, lines, smalls) -> Optional[Fix]:
         """``for g in grads: acc = acc + term(g)`` -> ``acc = acc + ops.addn(HyperMap(term, grads))`` (unsafe:
