@@ -94,6 +94,15 @@ def _ema_weight(m):
     return out
 
 
+def _average_or_copy(m):
+    """The Parameter after every call, with ``mu`` 1 (the ``else``) and below 1 (the ``assignadd``)."""
+    cell = m.AverageOrCopy()
+    out = []
+    for step, mu in enumerate((1.0, 0.5, 1.0, 0.25)):
+        out.append(Tensor(cell(t([float(step), -1.0]), t(mu)).asnumpy()))
+    return out
+
+
 def _parameter_average(m):
     """Every Parameter after every step (tests true at even steps, the load at 4): both averages, then the
     loss-scale window on 0-d Parameters under a shape-(1,) step."""
@@ -167,6 +176,7 @@ EXAMPLE_RUNS = {
                                for kw in (dict(learning_rate=0.1, total_steps=20, warmup_steps=4),
                                           dict(learning_rate=0.1, total_steps=20, warmup_steps=0))],
     ("MSL201", 15): lambda m: _ema_weight(m),
+    ("MSL201", 16): lambda m: _average_or_copy(m),
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,

@@ -194,7 +194,8 @@ def test_if_return_then_return_and_conditional_expression():
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("if x > y:\n    ops.assign_add(p, x)\nreturn x", "`assign_add` (a side effect)"),
+    ("if x > y:\n    ops.assign_add(p, x)\nreturn x", "adds to `p` has its dtype"),
+    ("if x > y:\n    ops.assign(p, x)\nelse:\n    ops.print_(x)\nreturn x", "(a side effect)"),
     ("if x > y:\n    ops.assign(p, x)\n    ops.print_(x)\nreturn x", "(a side effect)"),
     ("if p > y:\n    ops.assign(p, x)\n    ops.assign(x, y)\nreturn x", "reads a name the branch assigns"),
     ("if x > y:\n    s = x * 2\n    ops.assign(p, s)\nreturn s", "read after the `if`"),
@@ -753,3 +754,25 @@ def test_softmax_one_hot_and_argmax_primitives_are_selectable():
     assert "cheap and free of side effects" not in (finding.detail or "")
     fixed = fix(SOFTMAX_OR_ONE_HOT, unsafe=True, select=["MSL201"]).fixed
     assert "ops.where(self.hard == 0, self.softmax(x), self.onehot(" in fixed
+
+
+@pytest.mark.parametrize("body, fixed_line", [
+    ("if x > y:\n    ops.assign(p, x)\nelse:\n    ops.assign(p, y)\nreturn x",
+     "ops.assign(p, ops.where(ops.reshape(x > y, ()), p, y))"),
+    ("if x > y:\n    ops.assign_sub(p, 1)\nreturn x", "ops.assign(p, ops.where(ops.reshape(x > y, ()), p - 1, p))"),
+    ("if x > y:\n    ops.assign_add(p, ops.cast(x * 2, p.dtype))\nreturn x",
+     "ops.assign(p, ops.where(ops.reshape(x > y, ()), p + ops.cast(x * 2, p.dtype), p))"),
+])
+def test_else_branches_and_assign_add_become_selects(body, fixed_line):
+    code = jit(body, params="p, x, y")
+    (finding,) = findings(code)
+    assert finding.fix_object is not None and finding.fix_object.applicability == "safe", finding.detail
+    assert fixed_line in fix(code, select=["MSL201"]).fixed
+
+
+def test_a_compile_time_test_with_an_else_keeps_the_if():
+    """``if flag and x > y: A else: B``: with the flag false, B must run; this shape is not split."""
+    code = jit("if flag and x > y:\n    ops.assign(p, x)\nelse:\n    ops.assign(p, y)\nreturn x", params="p, x, y, flag=True")
+    (finding,) = findings(code)
+    assert finding.fix_object is None
+    assert "with an `else`" in finding.text

@@ -74,6 +74,23 @@ def test_zero_d_parameters_keep_their_shape_under_a_shape_one_step(versions):
     assert float(cells[1].scale.asnumpy()) == 1024.0 * 2 ** 2  # doubled at steps 3 and 9, not at 6 (overflow)
 
 
+def test_if_else_of_assign_add_and_assign_matches_every_step(versions):
+    """``if mu != 1: AssignAdd(ax, cast(delta, ax.dtype)); assign_add(count, 1) else: assign(ax, w)``: the ``if``
+    branch's updates become ``assign(p, where(c, p + v, p))``, the ``else`` branch's ``assign(p, where(c, p, v))``
+    after them; the Parameters match after every call whichever branch it takes."""
+    before, after, fixed = versions
+    assert "ops.assign(self.ax, ops.where(ops.reshape(mu != 1, ()), self.ax, w))" in fixed
+    cells = [m.AverageOrCopy() for m in (before, after)]
+    rng = np.random.default_rng(4)
+    for mu in (1.0, 1.0, 0.5, 0.25, 1.0, 0.5):
+        w = Tensor(rng.standard_normal(3).astype(np.float32))
+        outs = [cell(w, Tensor(mu, ms.float32)) for cell in cells]
+        for x, y in zip(*outs):
+            assert x.shape == y.shape
+            np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
+    assert int(cells[1].count.asnumpy()) == 3
+
+
 def test_loop_over_a_parameter_tuple_matches_every_step(versions):
     """``for ..., eta, ... in zip(self.params, self.etas, grads)``: the etas are set on the first step only."""
     before, after, fixed = versions
@@ -95,7 +112,8 @@ def test_lookalikes_keep_their_if(versions):
                  "if step > 0:  # expect: MSL201\n            self.opt(",
                  "if step > 0:  # expect: MSL201\n            ops.assign(self.average",
                  "if step > 0:  # expect: MSL201\n        F.assign(y, x)",
-                 "if step > 0:  # expect: MSL201\n            F.assign(grad, grad * 0.5)"):
+                 "if step > 0:  # expect: MSL201\n            F.assign(grad, grad * 0.5)",
+                 "if step > 0:  # expect: MSL201\n            ops.assign_add(self.acc, g * 0.1)"):
         assert line in fixed
     findings = {f.line: f for f in lint(fixed, select=["MSL201"])}
     fixes = [f.fix_object.applicability for f in findings.values() if f.fix_object is not None]
@@ -135,26 +153,32 @@ def test_unsafe_select_on_a_local_tensor_matches(tmp_path):
         np.testing.assert_array_equal(a, x.asnumpy() * (1 if step else 2))  # the assign did update y
 
 
-def test_mindspores_own_asgd_keeps_every_parameter(tmp_path):
+@pytest.mark.parametrize("t0", [1e6, 1.0])
+def test_mindspores_own_asgd_keeps_every_parameter(tmp_path, t0):
     """The installed ``mindspore/nn/optim/asgd.py`` (``if self.squeeze(self.global_step) == 1: self.assign(eta,
-    lr)`` in its per-parameter loop), fixed in a copy: both optimizers give identical Parameters over 4 steps (the
-    first takes the branch)."""
+    lr)`` and ``if mu != 1: self.assignadd(ax, ...) else: self.assign(ax, param)`` in its per-parameter loop),
+    fixed in a copy: both optimizers give identical Parameters over 5 steps. The first step takes the first
+    branch; with ``t0=1e6`` ``mu`` stays 1 (the ``else`` every step), with ``t0=1`` it drops below 1 from the
+    third step (the ``assignadd``)."""
     import mindspore.nn.optim.asgd as asgd
 
     text = pathlib.Path(asgd.__file__).read_text(encoding="utf-8")
     outcome = fix(text, select=["MSL201"])
     assert "self.assign(eta, " in outcome.fixed and "if self.squeeze(self.global_step) == 1:" not in outcome.fixed
+    assert "if mu != 1:" not in outcome.fixed and "ops.assign(ax, " in outcome.fixed
+    assert fix(outcome.fixed, select=["MSL201"]).changed is False
     runs = []
     for source in (text, outcome.fixed):
         module = load(tmp_path, source)
         rng = np.random.default_rng(0)
         params = [Parameter(Tensor(rng.standard_normal(s).astype(np.float32)), name=f"asgd{next(_ids)}")
                   for s in [(3,), (2, 2)]]
-        opt = module.ASGD(params, learning_rate=0.1)
+        opt = module.ASGD(params, learning_rate=0.1, t0=t0)
         states = []
-        for _ in range(4):
+        for _ in range(5):
             opt(tuple(Tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in params))
             states.append(state(opt))
+        assert any((m.asnumpy() != 1).any() for m in opt.mu) == (t0 == 1.0)  # which ``mu`` branch ran
         runs.append(states)
     for a, b in zip(*runs):
         for x, y in zip(a, b):

@@ -8,6 +8,14 @@ same, and cheap local computations qualify; any other effect (an optimizer call,
 the ``if``. The condition is reshaped to ``()`` (an ``if`` accepts only one-element tensors) so that a ``(1,)``
 step cannot broadcast a 0-d Parameter's value to shape ``(1,)``; ``assign`` casts the selected value to the
 Parameter's dtype as it cast ``v``.
+
+An ``else`` made of the same kind of statements is rewritten the same way with the select's sides swapped
+(``F.assign(p, ops.where(cond, p, v))``), after the ``if`` branch's assigns: when the test is true the ``else``
+assigns write back what the ``if`` branch left, when it is false the ``if`` branch's wrote back the old values,
+so each Parameter ends as one branch would have left it. ``assign_add(p, v)`` (``AssignAdd``, ``assign_sub``)
+becomes ``assign(p, ops.where(cond, p + v, p))``: the same addition in ``p``'s dtype when ``v`` is visibly cast
+to it (``cast(x, p.dtype)``, as MindSpore's ASGD writes it) or is a Python number; any other ``v`` gets no fix
+(``AssignAdd`` rounds ``v`` to ``p``'s dtype first, ``p + v`` could add in a wider one).
 """
 from __future__ import annotations
 
@@ -54,10 +62,20 @@ def _assign_call(ctx, values: FunctionValues, stmt: cst.BaseStatement) -> Option
     if not isinstance(call, cst.Call):
         return None
     category, name = classify_call(ctx, values, call)
-    if category != EFFECT or name.lower() != "assign" or len(call.args) != 2 \
+    if category != EFFECT or _update_kind(name) is None or len(call.args) != 2 \
             or any(a.keyword is not None or a.star for a in call.args):
         return None
     return call
+
+
+# ``assign``-family calls by the operator their update applies (None: a plain write).
+UPDATE_OPERATORS = {"assign": None, "assignadd": cst.Add, "assign_add": cst.Add, "assignsub": cst.Subtract,
+                    "assign_sub": cst.Subtract}
+
+
+def _update_kind(name: str) -> Optional[str]:
+    key = name.lower()
+    return key if key in UPDATE_OPERATORS else None
 
 
 def _local_assign(stmt: cst.BaseStatement) -> Optional[cst.Assign]:
@@ -97,6 +115,7 @@ class _Builder:
         self.values = values
         self.cond = cond
         self.imports = imports
+        self.negated = False  # building the ``else`` branch: the select keeps the old value when ``cond`` holds
         self.targets: Set[str] = set()
         self.locals: Set[str] = set()
         self.hazards: List[str] = []
@@ -137,14 +156,32 @@ class _Builder:
             return stmt
         self.targets.add(name)
         self._check(value)
-        built = where_call(self.ctx, self.cond, value, target, self.imports)
+        _category, called = classify_call(self.ctx, self.values, call)
+        operator = UPDATE_OPERATORS[_update_kind(called)]  # type: ignore[index]
+        func = call.func
+        if operator is not None:  # assign_add(p, v) -> assign(p, where(cond, p + v, p))
+            if not (_cast_to_dtype_of(self.ctx, self.values, value, target) or _number_literal(value)):
+                self.why = self.why or (
+                    f"cannot see that the value `{called}` adds to `{short_code(target, 30)}` has its dtype "
+                    "(the update rounds it to that dtype first; `p + v` could add in a wider dtype, and a select "
+                    "between two dtypes may not compile)")
+                return stmt
+            value = cst.BinaryOperation(left=target, operator=operator(), right=_parenthesized(value))
+            assign = self.ctx.spell("mindspore.ops.assign")
+            if assign is None:
+                self.why = self.why or "cannot spell ops.assign in this module"
+                return stmt
+            func = cst.parse_expression(assign[0])
+            self.imports.extend(assign[1])
+        sides = (target, value) if self.negated else (value, target)
+        built = where_call(self.ctx, self.cond, sides[0], sides[1], self.imports)
         if built is None:
             self.why = self.why or "cannot spell ops.where in this module"
             return stmt
         selected, needed = built
         self.imports[:] = list(needed)
         args = [call.args[0], call.args[1].with_changes(value=selected)]
-        return stmt.with_changes(body=[stmt.body[0].with_changes(value=call.with_changes(args=args))])
+        return stmt.with_changes(body=[stmt.body[0].with_changes(value=call.with_changes(func=func, args=args))])
 
     def _parameter(self, target: cst.BaseExpression) -> Optional[str]:
         """The Parameter an assign writes: an argument the function never rebinds, or ``self.<attr>``."""
@@ -182,6 +219,31 @@ class _Builder:
                     isinstance(n, cst.Name) and n.value == name for n in _walk(node.target)):
                 return True
         return False
+
+
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.UnaryOperation,
+                         cst.IfExp)) and not getattr(expr, "lpar", None):
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
+
+
+def _number_literal(expr: cst.BaseExpression) -> bool:
+    """``1``, ``-0.5``: a Python number takes the dtype of the Parameter it is added to."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
+def _cast_to_dtype_of(ctx, values: FunctionValues, value: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """``cast(x, <target>.dtype)`` in any spelling (``self.cast``, ``P.Cast()``, ``ops.cast``): ``value`` has the
+    Parameter's dtype, so ``target + value`` adds in that dtype as ``AssignAdd`` does."""
+    if not (isinstance(value, cst.Call) and len(value.args) == 2):
+        return False
+    _category, name = classify_call(ctx, values, value)
+    dtype = value.args[1].value
+    return (name.lower() == "cast" and isinstance(dtype, cst.Attribute) and dtype.attr.value == "dtype"
+            and short_code(dtype.value, 200) == short_code(target, 200))
 
 
 def _rebound(func: cst.FunctionDef) -> Set[str]:
@@ -230,7 +292,10 @@ def _walk(node: cst.CSTNode):
 
 def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
     """The fix (or why none) for an ``if`` whose branch only assigns Parameters; None when it is not that shape."""
-    if node.orelse is not None or not is_assign_branch(ctx, values, node.body):
+    otherwise = node.orelse
+    if isinstance(otherwise, cst.If) or not is_assign_branch(ctx, values, node.body):
+        return None
+    if otherwise is not None and not is_assign_branch(ctx, values, otherwise.body):
         return None
     operands = _and_operands(node.test)
     split = 0
@@ -251,6 +316,12 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
         comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(value=shape)])
     builder = _Builder(ctx, values, scalar, needed)
     body = builder.block(node.body)  # type: ignore[arg-type]
+    if otherwise is not None:
+        if constant:
+            return None, "a compile-time test joined to the Tensor test of an `if` with an `else`"
+        builder.negated = True
+        else_body = builder.block(otherwise.body)  # type: ignore[arg-type]
+        body = body.with_changes(body=list(body.body) + list(else_body.body))
     if builder.unknown:
         return None
     if builder.why is not None:

@@ -647,6 +647,48 @@ class TensorConditionBranch(Rule):
                     return self.ema
             """,
         ),
+        # An ``if``/``else`` of updates (ASGD's averaging step): the ``else`` assigns follow with the select's sides
+        # swapped; an ``AssignAdd`` of a value cast to the Parameter's dtype becomes ``assign(p, where(c, p + v, p))``.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import Parameter, Tensor, nn, ops
+            from mindspore.ops import operations as P
+
+
+            class AverageOrCopy(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.ax = Parameter(Tensor([0.0, 0.0], ms.float32), name="ax")
+                    self.assignadd = P.AssignAdd()
+                    self.cast = P.Cast()
+
+                def construct(self, w, mu):
+                    if mu != 1:
+                        self.assignadd(self.ax, self.cast((w - self.ax) * mu, self.ax.dtype))
+                    else:
+                        ops.assign(self.ax, w)
+                    return self.ax + 0
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import Parameter, Tensor, nn, ops
+            from mindspore.ops import operations as P
+
+
+            class AverageOrCopy(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.ax = Parameter(Tensor([0.0, 0.0], ms.float32), name="ax")
+                    self.assignadd = P.AssignAdd()
+                    self.cast = P.Cast()
+
+                def construct(self, w, mu):
+                    ops.assign(self.ax, ops.where(ops.reshape(mu != 1, ()), self.ax + self.cast((w - self.ax) * mu, self.ax.dtype), self.ax))
+                    ops.assign(self.ax, ops.where(ops.reshape(mu != 1, ()), self.ax, w))
+                    return self.ax + 0
+            """,
+        ),
     ]
 
     def __init__(self, context):
