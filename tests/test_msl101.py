@@ -1392,9 +1392,10 @@ def test_a_total_starting_as_a_python_number_gets_no_tensor_counter():
 
 def test_no_spelling_for_vmap_is_named_as_the_reason():
     code = """
-# vmap is a word this file uses
 from mindspore import jit
 from mindspore.ops import stack
+
+vmap = {"rows": 0}  # the file binds the name: a new import of it would shadow it
 
 
 @jit
