@@ -26,7 +26,7 @@ from ms_lint.analysis.effects import does_graph_work
 from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, while_counter
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
-from ms_lint.rewrites.tensor_counter import TensorCounterBuilder
+from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
 from ms_lint.analysis.pieces import pieces_of
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
@@ -35,6 +35,7 @@ Comprehension = Union[cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp]
 
 VMAP_FACT = ("one compiled copy instead of one per slice (measured on MindSpore 2.10 CPU: 61x faster first call "
              "for 200 rows, 10.0 s -> 0.16 s)")
+PEELED_FACT = "a 16-step ConvGRU's first call 2.10 s -> 1.00 s, 4.7 ms -> 6.0 ms per call"
 CARRIED_CURE = ("each iteration reads {names} from the previous one, so `vmap` does not apply; a `while` loop "
                 "with a Tensor counter or `ops.ForiLoop(..., unroll=False)` compiles the body once but runs "
                 "5-13x slower per call (MindSpore 2.10 CPU): it trades compile time for run time")
@@ -387,7 +388,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             cure = _cure(carried, sums) + ("; the fix (unsafe) does exactly that: the float sum is added in another "
                                            "order, so it may differ by rounding")
         elif carried:
-            counted = TensorCounterBuilder(self.context, self.function, self.values)
+            counted = PeeledBufferBuilder(self.context, self.function, self.values)
             fix = counted.for_loop(node)
             by_counter = fix is not None
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
@@ -482,7 +483,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         carried, sums = _carried(node.body, {counter.name})
         fix = None
         if carried:
-            counted = TensorCounterBuilder(self.context, self.function, self.values)
+            counted = PeeledBufferBuilder(self.context, self.function, self.values)
             fix = counted.while_loop(node, counter)
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
@@ -694,10 +695,14 @@ def _cure(carried: Set[str], sums: Set[str]) -> str:
 
 def _counter_note(fix, refusal: Optional[str]) -> str:
     """What the detail says about the Tensor-counter rewrite: offered (unsafe), or why not."""
+    if fix is not None and fix.message == PEELED_MESSAGE:
+        return ("; the fix (unsafe) runs the first step before the loop, allocates the stacked result as a buffer "
+                "from that step's row, and writes the other rows in a real `while` with a Tensor counter: "
+                f"{PEELED_FACT} (MindSpore 2.10 CPU)")
     if fix is not None:
         return ("; the fix (unsafe) makes the counter a Tensor (`ms.Tensor(start, ms.int32)`), so the loop is a "
                 "real `while`: a 100-step recurrence compiled in 0.38 s instead of 15.0 s, 11.6 ms instead of 11.0 ms "
                 "per call (MindSpore 2.10 CPU)")
     if refusal:
-        return f"; no Tensor-counter rewrite is offered: {refusal}"
+        return f"; no automatic rewrite: {refusal}"
     return ""
