@@ -391,10 +391,13 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             counted = PeeledBufferBuilder(self.context, self.function, self.values)
             fix = counted.for_loop(node)
             by_counter = fix is not None
-            cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
             why_no_sum = self._sum_refusal(node) if carried == sums else None
-            if fix is None and why_no_sum:
-                cure += f"; no automatic rewrite: the body {why_no_sum}"
+            if fix is None and why_no_sum:  # a sum: why no map-and-sum first, then why no Tensor counter
+                cure = _cure(carried, sums) + f"; no automatic rewrite: the body {why_no_sum}"
+                if counted.refusal:
+                    cure += f"; nor a Tensor counter: {counted.refusal}"
+            else:
+                cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
             builder = VmapBuilder(self.context, self.function, self.values)
             if trip is None or trip.tensor is not None:
