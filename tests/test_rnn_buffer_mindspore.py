@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RNN_BUFFERS = ROOT / "fixtures" / "loops" / "rnn_buffers.py"
+RL_RNNS = ROOT / "benchmarks" / ".realcode" / "mindspore-rl-0.7.0" / "mindspore_rl" / "network" / "_rnns.py"
 DGMR = ROOT / "benchmarks" / ".realcode" / "mindearth-gpu-0.2.0" / "mindearth" / "cell" / "dgmr" / "dgmr.py"
 
 
@@ -123,14 +124,15 @@ def test_a_zero_length_sequence_fails_both_ways(tmp_path):
 
 
 # -- MindSpore's own dynamic RNN (mindspore/nn/layer/rnns.py) -----------------------------------------------------
-def _rnns_pair(tmp_path):
+def _rnns_pair(tmp_path, path=None):
     import mindspore.nn.layer.rnns as rnns
 
-    text = pathlib.Path(rnns.__file__).read_text(encoding="utf-8")
+    text = pathlib.Path(path or rnns.__file__).read_text(encoding="utf-8")
     fixed = _fixed(text)
     # ``recurrent`` (no sequence lengths) is rewritten; ``variable_recurrent`` builds a tuple and keeps its list.
-    assert "x_t = x[t]\n" in fixed and "outputs = ops.zeros((time_step,) + h[0].shape, h[0].dtype)" in fixed
-    assert "t = Tensor(1, mstype.int32)" in fixed
+    ops_name = "P" if path else "ops"
+    assert "x_t = x[t]\n" in fixed and f"outputs = {ops_name}.zeros((time_step,) + h[0].shape, h[0].dtype)" in fixed
+    assert "t = Tensor(1, mstype.int32)" in fixed and fixed.count(".append(") == text.count(".append(") - 2
     return _load(text, tmp_path), _load(fixed, tmp_path)
 
 
@@ -145,27 +147,34 @@ def test_mindspores_own_rnn_and_gru_match_bit_for_bit_with_gradients(kind, tmp_p
     _compare(before, after, (x, h))
 
 
+@pytest.mark.skipif(not RL_RNNS.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
+@pytest.mark.parametrize("mode", ["GRU", "LSTM"])
+def test_mindspore_rl_copy_of_the_step_loop_matches_bit_for_bit_with_gradients(mode, tmp_path):
+    """mindspore-rl 0.7's copy (its public ``GRU``/``LSTM`` checks fail on MindSpore 2.10 before and after the
+    fix: ``mstype.tensor_type``), so its ``_DynamicRNNBase`` step loop is run directly."""
+    _compare_step_loops(*_rnns_pair(tmp_path, RL_RNNS), mode)
+
+
 def test_mindspores_own_lstm_step_loop_matches_bit_for_bit_with_gradients(tmp_path):
     """``_DynamicRNNBase('LSTM')``: the carried state is the tuple ``(h, c)``, the buffer row ``h[0]``."""
-    before_module, after_module = _rnns_pair(tmp_path)
+    _compare_step_loops(*_rnns_pair(tmp_path), "LSTM")
+
+
+def _compare_step_loops(before_module, after_module, mode):
+    gates = 4 if mode == "LSTM" else 3
     rng = np.random.RandomState(3)
-    w_ih, w_hh = (ms.Tensor(rng.randn(12, n).astype(np.float32) * 0.3) for n in (4, 3))
-    b_ih, b_hh = (ms.Tensor(rng.randn(12).astype(np.float32) * 0.1) for _ in range(2))
-    x, h = _rand(6, 2, 4), (_rand(2, 3, seed=1), _rand(2, 3, seed=2))
-
-    def run(module):
-        return module._DynamicRNNBase("LSTM")(x, h, None, w_ih, w_hh, b_ih, b_hh)
-
-    _assert_bitwise(_leaves(run(before_module)), _leaves(run(after_module)))
-    grads = []
-    for module in (before_module, after_module):
-        net = _LSTMSteps(module._DynamicRNNBase("LSTM"), h, b_ih, b_hh)
-        grads.append(_leaves(ms.grad(net, grad_position=(0, 1, 2))(x, w_ih, w_hh)))
+    w_ih, w_hh = (ms.Tensor(rng.randn(gates * 3, n).astype(np.float32) * 0.3) for n in (4, 3))
+    b_ih, b_hh = (ms.Tensor(rng.randn(gates * 3).astype(np.float32) * 0.1) for _ in range(2))
+    x = _rand(6, 2, 4)
+    h = (_rand(2, 3, seed=1), _rand(2, 3, seed=2)) if mode == "LSTM" else _rand(2, 3, seed=1)
+    nets = [_Steps(module._DynamicRNNBase(mode), h, b_ih, b_hh) for module in (before_module, after_module)]
+    _assert_bitwise(_leaves(nets[0](x, w_ih, w_hh)), _leaves(nets[1](x, w_ih, w_hh)))
+    grads = [_leaves(ms.grad(net, grad_position=(0, 1, 2))(x, w_ih, w_hh)) for net in nets]
     for a, b in zip(*grads):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
 
 
-class _LSTMSteps(ms.nn.Cell):
+class _Steps(ms.nn.Cell):
     def __init__(self, steps, h, b_ih, b_hh):
         super().__init__()
         self.steps, self.h, self.b_ih, self.b_hh = steps, h, b_ih, b_hh
