@@ -1236,6 +1236,38 @@ def test_a_carried_value_starting_as_none_is_peeled():
     assert "while step < len(x):" in fixed_text and "output = outputs\n" in fixed_text
 
 
+def test_a_sequence_a_caller_passes_as_a_list_is_not_indexed_by_a_tensor_counter(tmp_path):
+    """dgmr: ``construct(self, x: Tensor, ...)`` but the holder calls ``self.gru([h] * n, s)`` (measured: the
+    rewrite then fails to compile, tests/test_rnn_buffer_mindspore.py)."""
+    body = """
+    class ConvGRU(nn.Cell):
+        def construct(self, x: ms.Tensor, hidden_state=None):
+            outputs = []
+            for step in range(len(x)):
+                output, hidden_state = self.cell(x[step], hidden_state)
+                outputs.append(output)
+            return ops.stack(outputs, 0)
+
+
+    class Generator(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.gru = ConvGRU()
+
+        def construct(self, h, s):
+            states = [h] * 4
+            return self.gru(states, s)
+    """
+    from ms_lint.config import Config
+    from ms_lint.runner import check_files
+
+    path = tmp_path / "gen.py"
+    path.write_text(HEADER + textwrap.dedent(body), encoding="utf-8")
+    found = check_files([str(path)], Config().with_overrides(select=["MSL101"]), use_cache=False)
+    assert len(found) == 1 and found[0].fix is None, found
+    assert "no automatic rewrite: a caller passes `x` a Python list (`states`)" in found[0].detail
+
+
 def test_a_python_int_while_keeps_its_shape_and_rewrites_the_step():
     body = """
     @ms.jit

@@ -37,7 +37,7 @@ from typing import Optional, Sequence, Set
 import libcst as cst
 
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, cut, param_names, suite_statements, walk_statements
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.analysis.dataflow import (
     assigned_in, first_reads, number_start, read_after, read_names, statement_block, written_names,
@@ -176,6 +176,13 @@ class TensorCounterBuilder:
                 stmt.visit(uses)
         if uses.bad:
             return f"the body uses `{counter}` as a Python int (`{uses.bad}`), not only as an index"
+        params = set(param_names(self.function))
+        for indexed in sorted(uses.indexed & params):
+            passed = self.context.sequence_passed_for(self.function, indexed)
+            if passed is not None:
+                # measured (MindSpore 2.10): dgmr's ConvGRU fed ``[h] * n`` compiles unrolled, fails with the counter
+                return (f"a caller passes `{indexed}` a Python list (`{cut(code_of(passed), 30)}`), which a Tensor "
+                        "counter cannot index")
         written = assigned_in(body)
         carried = (first_reads(body) & written) - {counter}
         for stmt in body:
@@ -289,6 +296,7 @@ class _CounterUses(cst.CSTVisitor):
         self.counter = counter
         self.values = values
         self.bad: Optional[str] = None
+        self.indexed: Set[str] = set()  # names indexed by the counter (``x`` of ``x[i]``)
 
     def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
         if (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
@@ -296,6 +304,8 @@ class _CounterUses(cst.CSTVisitor):
                 and node.slice[0].slice.value.value == self.counter):
             if self.values.kind(node.value) in (Kind.CELL_SEQ, Kind.TENSOR_SEQ, Kind.CONST, Kind.CELL):
                 self.bad = self.bad or code_of(node)
+            if isinstance(node.value, cst.Name):
+                self.indexed.add(node.value.value)
             node.value.visit(self)
             return False
         return None
