@@ -24,7 +24,9 @@ instead of 15.0 s and runs 11.6 ms instead of 11.0 ms per call (`ms-lint verify`
 The step is written ``i = i + 1``, never ``i += 1``: measured on MindSpore 2.10, an in-place ``+=``/``-=`` on the
 Tensor counter makes ``ms.grad`` of the loop fail (``Graph cycle exists``), the plain assignment does not.
 
-What a real ``while`` cannot do, so such loops are refused: grow a list or tuple (``outputs.append(h)``), use
+What a real ``while`` cannot do, so such loops are refused: grow a list or tuple (``outputs.append(h)``; one
+list stacked on axis 0 right after is :mod:`ms_lint.rewrites.peeled_buffer`'s), index a parameter that some caller
+in the project passes as a Python list (``self.gru([h] * n, s)``), use
 the counter as a Python int (only ``x[i]`` reads and writes are allowed: no ``range(i)``, slices or
 arithmetic), draw random numbers (one op run N times draws differently from N unrolled copies), leave the
 loop early (``break``/``continue``/``return``), or change a carried value's shape (a carried value must keep

@@ -11,7 +11,8 @@ The fix (``ms.vmap``) is offered only for independent iterations stacked into on
 list each); see :mod:`ms_lint.rewrites.vmap` for the exact shape. Loops that only add per-slice terms into a total
 starting at 0 get the unsafe vmap + ``.sum(axis=0)`` rewrite (another order of float additions). Other
 loop-carried loops get the message about ``ForiLoop``, and those a real ``while`` can run get the unsafe
-Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`). Without a fix, the detail says why after
+Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`); those that grow one list stacked on axis 0 right
+after (RNN steps) get the unsafe peeled-buffer rewrite (:mod:`ms_lint.rewrites.peeled_buffer`). Without a fix, the detail says why after
 "no automatic rewrite:".
 """
 from __future__ import annotations
