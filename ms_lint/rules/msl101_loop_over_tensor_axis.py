@@ -12,8 +12,8 @@ list each); see :mod:`ms_lint.rewrites.vmap` for the exact shape. Loops that onl
 starting at 0 get the unsafe vmap + ``.sum(axis=0)`` rewrite (another order of float additions). Other
 loop-carried loops get the message about ``ForiLoop``, and those a real ``while`` can run get the unsafe
 Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`); those that grow one list stacked on axis 0 right
-after (RNN steps) get the unsafe peeled-buffer rewrite (:mod:`ms_lint.rewrites.peeled_buffer`). Without a fix, the detail says why after
-"no automatic rewrite:".
+after (RNN steps) get the unsafe peeled-buffer rewrite (:mod:`ms_lint.rewrites.peeled_buffer`). Without a fix, the
+detail says why after "no automatic rewrite:".
 """
 from __future__ import annotations
 
