@@ -1218,6 +1218,22 @@ def test_a_grown_list_the_buffer_cannot_take_keeps_the_advice_with_its_reason(bo
     assert "no automatic rewrite: " in found[0].detail and why in found[0].detail, found[0].detail
 
 
+def test_a_counter_starting_after_0_keeps_the_advice():
+    """``range(1, n)`` stacks n - 1 rows: a buffer of n rows written at ``t`` would be wrong."""
+    code = """
+    @ms.jit
+    def f(x, h):
+        outs = []
+        for t in range(1, x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        return ops.stack(outs)
+    """
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix_object is None, found
+    assert "no automatic rewrite: the counter starts at 1, not 0" in found[0].detail
+
+
 def test_a_carried_value_starting_as_none_is_peeled():
     """``hidden_state=None`` (a ConvGRU): the peeled first step makes it a Tensor before the ``while``."""
     body = """

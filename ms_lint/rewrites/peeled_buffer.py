@@ -30,7 +30,7 @@ MakeSlice operator must be int64"). An append in both branches of an ``if`` on a
 
 Refused, each with its reason: several lists, a list not started as ``[]`` right before (in the same block), not
 stacked on axis 0 by the statement right after the loop or read anywhere else, an appended value that is not a
-plain name (``h``, ``h[0]``), a start other than an int literal or a step other than 1, and everything the
+plain name (``h``, ``h[0]``), a start other than the literal 0 or a step other than 1, and everything the
 Tensor-counter rewrite refuses (:mod:`ms_lint.rewrites.tensor_counter`).
 """
 from __future__ import annotations
@@ -169,6 +169,8 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         known, first = _int_literal(start)
         if not known or first is None:
             return f"the counter starts at `{code_of(start)}`, not an int literal (the first step is peeled)", None
+        if first != 0:
+            return f"the counter starts at {first}, not 0 (buffer row `i` would hold step `i + {first}`)", None
         if step != 1:
             return "the counter steps by more than 1", None
         body = list(suite_statements(loop.body))
