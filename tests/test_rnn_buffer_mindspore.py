@@ -8,7 +8,6 @@ real-code corpus is unpacked, for mindearth's ConvGRU (``dgmr.py``, rewritten by
 its generator passes the loop a Python list).
 """
 import pathlib
-import re
 
 import pytest
 

@@ -35,7 +35,7 @@ Tensor-counter rewrite refuses (:mod:`ms_lint.rewrites.tensor_counter`).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
