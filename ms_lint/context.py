@@ -139,6 +139,25 @@ class ModuleContext:
         finally:
             self._param_stack.discard(func)
 
+    def sequence_passed_for(self, func: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+        """An argument that graph code of the project passes for ``func``'s parameter ``name`` and that is a Python
+        list or tuple of Tensors (``[h] * n``, a list comprehension, a name bound to one), or None. A ``construct``
+        annotated ``x: Tensor`` may still be called as a sub-cell with a list: dgmr's ``ConvGRU``."""
+        owner = self.scope.owner_of.get(func)
+        sites = [(self, site.caller, site.call) for site in self.scope.call_sites.get(func, [])]
+        if func.name.value == "construct" and owner is not None and self.project is not None:
+            sites += self.project.construct_call_sites(owner) or []
+        for context, caller_def, call in sites:
+            binding = bind_arguments(func, owner is not None, call)
+            if binding is None:
+                continue
+            caller = context.values(caller_def)
+            for param, value in binding[0]:
+                if param == name and (_python_sequence(value) or caller.kind(value) == Kind.TENSOR_SEQ
+                                      or _bound_to_sequence(caller_def, value)):
+                    return value
+        return None
+
     def _param_kinds_from_calls(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
         params = positional_params(func, bound)
         observed: List[Dict[str, Kind]] = []  # one per call site: what it passes each parameter
@@ -246,3 +265,22 @@ class ModuleContext:
         if self._identifiers is None:
             self._identifiers = code_identifiers(self.text)
         return name in self._identifiers
+
+
+def _python_sequence(value: cst.BaseExpression) -> bool:
+    """A list or tuple display, a list comprehension, or one multiplied by a number (``[h] * n``)."""
+    if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    return isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply) and (
+        _python_sequence(value.left) or _python_sequence(value.right))
+
+
+def _bound_to_sequence(func: cst.FunctionDef, value: cst.BaseExpression) -> bool:
+    """``value`` is a name some plain assignment in ``func`` binds to a Python sequence (``states = [h] * n``)."""
+    if not isinstance(value, cst.Name):
+        return False
+    for assign in find(func.body, cst.Assign):
+        if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in assign.targets) \
+                and _python_sequence(assign.value):
+            return True
+    return False

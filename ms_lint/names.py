@@ -108,6 +108,15 @@ class ImportTable:
                 candidate = local + qualified_name[len(target):]
                 if best is None or len(candidate) < len(best):
                     best = candidate
+        if best is None and "." in qualified_name:
+            # ``import mindspore.common.dtype as mstype``: ``mstype.int32`` is ``mindspore.int32``, though the
+            # module's canonical name (``mindspore.dtype``) is no prefix of it (dtype modules only: other
+            # sub-modules that collapse to ``mindspore.`` do not hold its names).
+            last = qualified_name.rsplit(".", 1)[1]
+            for local, target in self.aliases.items():
+                if local in self.module_level and local not in avoid and canonical(target) == "mindspore.dtype" \
+                        and canonical(f"{target}.{last}") == qualified_name:
+                    return f"{local}.{last}"
         return best
 
 

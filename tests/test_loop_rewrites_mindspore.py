@@ -42,6 +42,7 @@ EXAMPLE_INPUTS = {
     ("MSL101", 4): "anchor=float32[6,3]; positive=float32[6,3]; negative=float32[6,3]",
     ("MSL101", 5): "reward=float32[6,3]; value=float32[3]",
     ("MSL101", 6): "scores=float32[5,4,6]",
+    ("MSL101", 9): "x=float32[6,3]; h=float32[3]; w=float32[3,3]",
 }
 
 

@@ -415,7 +415,6 @@ def test_a_primitive_object_is_wrapped_not_passed_to_vmap():
     ("out.append(ops.uniform(x[i].shape, x[i], x[i] + 1))",),
     ("print(x[i])", "out.append(x[i])"),  # a side effect
     ("ops.assign(y, x[i])", "out.append(x[i])"),
-    ("y = y + x[i]", "out.append(y)"),  # loop-carried
     ("out.append(x[i] + out[-1])",),  # reads the growing list
     ("out.append(x[i])", "out.append(x[i] * 2)"),  # appends twice
     ("other.append(x[i])", "out.append(x[i])"),  # a second list
@@ -430,6 +429,14 @@ def test_no_rewrite_when_not_equivalent(lines):
         "    out = []\n", "    out = []\n    other = []\n")
     found = findings(body)
     assert len(found) == 1 and found[0].fix_object is None, (lines, found)
+    assert not fixed(body).changed
+
+
+def test_a_loop_carried_list_gets_only_the_unsafe_peeled_buffer():
+    """Loop-carried (``y`` reads the previous step): no vmap; the unsafe peeled-buffer rewrite instead."""
+    body = LOOP.format(body="        y = y + x[i]\n        out.append(y)")
+    found = findings(body)
+    assert len(found) == 1 and found[0].fix_object is not None and found[0].fix_object.applicability == "unsafe"
     assert not fixed(body).changed
 
 
@@ -1084,7 +1091,7 @@ def test_a_carried_range_loop_becomes_a_tensor_counter_while():
 
 @pytest.mark.parametrize("loop", [
     "outs = []\n    for t in range(x.shape[0]):\n        h = ops.tanh(x[t] + h)\n        outs.append(h)\n"
-    "    return ops.stack(outs)",  # grows a list
+    "    return ops.stack(outs, 1)",  # grows a list stacked on axis 1
     "for t in range(x.shape[0] - 1):\n        h = h + x[t + 1]\n    return h",  # the counter as a Python int
     "for t in range(x.shape[0]):\n        h = h + x[t : t + 1].sum()\n    return h",  # a slice bound
     "for t in range(x.shape[0]):\n        h = h + ops.rand_like(h) * x[t]\n    return h",  # random
@@ -1096,6 +1103,185 @@ def test_loops_a_real_while_cannot_run_keep_the_advice_only(loop):
     body = "@ms.jit\ndef f(x, h):\n    " + loop + "\n"
     found = findings(body)
     assert len(found) == 1 and found[0].fix is None, found
+
+
+# -- loops that grow a list: the peeled-buffer rewrite (unsafe) --------------------------------------------------
+def test_a_grown_list_becomes_a_buffer_after_a_peeled_first_step():
+    body = """
+    @ms.jit
+    def f(x, h):
+        outs = []
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        return ops.stack(outs), h
+    """
+    assert _counter_fixed(body) == textwrap.dedent("""
+    @ms.jit
+    def f(x, h):
+        h = ops.tanh(x[0] + h)
+        outs = ops.zeros((x.shape[0],) + h.shape, h.dtype)
+        outs[0] = h
+        t = ms.Tensor(1, ms.int32)
+        while t < x.shape[0]:
+            h = ops.tanh(x[t] + h)
+            outs[t] = h
+            t = t + 1
+        return outs, h
+    """)
+
+
+def test_a_python_int_while_with_a_slice_and_squeeze_and_a_constant_branch():
+    """MindSpore's ``rnns.py`` shape: ``x[t:t + 1:1]`` + ``Squeeze(0)`` is ``x[t]``; an append in both branches of
+    an ``if`` on a constant attribute."""
+    body = """
+    class Steps(nn.Cell):
+        def __init__(self, mode):
+            super().__init__()
+            self.is_lstm = mode == "LSTM"
+
+        def construct(self, x, h):
+            time_step = x.shape[0]
+            outputs = []
+            t = 0
+            while t < time_step:
+                x_t = x[t:t + 1:1]
+                x_t = ops.Squeeze(0)(x_t)
+                h = self.cell(x_t, h)
+                if self.is_lstm:
+                    outputs.append(h[0])
+                else:
+                    outputs.append(h)
+                t += 1
+            outputs = ops.Stack()(outputs)
+            return outputs, h
+    """
+    assert _counter_fixed(body) == textwrap.dedent("""
+    class Steps(nn.Cell):
+        def __init__(self, mode):
+            super().__init__()
+            self.is_lstm = mode == "LSTM"
+
+        def construct(self, x, h):
+            time_step = x.shape[0]
+            t = ms.Tensor(1, ms.int32)
+            x_t = x[0]
+            h = self.cell(x_t, h)
+            if self.is_lstm:
+                outputs = ops.zeros((time_step,) + h[0].shape, h[0].dtype)
+                outputs[0] = h[0]
+            else:
+                outputs = ops.zeros((time_step,) + h.shape, h.dtype)
+                outputs[0] = h
+            while t < time_step:
+                x_t = x[t]
+                h = self.cell(x_t, h)
+                if self.is_lstm:
+                    outputs[t] = h[0]
+                else:
+                    outputs[t] = h
+                t = t + 1
+            return outputs, h
+    """)
+
+
+GROWN = "outs = []\n    for t in range(x.shape[0]):\n{body}\n    {after}\n    return y"
+
+
+@pytest.mark.parametrize("body, after, why", [
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs, 1)",
+     "`outs` is stacked on axis 1, not 0"),
+    ("        outs.append(h)\n        h = ops.tanh(x[t] + outs[-1])", "y = ops.stack(outs)",
+     "the body reads `outs` while it grows"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h * 2)", "y = ops.stack(outs)",
+     "the appended value `h * 2` is not a plain name"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)\n        other.append(h)", "y = ops.stack(outs)",
+     "the body grows several lists"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.concat(outs)",
+     "`outs` is not stacked by the statement right after the loop"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs)\n    z = outs",
+     "`outs` is read again after it is stacked"),
+    ("        h = ops.dropout(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs)", "draws random numbers"),
+    ("        h = ops.tanh(x[t] + h)\n        if t > 2:\n            break\n        outs.append(h)",
+     "y = ops.stack(outs)", "the body has `break`"),
+    ("        h = ops.tanh(x[t] + h) * t\n        outs.append(h)", "y = ops.stack(outs)",
+     "uses `t` as a Python int"),
+    ("        h = ops.tanh(x[t] + h)\n        if h.sum() > 0:\n            outs.append(h)\n        else:\n"
+     "            outs.append(-h)", "y = ops.stack(outs)", "grows inside an `if` that is not an `if`/`else` on a "
+     "compile-time constant"),
+    ("        h = ops.expand_dims(h, 0) + x[t]\n        outs.append(h)", "y = ops.stack(outs)", "may change its shape"),
+])
+def test_a_grown_list_the_buffer_cannot_take_keeps_the_advice_with_its_reason(body, after, why):
+    code = "@ms.jit\ndef f(x, h):\n    other = []\n    " + GROWN.format(body=body, after=after) + "\n"
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix_object is None, found
+    assert "no automatic rewrite: " in found[0].detail and why in found[0].detail, found[0].detail
+
+
+def test_a_counter_starting_after_0_keeps_the_advice():
+    """``range(1, n)`` stacks n - 1 rows: a buffer of n rows written at ``t`` would be wrong."""
+    code = """
+    @ms.jit
+    def f(x, h):
+        outs = []
+        for t in range(1, x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        return ops.stack(outs)
+    """
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix_object is None, found
+    assert "no automatic rewrite: the counter starts at 1, not 0" in found[0].detail
+
+
+def test_a_carried_value_starting_as_none_is_peeled():
+    """``hidden_state=None`` (a ConvGRU): the peeled first step makes it a Tensor before the ``while``."""
+    body = """
+    class ConvGRU(nn.Cell):
+        def construct(self, x: ms.Tensor, hidden_state=None):
+            outputs = []
+            for step in range(len(x)):
+                output, hidden_state = self.cell(x[step], hidden_state)
+                outputs.append(output)
+            output = ops.stack(outputs, 0)
+            return output
+    """
+    fixed_text = _counter_fixed(body)
+    assert "    output, hidden_state = self.cell(x[0], hidden_state)\n" \
+           "        outputs = ops.zeros((len(x),) + output.shape, output.dtype)\n" in fixed_text
+    assert "while step < len(x):" in fixed_text and "output = outputs\n" in fixed_text
+
+
+def test_a_sequence_a_caller_passes_as_a_list_is_not_indexed_by_a_tensor_counter(tmp_path):
+    """dgmr: ``construct(self, x: Tensor, ...)`` but the holder calls ``self.gru([h] * n, s)`` (measured: the
+    rewrite then fails to compile, tests/test_rnn_buffer_mindspore.py)."""
+    body = """
+    class ConvGRU(nn.Cell):
+        def construct(self, x: ms.Tensor, hidden_state=None):
+            outputs = []
+            for step in range(len(x)):
+                output, hidden_state = self.cell(x[step], hidden_state)
+                outputs.append(output)
+            return ops.stack(outputs, 0)
+
+
+    class Generator(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.gru = ConvGRU()
+
+        def construct(self, h, s):
+            states = [h] * 4
+            return self.gru(states, s)
+    """
+    from ms_lint.config import Config
+    from ms_lint.runner import check_files
+
+    path = tmp_path / "gen.py"
+    path.write_text(HEADER + textwrap.dedent(body), encoding="utf-8")
+    found = check_files([str(path)], Config().with_overrides(select=["MSL101"]), use_cache=False)
+    assert len(found) == 1 and found[0].fix is None, found
+    assert "no automatic rewrite: a caller passes `x` a Python list (`states`)" in found[0].detail
 
 
 def test_a_python_int_while_keeps_its_shape_and_rewrites_the_step():

@@ -24,7 +24,9 @@ instead of 15.0 s and runs 11.6 ms instead of 11.0 ms per call (`ms-lint verify`
 The step is written ``i = i + 1``, never ``i += 1``: measured on MindSpore 2.10, an in-place ``+=``/``-=`` on the
 Tensor counter makes ``ms.grad`` of the loop fail (``Graph cycle exists``), the plain assignment does not.
 
-What a real ``while`` cannot do, so such loops are refused: grow a list or tuple (``outputs.append(h)``), use
+What a real ``while`` cannot do, so such loops are refused: grow a list or tuple (``outputs.append(h)``; one
+list stacked on axis 0 right after is :mod:`ms_lint.rewrites.peeled_buffer`'s), index a parameter that some caller
+in the project passes as a Python list (``self.gru([h] * n, s)``), use
 the counter as a Python int (only ``x[i]`` reads and writes are allowed: no ``range(i)``, slices or
 arithmetic), draw random numbers (one op run N times draws differently from N unrolled copies), leave the
 loop early (``break``/``continue``/``return``), or change a carried value's shape (a carried value must keep
@@ -37,7 +39,7 @@ from typing import Optional, Sequence, Set
 import libcst as cst
 
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, cut, param_names, suite_statements, walk_statements
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.analysis.dataflow import (
     assigned_in, first_reads, number_start, read_after, read_names, statement_block, written_names,
@@ -65,6 +67,7 @@ class TensorCounterBuilder:
         self.function = function
         self.values = values
         self.refusal: Optional[str] = None
+        self.allowed_list: Optional[str] = None  # the list the peeled-buffer rewrite turns into a buffer
 
     # -- entry points ------------------------------------------------------------------------------------------
     def for_loop(self, loop: cst.For) -> Optional[Fix]:
@@ -158,10 +161,13 @@ class TensorCounterBuilder:
             return f"the body rebinds `{counter}`"
         for stmt in walk_statements(body, into_defs=False):
             if tuple_accumulation(stmt) is not None or (isinstance(stmt, cst.SimpleStatementLine) and any(
-                    find(small, (cst.Tuple, cst.List)) for small in stmt.body)):
+                    find(_built_part(small), (cst.Tuple, cst.List)) for small in stmt.body)):
                 return "the body builds a tuple or list, which a real loop cannot carry"
         for call in calls_in(loop.body):
             func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name) \
+                    and func.value.value == self.allowed_list:
+                continue
             if isinstance(func, cst.Attribute) and func.attr.value in GROWING_METHODS:
                 return f"the body grows a list (`.{func.attr.value}`), which a real loop cannot carry"
             if classify_call(self.context, self.values, call)[0] == RANDOM:
@@ -172,6 +178,13 @@ class TensorCounterBuilder:
                 stmt.visit(uses)
         if uses.bad:
             return f"the body uses `{counter}` as a Python int (`{uses.bad}`), not only as an index"
+        params = set(param_names(self.function))
+        for indexed in sorted(uses.indexed & params):
+            passed = self.context.sequence_passed_for(self.function, indexed)
+            if passed is not None:
+                # measured (MindSpore 2.10): dgmr's ConvGRU fed ``[h] * n`` compiles unrolled, fails with the counter
+                return (f"a caller passes `{indexed}` a Python list (`{cut(code_of(passed), 30)}`), which a Tensor "
+                        "counter cannot index")
         written = assigned_in(body)
         carried = (first_reads(body) & written) - {counter}
         for stmt in body:
@@ -285,6 +298,7 @@ class _CounterUses(cst.CSTVisitor):
         self.counter = counter
         self.values = values
         self.bad: Optional[str] = None
+        self.indexed: Set[str] = set()  # names indexed by the counter (``x`` of ``x[i]``)
 
     def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
         if (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
@@ -292,6 +306,8 @@ class _CounterUses(cst.CSTVisitor):
                 and node.slice[0].slice.value.value == self.counter):
             if self.values.kind(node.value) in (Kind.CELL_SEQ, Kind.TENSOR_SEQ, Kind.CONST, Kind.CELL):
                 self.bad = self.bad or code_of(node)
+            if isinstance(node.value, cst.Name):
+                self.indexed.add(node.value.value)
             node.value.visit(self)
             return False
         return None
@@ -303,6 +319,12 @@ class _CounterUses(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)
         return False
+
+
+def _built_part(small: cst.BaseSmallStatement) -> cst.CSTNode:
+    """Where a simple statement may build a tuple or list: an assignment's value (``h, c = cell(x)`` unpacks the
+    cell's result into names, it builds nothing the loop carries), else the whole statement."""
+    return small.value if isinstance(small, cst.Assign) else small
 
 
 def _binds_nested(loop, name: str) -> bool:

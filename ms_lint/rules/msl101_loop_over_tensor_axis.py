@@ -11,8 +11,9 @@ The fix (``ms.vmap``) is offered only for independent iterations stacked into on
 list each); see :mod:`ms_lint.rewrites.vmap` for the exact shape. Loops that only add per-slice terms into a total
 starting at 0 get the unsafe vmap + ``.sum(axis=0)`` rewrite (another order of float additions). Other
 loop-carried loops get the message about ``ForiLoop``, and those a real ``while`` can run get the unsafe
-Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`). Without a fix, the detail says why after
-"no automatic rewrite:".
+Tensor-counter rewrite (:mod:`ms_lint.rewrites.tensor_counter`); those that grow one list stacked on axis 0 right
+after (RNN steps) get the unsafe peeled-buffer rewrite (:mod:`ms_lint.rewrites.peeled_buffer`). Without a fix, the
+detail says why after "no automatic rewrite:".
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ms_lint.analysis.effects import does_graph_work
 from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, while_counter
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
-from ms_lint.rewrites.tensor_counter import TensorCounterBuilder
+from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
 from ms_lint.analysis.pieces import pieces_of
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
@@ -35,6 +36,7 @@ Comprehension = Union[cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp]
 
 VMAP_FACT = ("one compiled copy instead of one per slice (measured on MindSpore 2.10 CPU: 61x faster first call "
              "for 200 rows, 10.0 s -> 0.16 s)")
+PEELED_FACT = "a 32-step ConvGRU compiled in 836 ms instead of 2.97 s, 20.7 ms instead of 17 ms per call"
 CARRIED_CURE = ("each iteration reads {names} from the previous one, so `vmap` does not apply; a `while` loop "
                 "with a Tensor counter or `ops.ForiLoop(..., unroll=False)` compiles the body once but runs "
                 "5-13x slower per call (MindSpore 2.10 CPU): it trades compile time for run time")
@@ -352,6 +354,41 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             """,
             unsafe=True,
         ),
+        # Loop-carried steps that grow a list stacked on axis 0 (RNN, ConvGRU): the first step runs before the
+        # loop, the stack becomes a buffer allocated from its row, the other steps a real `while` (unsafe).
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def elman_steps(x, h, w):
+                outputs = []
+                for t in range(x.shape[0]):
+                    h = ops.tanh(x[t] + ops.matmul(h, w))
+                    outputs.append(h)
+                return ops.stack(outputs), h
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import ops
+
+
+            @ms.jit
+            def elman_steps(x, h, w):
+                h = ops.tanh(x[0] + ops.matmul(h, w))
+                outputs = ops.zeros((x.shape[0],) + h.shape, h.dtype)
+                outputs[0] = h
+                t = ms.Tensor(1, ms.int32)
+                while t < x.shape[0]:
+                    h = ops.tanh(x[t] + ops.matmul(h, w))
+                    outputs[t] = h
+                    t = t + 1
+                return outputs, h
+            """,
+            unsafe=True,
+        ),
     ]
 
     def __init__(self, context):
@@ -387,13 +424,16 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             cure = _cure(carried, sums) + ("; the fix (unsafe) does exactly that: the float sum is added in another "
                                            "order, so it may differ by rounding")
         elif carried:
-            counted = TensorCounterBuilder(self.context, self.function, self.values)
+            counted = PeeledBufferBuilder(self.context, self.function, self.values)
             fix = counted.for_loop(node)
             by_counter = fix is not None
-            cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
             why_no_sum = self._sum_refusal(node) if carried == sums else None
-            if fix is None and why_no_sum:
-                cure += f"; no automatic rewrite: the body {why_no_sum}"
+            if fix is None and why_no_sum:  # a sum: why no map-and-sum first, then why no Tensor counter
+                cure = _cure(carried, sums) + f"; no automatic rewrite: the body {why_no_sum}"
+                if counted.refusal:
+                    cure += f"; nor a Tensor counter: {counted.refusal}"
+            else:
+                cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
             builder = VmapBuilder(self.context, self.function, self.values)
             if trip is None or trip.tensor is not None:
@@ -482,7 +522,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         carried, sums = _carried(node.body, {counter.name})
         fix = None
         if carried:
-            counted = TensorCounterBuilder(self.context, self.function, self.values)
+            counted = PeeledBufferBuilder(self.context, self.function, self.values)
             fix = counted.while_loop(node, counter)
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
@@ -694,10 +734,14 @@ def _cure(carried: Set[str], sums: Set[str]) -> str:
 
 def _counter_note(fix, refusal: Optional[str]) -> str:
     """What the detail says about the Tensor-counter rewrite: offered (unsafe), or why not."""
+    if fix is not None and fix.message == PEELED_MESSAGE:
+        return ("; the fix (unsafe) runs the first step before the loop, allocates the stacked result as a buffer "
+                "from that step's row, and writes the other rows in a real `while` with a Tensor counter: "
+                f"{PEELED_FACT} (MindSpore 2.10 CPU)")
     if fix is not None:
         return ("; the fix (unsafe) makes the counter a Tensor (`ms.Tensor(start, ms.int32)`), so the loop is a "
                 "real `while`: a 100-step recurrence compiled in 0.38 s instead of 15.0 s, 11.6 ms instead of 11.0 ms "
                 "per call (MindSpore 2.10 CPU)")
     if refusal:
-        return f"; no Tensor-counter rewrite is offered: {refusal}"
+        return f"; no automatic rewrite: {refusal}"
     return ""

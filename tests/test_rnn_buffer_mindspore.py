@@ -1,0 +1,249 @@
+"""MSL101's unsafe peeled-buffer rewrite of step loops that grow a list (issue 16, shape 5) on MindSpore (CPU).
+
+The first step runs before the loop, the stacked result is a buffer allocated from that step's row, and the
+other steps run in a real ``while`` with a Tensor counter. Checked in GRAPH_MODE Cells and an ``@ms.jit``
+function: outputs equal bit for bit and gradients equal, for fixtures/loops/rnn_buffers.py, for a fixed copy of
+MindSpore's own ``mindspore/nn/layer/rnns.py`` (``nn.RNN``, ``nn.GRU``, the LSTM step loop) and, where the
+real-code corpus is unpacked, for mindearth's ConvGRU (``dgmr.py``, rewritten by hand: ms-lint refuses it there,
+its generator passes the loop a Python list).
+"""
+import pathlib
+
+import pytest
+
+ms = pytest.importorskip("mindspore")
+np = pytest.importorskip("numpy")
+
+from ms_lint.testing import fix  # noqa: E402
+from mindspore_support import import_source  # noqa: E402
+
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RNN_BUFFERS = ROOT / "fixtures" / "loops" / "rnn_buffers.py"
+RL_RNNS = ROOT / "benchmarks" / ".realcode" / "mindspore-rl-0.7.0" / "mindspore_rl" / "network" / "_rnns.py"
+DGMR = ROOT / "benchmarks" / ".realcode" / "mindearth-gpu-0.2.0" / "mindearth" / "cell" / "dgmr" / "dgmr.py"
+
+
+def _load(source: str, tmp_path: pathlib.Path):
+    return import_source(tmp_path, source, "mslint_rnn_buffer_case")
+
+
+def _fixed(source: str) -> str:
+    outcome = fix(source, unsafe=True, select=["MSL101"])
+    assert outcome.error is None and outcome.changed
+    assert fix(outcome.fixed, unsafe=True, select=["MSL101"]).changed is False, "fixing twice changed the code"
+    assert not fix(source, unsafe=False, select=["MSL101"]).changed, "an unsafe fix was applied without --unsafe-fixes"
+    compile(outcome.fixed, "fixed.py", "exec")  # re-parses
+    return outcome.fixed
+
+
+def _leaves(result):
+    if isinstance(result, (tuple, list)):
+        return [leaf for item in result for leaf in _leaves(item)]
+    return [result.asnumpy()]
+
+
+def _rand(*shape, seed=0, scale=1.0):
+    return ms.Tensor((np.random.RandomState(seed).randn(*shape) * scale).astype(np.float32))
+
+
+def _same_weights(before, after):
+    params = dict(after.parameters_and_names())
+    for name, param in before.parameters_and_names():
+        params[name].set_data(ms.Tensor(param.asnumpy()))
+
+
+def _assert_bitwise(before, after):
+    assert len(before) == len(after)
+    for a, b in zip(before, after):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(b, a)  # the same operations in the same order
+
+
+def _compare(before, after, args):
+    """Outputs bit for bit, gradients with respect to every input equal (within 1e-6)."""
+    _assert_bitwise(_leaves(before(*args)), _leaves(after(*args)))
+    positions = tuple(range(len(args)))
+    grads = [_leaves(ms.grad(fn, grad_position=positions)(*args)) for fn in (before, after)]
+    assert len(grads[0]) == len(grads[1]) == len(args)
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+# -- the fixture --------------------------------------------------------------------------------------------------
+FIXTURE_CASES = {
+    "ConvGRUSequence": lambda: (_rand(6, 2, 3, 5, 5),),  # the state starts as None
+    "StepRecurrence": lambda: (_rand(7, 2, 4), _rand(2, 3, seed=1), _rand(4, 3, seed=2, scale=0.5),
+                               _rand(3, 3, seed=3, scale=0.5)),
+}
+
+
+def test_the_fixture_is_rewritten_as_shown():
+    fixed = _fixed(RNN_BUFFERS.read_text(encoding="utf-8"))
+    assert "maps = ops.zeros((len(frames),) + out.shape, out.dtype)" in fixed
+    assert "x_t = x[t]\n" in fixed and "ops.squeeze(x_t, 0)" not in fixed
+    assert "hs[t] = h" in fixed and "return hs, h" in fixed
+    assert fixed.count("ms.Tensor(1, ms.int32)") == 3
+    assert fixed.count(".append(") == 3  # the three refused loops keep their lists
+
+
+@pytest.mark.parametrize("target", sorted(FIXTURE_CASES))
+def test_fixture_cells_match_bit_for_bit_with_gradients(target, tmp_path):
+    source = RNN_BUFFERS.read_text(encoding="utf-8")
+    before = getattr(_load(source, tmp_path), target)()
+    after = getattr(_load(_fixed(source), tmp_path), target)()
+    _same_weights(before, after)
+    _compare(before, after, FIXTURE_CASES[target]())
+
+
+def test_fixture_lstm_mode_carries_a_tuple(tmp_path):
+    """``if self.is_lstm: outputs.append(h[0])``: the buffer row is the hidden half of the carried tuple."""
+    source = RNN_BUFFERS.read_text(encoding="utf-8")
+    nets = [_load(text, tmp_path).StepRecurrence("LSTM") for text in (source, _fixed(source))]
+    args = (_rand(5, 2, 3), (_rand(2, 3, seed=1), _rand(2, 3, seed=4)), _rand(3, 3, seed=2, scale=0.5),
+            _rand(3, 3, seed=3, scale=0.5))
+    _assert_bitwise(_leaves(nets[0](*args)), _leaves(nets[1](*args)))
+    grads = [_leaves(ms.grad(net, grad_position=(0, 2, 3))(*args)) for net in nets]
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+def test_fixture_jit_function_matches_bit_for_bit_with_gradients(tmp_path):
+    source = RNN_BUFFERS.read_text(encoding="utf-8")
+    before, after = (_load(text, tmp_path).elman_scan for text in (source, _fixed(source)))
+    _compare(before, after, (_rand(8, 3), _rand(3, seed=1), _rand(3, 3, seed=2, scale=0.5)))
+
+
+def test_a_zero_length_sequence_fails_both_ways(tmp_path):
+    """The original stacks an empty list, the rewrite reads ``x[0]``: neither returns."""
+    source = RNN_BUFFERS.read_text(encoding="utf-8")
+    for text in (source, _fixed(source)):
+        with pytest.raises(Exception):
+            _load(text, tmp_path).elman_scan(ms.Tensor(np.zeros((0, 3), np.float32)), _rand(3), _rand(3, 3))
+
+
+# -- MindSpore's own dynamic RNN (mindspore/nn/layer/rnns.py) -----------------------------------------------------
+def _rnns_pair(tmp_path, path=None):
+    import mindspore.nn.layer.rnns as rnns
+
+    text = pathlib.Path(path or rnns.__file__).read_text(encoding="utf-8")
+    fixed = _fixed(text)
+    # ``recurrent`` (no sequence lengths) is rewritten; ``variable_recurrent`` builds a tuple and keeps its list.
+    ops_name = "P" if path else "ops"
+    assert "x_t = x[t]\n" in fixed and f"outputs = {ops_name}.zeros((time_step,) + h[0].shape, h[0].dtype)" in fixed
+    assert "t = Tensor(1, mstype.int32)" in fixed and fixed.count(".append(") == text.count(".append(") - 2
+    return _load(text, tmp_path), _load(fixed, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["RNN", "GRU"])
+def test_mindspores_own_rnn_and_gru_match_bit_for_bit_with_gradients(kind, tmp_path):
+    """On CPU ``nn.RNN`` and ``nn.GRU`` without ``seq_length`` run ``_DynamicRNNBase.recurrent``."""
+    before_module, after_module = _rnns_pair(tmp_path)
+    before = getattr(before_module, kind)(4, 3, num_layers=2, batch_first=True)
+    after = getattr(after_module, kind)(4, 3, num_layers=2, batch_first=True)
+    _same_weights(before, after)
+    x, h = _rand(2, 9, 4), _rand(2, 2, 3, seed=1)
+    _compare(before, after, (x, h))
+
+
+@pytest.mark.skipif(not RL_RNNS.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
+@pytest.mark.parametrize("mode", ["GRU", "LSTM"])
+def test_mindspore_rl_copy_of_the_step_loop_matches_bit_for_bit_with_gradients(mode, tmp_path):
+    """mindspore-rl 0.7's copy (its public ``GRU``/``LSTM`` checks fail on MindSpore 2.10 before and after the
+    fix: ``mstype.tensor_type``), so its ``_DynamicRNNBase`` step loop is run directly."""
+    _compare_step_loops(*_rnns_pair(tmp_path, RL_RNNS), mode)
+
+
+def test_mindspores_own_lstm_step_loop_matches_bit_for_bit_with_gradients(tmp_path):
+    """``_DynamicRNNBase('LSTM')``: the carried state is the tuple ``(h, c)``, the buffer row ``h[0]``."""
+    _compare_step_loops(*_rnns_pair(tmp_path), "LSTM")
+
+
+def _compare_step_loops(before_module, after_module, mode):
+    gates = 4 if mode == "LSTM" else 3
+    rng = np.random.RandomState(3)
+    w_ih, w_hh = (ms.Tensor(rng.randn(gates * 3, n).astype(np.float32) * 0.3) for n in (4, 3))
+    b_ih, b_hh = (ms.Tensor(rng.randn(gates * 3).astype(np.float32) * 0.1) for _ in range(2))
+    x = _rand(6, 2, 4)
+    h = (_rand(2, 3, seed=1), _rand(2, 3, seed=2)) if mode == "LSTM" else _rand(2, 3, seed=1)
+    nets = [_Steps(module._DynamicRNNBase(mode), h, b_ih, b_hh) for module in (before_module, after_module)]
+    _assert_bitwise(_leaves(nets[0](x, w_ih, w_hh)), _leaves(nets[1](x, w_ih, w_hh)))
+    grads = [_leaves(ms.grad(net, grad_position=(0, 1, 2))(x, w_ih, w_hh)) for net in nets]
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+class _Steps(ms.nn.Cell):
+    def __init__(self, steps, h, b_ih, b_hh):
+        super().__init__()
+        self.steps, self.h, self.b_ih, self.b_hh = steps, h, b_ih, b_hh
+
+    def construct(self, x, w_ih, w_hh):
+        return self.steps(x, self.h, None, w_ih, w_hh, self.b_ih, self.b_hh)
+
+
+# -- mindearth's ConvGRU (dgmr.py), where the corpus is unpacked ----------------------------------------------------
+def _conv_gru_classes(text: str) -> str:
+    start = text.index("class ConvGRUCell(nn.Cell):")
+    end = text.index("class AddCoords(nn.Cell):")
+    return ("import mindspore as ms\nfrom mindspore import nn, ops, Tensor\nSpectralNorm = None\n\n\n"
+            + text[start:end] + LIST_HOLDER)
+
+
+LIST_HOLDER = """
+
+class ListHolder(nn.Cell):
+    def __init__(self, gru):
+        super().__init__()
+        self.gru = gru
+
+    def construct(self, frame, state):
+        return self.gru([frame] * 4, state)
+"""
+
+
+def _peeled_conv_gru(text: str) -> str:
+    """dgmr's ConvGRU with the peeled-buffer rewrite written in by hand: ms-lint refuses it in dgmr.py, whose
+    generator passes ``x`` a Python list (``[latent_dim] * self.forecast_steps``)."""
+    old = """        outputs = []
+        for step in range(len(x)):
+            # Compute current timestep
+            output, hidden_state = self.cell(x[step], hidden_state)
+            outputs.append(output)
+        # Stack outputs to return as tensor
+        output = ops.stack(outputs, 0)
+"""
+    new = """        output, hidden_state = self.cell(x[0], hidden_state)
+        outputs = ops.zeros((len(x),) + output.shape, output.dtype)
+        outputs[0] = output
+        step = ms.Tensor(1, ms.int32)
+        while step < len(x):
+            output, hidden_state = self.cell(x[step], hidden_state)
+            outputs[step] = output
+            step = step + 1
+        output = outputs
+"""
+    assert old in text
+    return text.replace(old, new)
+
+
+@pytest.mark.skipif(not DGMR.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
+def test_mindearth_conv_gru_is_refused_because_its_generator_passes_a_list():
+    text = DGMR.read_text(encoding="utf-8")
+    assert "outputs.append(output)" in fix(text, unsafe=True, select=["MSL101"]).fixed
+
+
+@pytest.mark.skipif(not DGMR.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
+def test_mindearth_conv_gru_peeled_matches_on_a_tensor_and_fails_on_a_list(tmp_path):
+    """The rewrite is equal for the annotated ``x: Tensor`` (outputs bit for bit, gradients), but dgmr's generator
+    passes a Python list, which the unrolled loop indexes and a Tensor counter cannot: the reason for the refusal."""
+    text = DGMR.read_text(encoding="utf-8")
+    before_module, after_module = (_load(_conv_gru_classes(t), tmp_path) for t in (text, _peeled_conv_gru(text)))
+    before, after = before_module.ConvGRU(5, 3), after_module.ConvGRU(5, 3)
+    _same_weights(before, after)
+    _compare(before, after, (_rand(5, 1, 2, 6, 6), _rand(1, 3, 6, 6, seed=1)))
+    frame, state = _rand(1, 2, 6, 6), _rand(1, 3, 6, 6, seed=1)
+    assert before_module.ListHolder(before)(frame, state).shape == (4, 1, 3, 6, 6)
+    with pytest.raises(Exception):
+        after_module.ListHolder(after)(frame, state)
