@@ -192,7 +192,7 @@ def test_enumerate_index_is_dropped_when_unused():
 @pytest.mark.parametrize("body, reason", [
     ("total = scale\nfor g in grads:\n    total = total + g.sum() * total\nreturn total", "ops.addn"),
     ("total = scale\nfor g in grads:\n    total *= g.sum()\nreturn total", "accumulates `total`"),
-    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "not known to hold Parameters"),
+    ("for g in grads:\n    ops.assign(g, g * scale)\nreturn grads", "not known to hold distinct Parameters"),
     ("out = ()\nfor i, g in enumerate(grads):\n    out += (g * i,)\nreturn out", "position `i`"),
     ("out = ()\nfor g in grads:\n    out += (g * scale,)\nreturn out, g", "`g` is used after the loop"),
     ("out = (scale,)\nfor g in grads:\n    out += (g * scale,)\nreturn out", "does not start as an empty"),
@@ -516,3 +516,53 @@ def test_update_loop_calling_a_helper_with_hidden_effects_gets_no_fix():
     finding = only(code)
     assert finding.fix_object is None
     assert "the body calls `bump`, which is not known to be free of effects" in finding.text
+
+
+STEP_CELL = '''
+import mindspore as ms
+from mindspore import Parameter, Tensor, nn, ops
+
+
+class Step(nn.Cell):
+    def __init__(self, params, lr=0.01):
+        super().__init__()
+        self.w = Parameter(Tensor([1.0], ms.float32), name="w")
+        self.params = ms.ParameterTuple(params)
+        self.moments = self.params.clone(prefix="m", init="zeros")
+        self.aliased = ms.ParameterTuple([self.w, Parameter(Tensor([2.0], ms.float32), name="b")])
+        self.repeated = (self.w,) * 4
+        self.count = Parameter(Tensor(0.0, ms.float32), name="count")
+        self.lr = float(lr)
+
+    def construct(self, grads):
+{body}
+        return True
+'''
+
+
+@pytest.mark.parametrize("body, reason", [
+    # review findings: each was offered a safe fix that changed what the code computes
+    ("d = grads[0]\nfor p, m, g in zip(self.params, self.moments, grads):\n    d = g * 2\n    ops.assign(m, m + d)\n"
+     "    ops.assign(p, p - self.lr * m)\nops.assign(self.w, d.sum())", "`d` is used after the loop"),
+    ("for p, m, g in zip(self.params, self.moments, grads):\n    ops.assign(m, m + g)\n    self.count += 1",
+     "the body assigns `self.count`"),
+    ("for i in range(len(self.params)):\n    ops.assign(self.moments[i], self.moments[i] + grads[i])\n    i = 0\n"
+     "    ops.assign(self.params[i], self.params[i] - self.lr * self.moments[i])", "rebinds the position `i`"),
+    ("for p, m, g in zip(self.params, self.params, grads):\n    ops.assign(m, m + g)\n    ops.assign(p, p - g)",
+     "`self.params` is zipped twice"),
+    ("for p, g in zip(self.aliased, grads):\n    ops.assign(p, p - self.lr * g * self.w)",
+     "not known to hold distinct Parameters"),
+    ("for t, g in zip(self.repeated, grads):\n    ops.assign(t, t * 0.5 + g.sum())",
+     "not known to hold distinct Parameters"),
+])
+def test_update_loops_that_a_map_would_change_get_no_fix(body, reason):
+    code = STEP_CELL.replace("{body}", textwrap.indent(body, " " * 8))
+    found = [f for f in lint(code) if f.code == "MSL102"]
+    assert found and all(f.fix_object is None for f in found), [f.detail for f in found]
+    assert any(reason in (f.detail or "") for f in found), [f.detail for f in found]
+
+
+def test_the_same_update_loop_over_distinct_parameters_is_fixed():
+    body = "for p, m, g in zip(self.params, self.moments, grads):\n    ops.assign(m, m + g)\n    ops.assign(p, p - m)"
+    (finding,) = [f for f in lint(STEP_CELL.replace("{body}", textwrap.indent(body, " " * 8))) if f.code == "MSL102"]
+    assert finding.fix_object is not None and finding.fix_object.applicability == "safe"

@@ -746,9 +746,9 @@ class SoftOrHard(nn.Cell):
 '''
 
 
-def test_softmax_one_hot_and_argmax_primitives_are_selectable():
-    """Softmax, OneHot and Argmax are finite for finite inputs and keep no state: a branch that calls them can be
-    a select (unsafe here only because the two sides' shapes are not proven equal)."""
+def test_softmax_one_hot_and_argmax_primitives_make_an_unsafe_select():
+    """OneHot and Argmax keep no state and are finite for finite inputs, Softmax is a gradient hazard (NaN on a
+    fully masked row): a branch that calls them is an unsafe select, not a refusal."""
     (finding,) = findings(SOFTMAX_OR_ONE_HOT)
     assert finding.fix is not None, finding.detail
     assert "cheap and free of side effects" not in (finding.detail or "")
@@ -776,3 +776,35 @@ def test_a_compile_time_test_with_an_else_keeps_the_if():
     (finding,) = findings(code)
     assert finding.fix_object is None
     assert "with an `else`" in finding.text
+
+
+def test_a_test_that_reads_an_alias_of_a_written_parameter_keeps_its_if():
+    """``count = self.count; if count < 3: assign(self.count, ...)``: the select form evaluates the test again
+    before each assign, and the alias would then read the new count."""
+    code = HEAD + '''
+from mindspore import Parameter, Tensor
+
+
+class Counted(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.count = Parameter(Tensor(0, ms.int32), name="count")
+        self.total = Parameter(Tensor(0.0, ms.float32), name="total")
+
+    def construct(self, x):
+        count = self.count
+        if count < 3:
+            ops.assign(self.count, self.count + 1)
+            ops.assign(self.total, self.total + x)
+        return self.total + 0
+'''
+    (finding,) = findings(code)
+    assert finding.fix_object is None
+    assert "reads `count`, bound to `self.count`, which the branch assigns" in finding.detail
+
+
+def test_softmax_in_a_branch_makes_the_select_unsafe():
+    """A fully masked attention row (all -inf) is NaN after softmax: the untaken side's NaN reaches the gradient."""
+    code = jit("if x.sum() > 0:\n    w = ops.softmax(x, -1)\nelse:\n    w = x\nreturn w")
+    (finding,) = findings(code)
+    assert finding.fix_object is not None and finding.fix_object.applicability == "unsafe"

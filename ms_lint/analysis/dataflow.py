@@ -255,15 +255,72 @@ def _scan(body: Sequence[cst.BaseStatement], pending: Set[str], live: Set[str]) 
             live.update(pending & reads)
             pending -= reads
             pending -= set(written_names(stmt))
+        elif isinstance(stmt, (cst.For, cst.If)):
+            inner = _reads_before_binding(stmt, pending)
+            live.update(inner)
+            pending -= inner
         else:
             inner = read_names(stmt)  # anything mentioned inside a compound statement may be read
             live.update(pending & inner)
             pending -= inner
 
 
+def _reads_before_binding(stmt: cst.BaseStatement, names: Set[str]) -> Set[str]:
+    """Which of ``names`` ``stmt`` may read before binding them. A ``for`` body reads its target only after an
+    iteration bound it, and a statement in a block only sees what the statements before it left; bindings inside
+    a loop or a branch do not end a name's life after it (it may not run)."""
+    if not names:
+        return set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return names & read_names(stmt)
+    if isinstance(stmt, cst.For) and not stmt.asynchronous:
+        targets = {n.value for n in _names_in(stmt.target)}
+        found = names & read_names(stmt.iter)
+        found |= _block_reads(stmt.body, names - targets)
+        if stmt.orelse is not None:
+            found |= _block_reads(stmt.orelse.body, names)
+        return found
+    if isinstance(stmt, cst.If):
+        found = names & read_names(stmt.test) | _block_reads(stmt.body, names)
+        if isinstance(stmt.orelse, cst.If):
+            found |= _reads_before_binding(stmt.orelse, names)
+        elif stmt.orelse is not None:
+            found |= _block_reads(stmt.orelse.body, names)
+        return found
+    return names & read_names(stmt)
+
+
+def _block_reads(block: cst.BaseSuite, names: Set[str]) -> Set[str]:
+    pending, found = set(names), set()
+    for stmt in suite_statements(block):
+        hits = _reads_before_binding(stmt, pending)
+        found |= hits
+        pending -= hits
+        if isinstance(stmt, cst.SimpleStatementLine):
+            pending -= set(written_names(stmt))
+    return found
+
+
+def _names_in(target: cst.CSTNode) -> List[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    found: List[cst.Name] = []
+    for child in target.children:
+        found.extend(_names_in(child))
+    return found
+
+
 def _scan_loop_again(loop: cst.BaseStatement, pending: Set[str], live: Set[str]) -> None:
-    inner = read_names(loop)
-    live.update(pending & inner)
+    """The enclosing loop runs its body again: what it may read before binding it."""
+    if isinstance(loop, cst.For):
+        inner = _reads_before_binding(loop, pending)
+    elif isinstance(loop, cst.While):
+        inner = pending & read_names(loop.test) | _block_reads(loop.body, pending)
+        if loop.orelse is not None:
+            inner |= _block_reads(loop.orelse.body, pending)
+    else:
+        inner = pending & read_names(loop)
+    live.update(inner)
     pending -= inner
 
 

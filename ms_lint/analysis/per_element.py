@@ -374,12 +374,48 @@ def _local_bindings(values: FunctionValues, name: str) -> List[Optional[cst.Base
     return found
 
 
-def state_sequence(values: FunctionValues, expr: cst.BaseExpression) -> bool:
-    """A sequence of the Cell's own state: ``self.<attr>`` (``self.moments``, ``self._parameters``), or a local name
-    bound once, to such an attribute (``params = self._parameters``)."""
+def state_sequence(ctx, values: FunctionValues, expr: cst.BaseExpression) -> bool:
+    """A sequence of the Cell's own, distinct Parameters: ``self.<attr>`` set in ``__init__`` to a ``ParameterTuple``
+    of something other than a literal list (``ParameterTuple(params)``), to a ``.clone(...)`` of one
+    (``self.moments = self.params.clone(prefix="m")``), or ``nn.Optimizer``'s own ``_parameters``/``parameters``;
+    or a local bound once to such an attribute (``params = self._parameters``). Not ``(self.total,) * n`` or
+    ``ParameterTuple([self.w, self.b])``: their elements alias Parameters the body may also reach another way,
+    so elements would not each be written once, independently of the others."""
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return True
+        value = init_value(ctx, values.owner, expr.attr.value)
+        if value is None:
+            return expr.attr.value in OPTIMIZER_SEQUENCES
+        return _distinct_parameters(value)
     if isinstance(expr, cst.Name) and expr.value not in values.parameters:
         bound = _local_bindings(values, expr.value)
-        return len(bound) == 1 and bound[0] is not None and state_sequence(values, bound[0])
+        return len(bound) == 1 and bound[0] is not None and state_sequence(ctx, values, bound[0])
     return False
+
+
+# Sequences ``nn.Optimizer.__init__`` builds from the parameters it is given (a ParameterTuple each).
+OPTIMIZER_SEQUENCES = ("_parameters", "parameters")
+
+
+def _distinct_parameters(value: cst.BaseExpression) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
+    if name == "clone":
+        return True
+    if name == "ParameterTuple" and value.args:
+        items = value.args[0].value
+        if isinstance(items, (cst.List, cst.Tuple)):  # fresh Parameters only: ``[Parameter(...), ...]``
+            return all(_new_parameter(e.value) for e in items.elements if isinstance(e, cst.Element))
+        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+            return _new_parameter(items.elt)
+        return not isinstance(items, cst.BinaryOperation)  # ``[self.w] * n`` repeats one Parameter
+    return False
+
+
+def _new_parameter(expr: cst.BaseExpression) -> bool:
+    """``Parameter(...)`` / ``ms.Parameter(...)``: a Parameter made here, reachable through no other name."""
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    return (func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")) == "Parameter"

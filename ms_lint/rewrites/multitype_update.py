@@ -84,6 +84,12 @@ def plan_update(ctx, values: FunctionValues, loop: cst.For, elements: List[str],
     if blocker is not None:
         return None, blocker
     assigned = assigned_names(body)
+    if index is not None and index in assigned:
+        return None, f"the body rebinds the position `{index}` (a map hands over one element per position)"
+    texts = [code_of(seq) for seq in sequences]
+    if len(set(texts)) != len(texts):
+        twice = next(t for t in texts if texts.count(t) > 1)
+        return None, f"`{twice}` is zipped twice: its elements would be written through two names at once"
     varying = set(elements) | assigned | ({index} if index else set())
     early = carried(list(body) + ([_expr_line(result)] if result is not None else []), set(elements) | (
         {index} if index else set()), assigned)
@@ -145,7 +151,8 @@ def _effects_blocker(ctx, values: FunctionValues, body, owners: Dict[str, cst.Ba
     ops, prints and writes to shared state are refused."""
     checker = EffectChecker(ctx, values.owner)
     for node in (n for stmt in body for n in _nodes(stmt)):
-        if isinstance(node, cst.AssignTarget) and isinstance(node.target, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) \
+                and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             return f"the body assigns `{code_of(node.target)}`"
         if not isinstance(node, cst.Call):
             continue
@@ -171,10 +178,10 @@ def _effects_blocker(ctx, values: FunctionValues, body, owners: Dict[str, cst.Ba
                 and isinstance(target.slice[0].slice.value, cst.Name) and target.slice[0].slice.value.value == index):
             sequence = target.value
         if sequence is not None:
-            if state_sequence(values, sequence):
+            if state_sequence(ctx, values, sequence):
                 continue
             return (f"the body writes `{code_of(target)}`, an element of `{code_of(sequence)}`, which is not known "
-                    "to hold Parameters (only the Cell's own state sequences are mapped)")
+                    "to hold distinct Parameters (only the Cell's own ParameterTuples and their clones are mapped)")
         return (f"the body writes `{code_of(target)}`, which is not the element's own state (the loop orders "
                 "such writes, a map does not)")
     return None

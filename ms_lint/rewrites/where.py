@@ -45,14 +45,15 @@ CHEAP_FUNCTIONS = {
     "cos", "sin", "erf", "lerp", "div_no_nan", "astype", "float", "half", "int", "bool", "view", "sum", "mean",
     "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_all", "dtype",
     "reduce_any", "reduce_prod", "tensor_to_scalar", "item", "copy", "squeeze", "flatten", "to",
-    # finite for finite inputs, no state: softmax subtracts the maximum first, one_hot/argmax only pick
-    "softmax", "one_hot", "argmax", "argmin", "transpose", "permute", "broadcast_to", "tile",
+    # no state, finite for finite inputs, no more work than their input's size: one_hot/argmax only pick
+    "one_hot", "argmax", "argmin", "transpose", "permute",
 }
 HAZARD_FUNCTIONS = {
     "div", "divide", "true_divide", "floor_div", "floor_divide", "floor_mod", "mod", "remainder", "realdiv",
     "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "exp", "exp2", "expm1", "pow", "power", "float_power",
     "reciprocal", "acos", "asin", "atanh", "acosh", "arccos", "arcsin", "arctanh", "arccosh", "xlogy", "xdivy",
     "logit", "lgamma", "digamma", "tan", "cosh", "sinh", "atan2", "arctan2",
+    "softmax",  # a row of -inf (a fully masked attention row) is NaN: the select's untaken side reaches the gradient
 }
 EFFECT_FUNCTIONS = {
     "assign", "assign_add", "assign_sub", "scatter_update", "scatter_nd_update", "scatter_add", "scatter_nd_add",
@@ -73,13 +74,12 @@ PRIMITIVES = {
         "ExpandDims", "Squeeze", "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
         "LogicalAnd", "LogicalOr", "LogicalNot", "IsFinite", "IsNan", "IsInf", "DivNoNan", "Cos", "Sin", "Erf",
         "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceAll", "ReduceAny", "ScalarToTensor",
-        "StopGradient", "MaskedFill", "Identity", "Softmax", "OneHot", "Argmax", "Argmin", "Transpose",
-        "BroadcastTo", "Tile",
+        "StopGradient", "MaskedFill", "Identity", "OneHot", "Argmax", "Argmin", "Transpose",
     },
     HAZARD: {
         "RealDiv", "Div", "FloorDiv", "FloorMod", "Mod", "Log", "Log1p", "Sqrt", "Rsqrt", "Exp", "Expm1", "Pow",
         "Reciprocal", "Acos", "Asin", "Atanh", "Acosh", "Xlogy", "Xdivy", "Lgamma", "Digamma", "Tan", "Cosh",
-        "Sinh", "Atan2",
+        "Sinh", "Atan2", "Softmax",
     },
     EFFECT: {"Assign", "AssignAdd", "AssignSub", "Print", "TensorDump", "Depend", "UpdateState", "Load"},
     RANDOM: {"StandardNormal", "UniformInt", "UniformReal", "RandomChoiceWithMask", "Gamma", "Poisson",

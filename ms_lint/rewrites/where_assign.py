@@ -246,6 +246,19 @@ def _cast_to_dtype_of(ctx, values: FunctionValues, value: cst.BaseExpression, ta
             and short_code(dtype.value, 200) == short_code(target, 200))
 
 
+def _alias_of_written(values: FunctionValues, test: cst.BaseExpression, targets: Set[str]
+                      ) -> Optional[Tuple[str, str]]:
+    """(name, target) when the test reads a local bound somewhere in the function to a Parameter the branch writes
+    (``count = self.count; if count < 3: assign(self.count, ...)``)."""
+    for name in names_read(test):
+        for node in _walk(values.func.body):
+            if isinstance(node, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                if short_code(node.value, 200) in targets:
+                    return name, short_code(node.value, 200)
+    return None
+
+
 def _rebound(func: cst.FunctionDef) -> Set[str]:
     """Every name an assignment, augmented assignment or ``for`` binds in the function (tuple targets too)."""
     out: Set[str] = set()
@@ -330,6 +343,9 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
     read = names_read(_join(tensor)) | {short_code(a) for a in _walk(_join(tensor)) if isinstance(a, cst.Attribute)}
     if read & written:
         return None, "the Tensor test reads a name the branch assigns"
+    alias = _alias_of_written(values, _join(tensor), builder.targets)
+    if alias is not None:  # the test is evaluated again before each assign: it must not see an earlier one's write
+        return None, f"the Tensor test reads `{alias[0]}`, bound to `{alias[1]}`, which the branch assigns"
     if builder.locals & _read_outside(values.func, node):
         return None, "a name the branch binds is read after the `if` (it would be bound on every call)"
     reasons = [hazard_message(builder.hazards[0])] if builder.hazards else []

@@ -30,6 +30,7 @@ from ms_lint.rewrites.multitype_update import plan_update
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
+from ms_lint.analysis.dataflow import read_after
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
 from ms_lint.walk import find
@@ -1322,23 +1323,10 @@ class LoopOverTensorSequence(Rule):
         return None
 
     def _leaked(self, values: FunctionValues, node: cst.For, names: Set[str]) -> Optional[str]:
-        """A name the loop binds that is read outside it without being bound again outside it."""
-        outside = _NameUse(names, skip=[node])
-        values.func.body.visit(outside)
-        read = {n.value for n in outside.found}
-        bound_outside: Set[str] = set()
-        for stmt in walk_statements(suite_statements(values.func.body), into_defs=False):
-            if stmt is node:
-                continue
-            if isinstance(stmt, cst.For) and not _contains(node, stmt):
-                bound_outside.update(_all_names(stmt.target))
-            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
-                target = _simple_target(small)
-                if target is not None and not _contains(node, stmt):
-                    bound_outside.add(target)
-        for name in sorted(read - bound_outside):
-            return name
-        return None
+        """A name the loop binds that code after the loop may read before rebinding it (a binding before the loop
+        does not help: after the loop the name holds the last element's value, which a map would not leave)."""
+        live = read_after(self.context, node, names)
+        return min(live) if live else None
 
     def _init_statement(self, node: cst.For, name: str) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
         parent = self.context.parent(node)

@@ -1,0 +1,66 @@
+"""analysis.dataflow.read_after: which names a loop leaves behind that later code may read before rebinding them
+(the question every map rewrite asks before it moves a loop body into a function)."""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ms_lint.analysis.dataflow import read_after
+from ms_lint.config import Config
+from ms_lint.context import ModuleContext
+
+
+class _Parents(cst.CSTVisitor):
+    def __init__(self, parents):
+        super().__init__()
+        self.parents = parents
+        self.stack = []
+
+    def on_visit(self, node):
+        if self.stack:
+            self.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node):
+        self.stack.pop()
+
+
+def live_after_first_loop(code, names):
+    text = textwrap.dedent(code)
+    module = cst.parse_module(text)
+    context = ModuleContext(module, text, "t.py", Config())
+    module.visit(_Parents(context.parents))
+    loop = next(n for n in context.parents if isinstance(n, cst.For)
+                and "# this loop" in cst.Module([]).code_for_node(n).splitlines()[0])
+    return read_after(context, loop, names)
+
+
+@pytest.mark.parametrize("after, live", [
+    ("return d", {"d"}),                                   # read right after: the last element's value
+    ("d = 0\nreturn d", set()),                            # rebound first
+    ("for g in grads:\n    print(g)\nreturn 1", set()),    # a later loop binds g before its body reads it
+    ("for h in grads:\n    print(g)\nreturn 1", {"g"}),    # ... but not a name it does not bind
+    ("for g in grads:\n    pass\nreturn g", {"g"}),        # zero iterations leave the old g
+    ("if grads:\n    g = 1\nreturn g", {"g"}),             # a binding in a branch may not run
+    ("if grads:\n    g = 1\n    print(g)\nreturn 1", set()),  # the branch reads what it just bound
+])
+def test_what_a_loop_leaves_behind(after, live):
+    code = "def f(grads):\n    d = None\n    for g in grads:  # this loop\n        d = g * 2\n" + textwrap.indent(after, "    ")
+    assert live_after_first_loop(code, {"g", "d"}) & {"g", "d"} == live
+
+
+def test_an_enclosing_loop_runs_its_body_again():
+    code = """
+    def f(batches):
+        for grads in batches:
+            d = 0
+            for g in grads:  # this loop
+                d = g * 2
+            for g in grads:
+                print(g)
+    """
+    # the outer loop's next pass binds d and the inner loops bind g before reading them
+    assert live_after_first_loop(code, {"g", "d"}) == set()
+    reading = code.replace("            d = 0\n", "            print(d)\n")
+    assert live_after_first_loop(reading, {"g", "d"}) == {"d"}
