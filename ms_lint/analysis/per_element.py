@@ -28,6 +28,7 @@ from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.cstutil import code_of, suite_statements
+from ms_lint.walk import find
 from ms_lint.rewrites.where import init_assignment, init_value  # where ``self.x = ...`` is found (value, method)
 
 ASSIGN_EFFECTS = {"assign", "assignadd", "assign_add", "assignsub", "assign_sub"}
@@ -38,7 +39,7 @@ OPTIMIZER_LR = "get_lr"
 def body_blocker(body: Sequence[cst.BaseStatement]) -> Optional[str]:
     """Why the statements cannot be the body of a mapped function: an early exit, a nested loop or scope."""
     for stmt in body:
-        for node in _nodes(stmt):
+        for node in code_nodes(stmt):
             if isinstance(node, (cst.Break, cst.Continue)):
                 return f"the body has a `{'break' if isinstance(node, cst.Break) else 'continue'}`"
             if isinstance(node, cst.Return):
@@ -55,26 +56,15 @@ def body_blocker(body: Sequence[cst.BaseStatement]) -> Optional[str]:
     return None
 
 
-def _nodes(root: cst.CSTNode) -> List[cst.CSTNode]:
-    collector = _Collect()
-    root.visit(collector)
-    return collector.nodes
-
-
-class _Collect(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.nodes: List[cst.CSTNode] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.nodes.append(node)
-        return True
+def code_nodes(root: cst.CSTNode) -> List[cst.CSTNode]:
+    """Every code node under ``root`` (``root`` included), in visit order."""
+    return find(root, cst.CSTNode)
 
 
 def assigned_names(body: Sequence[cst.BaseStatement]) -> Set[str]:
     """Plain names the statements bind (``x = ...``, ``x += ...``, ``a, b = ...``)."""
     names: Set[str] = set()
-    for node in (n for stmt in body for n in _nodes(stmt)):
+    for node in (n for stmt in body for n in code_nodes(stmt)):
         if isinstance(node, cst.AssignTarget):
             names.update(_target_names(node.target))
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
@@ -141,7 +131,7 @@ def position_reads(body: Sequence[cst.BaseStatement], index: str) -> Tuple[List[
     (``index + 1``, ``seq[index - 1]``, ``x[index, 0]``: a map hands over elements, not positions)."""
     subscripts: List[cst.Subscript] = []
     allowed: Set[int] = set()
-    for node in (n for stmt in body for n in _nodes(stmt)):
+    for node in (n for stmt in body for n in code_nodes(stmt)):
         if (isinstance(node, cst.Subscript) and len(node.slice) == 1
                 and isinstance(node.slice[0].slice, cst.Index)
                 and isinstance(node.slice[0].slice.value, cst.Name) and node.slice[0].slice.value.value == index
@@ -237,7 +227,7 @@ def _validated_number(ctx, method: cst.FunctionDef, parameter: str, text: str) -
     params = {p.name.value for p in method.params.params}
     if parameter not in params or parameter in assigned_names(list(suite_statements(method.body))):
         return False
-    for node in _nodes(method.body):
+    for node in code_nodes(method.body):
         if not isinstance(node, cst.Call):
             continue
         qualified = ctx.imports.qualify(node.func) or ""
@@ -262,7 +252,7 @@ def _unpacked_parameter(ctx, owner: Optional[str], attr: str) -> Optional[Tuple[
     found = []
     for cls in ctx.attributes._class_chain(owner):
         for method in ctx.scope.classes[cls].methods.values():
-            for node in _nodes(method.body):
+            for node in code_nodes(method.body):
                 if not isinstance(node, cst.Assign):
                     continue
                 for target in node.targets:
@@ -298,7 +288,7 @@ def _literal_of(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Option
 
 
 def _statement_assigning(method: cst.FunctionDef, attr: str) -> Optional[cst.CSTNode]:
-    for node in _nodes(method.body):
+    for node in code_nodes(method.body):
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 if isinstance(small, cst.Assign) and any(
@@ -339,7 +329,7 @@ def self_roots(nodes: Sequence[cst.CSTNode]) -> List[cst.Attribute]:
     """Every ``self.<attr>`` (the first level of a ``self.a.b`` chain) in the code, in order."""
     found: List[cst.Attribute] = []
     for root in nodes:
-        for node in _nodes(root):
+        for node in code_nodes(root):
             if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
                     and node.value.value == "self"):
                 found.append(node)
@@ -348,7 +338,7 @@ def self_roots(nodes: Sequence[cst.CSTNode]) -> List[cst.Attribute]:
 
 def bare_self(nodes: Sequence[cst.CSTNode]) -> bool:
     """``self`` used other than as ``self.<attr>`` (passed on, or called)."""
-    inside = {id(n.value) for root in nodes for n in _nodes(root) if isinstance(n, cst.Attribute)}
+    inside = {id(n.value) for root in nodes for n in code_nodes(root) if isinstance(n, cst.Attribute)}
     return any(n.value == "self" and id(n) not in inside for root in nodes for n in read_name_nodes(root))
 
 
@@ -362,7 +352,7 @@ def group_by_text(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.CSTNode]]:
 def _local_bindings(values: FunctionValues, name: str) -> List[Optional[cst.BaseExpression]]:
     """Every value bound to the local ``name`` in the function (None for a binding that is not ``name = v``)."""
     found: List[Optional[cst.BaseExpression]] = []
-    for node in _nodes(values.func.body):
+    for node in code_nodes(values.func.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:

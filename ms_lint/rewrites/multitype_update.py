@@ -35,7 +35,7 @@ from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.per_element import (assigned_names, bare_self, body_blocker, carried, constant_tests,
                                           effect_target, position_reads, register_type, self_roots,
-                                          state_sequence)
+                                          state_sequence, code_nodes)
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.cstutil import code_of, suite_statements
 from ms_lint.diagnostics import ImportRequest
@@ -113,7 +113,7 @@ def plan_update(ctx, values: FunctionValues, loop: cst.For, elements: List[str],
         spec_result = result.visit(special) if result is not None else None
         conditions = tuple((_test_of(t), c) for t, c in zip(tests, choice))
         if assign_to is not None and any(isinstance(n, (cst.If, cst.IfExp)) for stmt in spec_body
-                                         for n in _nodes(stmt)):
+                                         for n in code_nodes(stmt)):
             return None, ("the body has control flow that depends on the element (only tests of constants are "
                           "decided around the map)")
         variant, why = _variant(ctx, values, loop, elements, sequences, index, length_of, spec_body, spec_result,
@@ -128,7 +128,7 @@ def _kept_test_with_cell(values: FunctionValues, body, tests) -> Optional[str]:
     """A test on a Python constant left inside the mapped function (nested, or an ``elif``) next to a sub-cell call:
     measured on MindSpore 2.10, a mapped function with a bound Python number, an ``if`` on it and a sub-cell call
     fails to compile, so only tests decided around the map are taken when a sub-cell is called."""
-    nodes = [n for stmt in body for n in _nodes(stmt)]
+    nodes = [n for stmt in body for n in code_nodes(stmt)]
     calls_cell = any(isinstance(n, cst.Call) and values.kind(n.func) is Kind.CELL for n in nodes)
     decided = {id(t) for t in tests}
     for node in nodes:
@@ -150,7 +150,7 @@ def _effects_blocker(ctx, values: FunctionValues, body, owners: Dict[str, cst.Ba
     it), not of an argument such as ``grads`` (Parameters are what MindSpore orders reads and writes of); random
     ops, prints and writes to shared state are refused."""
     checker = EffectChecker(ctx, values.owner)
-    for node in (n for stmt in body for n in _nodes(stmt)):
+    for node in (n for stmt in body for n in code_nodes(stmt)):
         if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) \
                 and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             return f"the body assigns `{code_of(node.target)}`"
@@ -185,18 +185,6 @@ def _effects_blocker(ctx, values: FunctionValues, body, owners: Dict[str, cst.Ba
         return (f"the body writes `{code_of(target)}`, which is not the element's own state (the loop orders "
                 "such writes, a map does not)")
     return None
-
-
-def _nodes(root: cst.CSTNode) -> List[cst.CSTNode]:
-    nodes: List[cst.CSTNode] = []
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nodes.append(node)
-            return True
-
-    root.visit(Collect())
-    return nodes
 
 
 def _test_of(node: cst.CSTNode) -> cst.BaseExpression:
