@@ -90,22 +90,11 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         if counter.operator != "<" or counter.step != 1 or loop.orelse is not None:
             self.refusal = "the loop is not `while i < n:` stepping by 1 without `else`"
             return None
-        block, index = statement_block(self.context, loop)
-        if block is None or index is None:
+        init, why = self._counter_start(loop, counter)
+        if init is None:
+            self.refusal = why or self.refusal
             return None
-        init_index = next((i for i in range(index - 1, -1, -1) if counter.name in assigned_in([block[i]])), None)
-        if init_index is None:
-            return None
-        init = block[init_index]
-        if not (isinstance(init, cst.SimpleStatementLine) and len(init.body) == 1
-                and isinstance(init.body[0], cst.Assign) and len(init.body[0].targets) == 1):
-            self.refusal = f"the counter `{counter.name}` does not start with a plain assignment"
-            return None
-        if any(counter.name in read_names(stmt) for stmt in block[init_index + 1:index]):
-            self.refusal = f"the counter `{counter.name}` is read between its start and the loop"
-            return None
-        step_lines = {id(stmt) for stmt in suite_statements(loop.body)
-                      if isinstance(stmt, cst.SimpleStatementLine) and counter.name in assigned_in([stmt])}
+        step_lines = self._step_lines(loop, counter)
         body = list(suite_statements(loop.body))
         if len(step_lines) != 1 or id(body[-1]) not in step_lines:
             self.refusal = f"the counter `{counter.name}` is not stepped once, by the body's last line"

@@ -34,7 +34,7 @@ one shape and dtype every step; a first step that broadcasts it is the reason th
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Set
+from typing import Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -95,23 +95,37 @@ class TensorCounterBuilder:
                                whitespace_before_colon=loop.whitespace_before_colon)
         return Fix(UNSAFE, MESSAGE, edits=((loop, [init, while_loop]),), imports=imports)
 
-    def while_loop(self, loop: cst.While, counter: WhileCounter) -> Optional[Fix]:
-        """``t = 0; while t < n: ...; t += 1`` -> ``t = Tensor(0)``: the same loop, now a real one."""
+    def _counter_start(self, loop: cst.While, counter: WhileCounter
+                       ) -> Tuple[Optional[cst.SimpleStatementLine], Optional[str]]:
+        """The plain assignment that starts the ``while`` counter, earlier in the loop's block and not read between
+        it and the loop; else (None, why) (a read in between is recorded as the refusal)."""
         block, index = statement_block(self.context, loop)
         if block is None or index is None:
-            return None
+            return None, None
         init_index = next((i for i in range(index - 1, -1, -1) if counter.name in assigned_in([block[i]])), None)
         if init_index is None:
-            return None
+            return None, None
         init = block[init_index]
         if not (isinstance(init, cst.SimpleStatementLine) and len(init.body) == 1
                 and isinstance(init.body[0], cst.Assign) and len(init.body[0].targets) == 1):
-            return None
+            return None, f"the counter `{counter.name}` does not start with a plain assignment"
         if any(counter.name in read_names(stmt) for stmt in block[init_index + 1:index]):
             self.refusal = f"the counter `{counter.name}` is read between its start and the loop"
+            return None, self.refusal
+        return init, None
+
+    @staticmethod
+    def _step_lines(loop: cst.While, counter: WhileCounter) -> Set[int]:
+        """The body's simple statements that rebind the counter (``t += 1``)."""
+        return {id(stmt) for stmt in suite_statements(loop.body)
+                if isinstance(stmt, cst.SimpleStatementLine) and counter.name in assigned_in([stmt])}
+
+    def while_loop(self, loop: cst.While, counter: WhileCounter) -> Optional[Fix]:
+        """``t = 0; while t < n: ...; t += 1`` -> ``t = Tensor(0)``: the same loop, now a real one."""
+        init, _why = self._counter_start(loop, counter)
+        if init is None:
             return None
-        step_lines = {id(stmt) for stmt in suite_statements(loop.body)
-                      if isinstance(stmt, cst.SimpleStatementLine) and counter.name in assigned_in([stmt])}
+        step_lines = self._step_lines(loop, counter)
         if not self._body_fits(loop, counter.name, step_lines):
             return None
         assign = init.body[0]
