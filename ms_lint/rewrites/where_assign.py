@@ -37,6 +37,7 @@ from ms_lint.rewrites.where import (
 )
 from ms_lint.rewrites.where_shapes import names_read
 from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.walk import iter_nodes
 
 Result = Tuple[Optional[Fix], Optional[str]]
 
@@ -62,7 +63,7 @@ def _assign_call(ctx, values: FunctionValues, stmt: cst.BaseStatement) -> Option
     if not isinstance(call, cst.Call):
         return None
     category, name = classify_call(ctx, values, call)
-    if category != EFFECT or _update_kind(name) is None or len(call.args) != 2 \
+    if category != EFFECT or name.lower() not in UPDATE_OPERATORS or len(call.args) != 2 \
             or any(a.keyword is not None or a.star for a in call.args):
         return None
     return call
@@ -71,11 +72,6 @@ def _assign_call(ctx, values: FunctionValues, stmt: cst.BaseStatement) -> Option
 # ``assign``-family calls by the operator their update applies (None: a plain write).
 UPDATE_OPERATORS = {"assign": None, "assignadd": cst.Add, "assign_add": cst.Add, "assignsub": cst.Subtract,
                     "assign_sub": cst.Subtract}
-
-
-def _update_kind(name: str) -> Optional[str]:
-    key = name.lower()
-    return key if key in UPDATE_OPERATORS else None
 
 
 def _local_assign(stmt: cst.BaseStatement) -> Optional[cst.Assign]:
@@ -157,7 +153,7 @@ class _Builder:
         self.targets.add(name)
         self._check(value)
         _category, called = classify_call(self.ctx, self.values, call)
-        operator = UPDATE_OPERATORS[_update_kind(called)]  # type: ignore[index]
+        operator = UPDATE_OPERATORS[called.lower()]
         func = call.func
         if operator is not None:  # assign_add(p, v) -> assign(p, where(cond, p + v, p))
             if not (_cast_to_dtype_of(self.ctx, self.values, value, target) or _number_literal(value)):
@@ -298,9 +294,8 @@ def _zip_source(loop: cst.For, name: str) -> Optional[cst.BaseExpression]:
 
 
 def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+    """Every code node under ``node`` (``node`` included), in visit order (the shared iterative walk)."""
+    return iter_nodes(node, cst.CSTNode)
 
 
 def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
