@@ -11,6 +11,7 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
 
 import libcst as cst
@@ -23,7 +24,7 @@ from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import Finding
 from ms_lint.noqa import is_suppressed, skips_file
-from ms_lint.positions import node_positions
+from ms_lint.positions import StatementPositions
 from ms_lint.prefilter import rules_that_may_fire
 from ms_lint.rules import Rule, all_rules
 from ms_lint.rules.base import RawReport
@@ -137,7 +138,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         result.findings.append(unanalyzable(path, "too deeply nested to analyze"))
         return result
     if reports:
-        _attach_positions(result, module, reports, text, path, trees)
+        _attach_positions(result, module, reports, text, path, trees, context.parents)
     return result
 
 
@@ -238,8 +239,9 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
 
 
 def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[RawReport], text: str,
-                      path: str, trees=None) -> None:
-    positions = trees.positions(module) if trees is not None else node_positions(module)
+                      path: str, trees=None, parents: Mapping[cst.CSTNode, cst.CSTNode] = MappingProxyType({})
+                      ) -> None:
+    positions = trees.positions(module) if trees is not None else StatementPositions(module, text, parents)
     result.positions = positions
     lines = text.splitlines()
     for report in reports:

@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ms_lint.positions import node_positions
+from ms_lint.positions import StatementPositions, node_positions
 from ms_lint.walk import find
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -79,3 +79,55 @@ def test_positions_of_a_call_on_line_three():
     where = node_positions(module)[call]
     assert (where.start.line, where.start.column, where.end.line, where.end.column) == (3, 4, 3, 8)
     assert node_positions(module).get(cst.parse_expression("g()")) is None
+
+
+def _parents_of_all(module: cst.Module) -> dict:
+    parents, stack = {}, [module]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+@pytest.mark.parametrize("name, text", SOURCES, ids=[name for name, _ in SOURCES])
+def test_statement_positions_equal_the_whole_module_s(name, text):
+    """Each node placed through its parents in one top-level statement gets node_positions's answer."""
+    module = cst.parse_module(text)
+    expected = node_positions(module)
+    parents = _parents_of_all(module)
+    statements = set(module.body)
+
+    def in_a_statement(node) -> bool:
+        while node is not None and node not in statements:
+            node = parents.get(node)
+        return node is not None
+
+    inside = [node for node in expected if in_a_statement(node)]
+    assert len(inside) > len(expected) // 2 or not module.body
+    found = StatementPositions(module, text, parents)
+    mismatched = [(type(node).__name__, found[node], expected[node]) for node in inside
+                  if node not in found or found[node] != expected[node]]
+    assert mismatched == []
+    # no statement fell back to generating the whole module (the fallback would hide a wrong pairing)
+    assert found._full is None
+
+
+def test_statement_positions_without_parents_fall_back_to_the_whole_module():
+    text = "import mindspore\n\n\ndef f(x):\n    return g(x)\n"
+    module = cst.parse_module(text)
+    call = find(module, cst.Call)[0]
+    found = StatementPositions(module, text, {})
+    assert (found[call].start.line, found[call].start.column) == (5, 11)
+    assert found._full is not None
+
+
+def test_statement_positions_of_a_statement_not_in_the_text_fall_back():
+    """A module whose code is not the text given (an edited tree) is never placed by statement."""
+    text = "import mindspore\nx = f(1)\n"
+    module = cst.parse_module("import mindspore\n\nx = f(1)\n")
+    call = find(module, cst.Call)[0]
+    found = StatementPositions(module, text, _parents_of_all(module))
+    assert found[call].start.line == 3  # the module's own answer, not a line computed against the other text
+    assert found._full is not None
