@@ -40,6 +40,7 @@ class ReachingSites:
         params = {p.name.value for p in all_params(func)}
         self.tracked: Set[str] = {n for n, c in counts.items() if c > 1 or n in params} - _untracked(func)
         self.sites: Dict[int, FrozenSet[int]] = {}  # id(Name use) -> reaching binding sites (statement ids)
+        self.statements: Dict[int, cst.CSTNode] = {}  # statement id -> the statement (a binding site)
         if self.tracked:
             self._block(suite_statements(func.body), {})
 
@@ -50,6 +51,7 @@ class ReachingSites:
         return state
 
     def _bind(self, state: State, stmt: cst.CSTNode, names: Iterable[str]) -> State:
+        self.statements[id(stmt)] = stmt
         state = dict(state)
         for name in names:
             if name in self.tracked:
@@ -112,6 +114,7 @@ class ReachingBindings:
         self.parameter_kinds = parameter_kinds  # name -> Kind of parameters (what ENTRY means for them)
         self.tracked = structure.tracked
         self.sites = structure.sites
+        self.statements = structure.statements
         self.current: Dict[Tuple[int, str], List[object]] = {}  # kinds recorded in this pass
         self.previous: Dict[Tuple[int, str], List[object]] = {}  # ... and in the passes before
 
@@ -149,6 +152,25 @@ class ReachingBindings:
         # the others too in a graph (``done = self.false`` ... ``done, _ = self.env.step(a)``: MindSpore unifies
         # the bindings that meet at a branch or loop), so the caller falls back to that join.
         return None if found.value == "unknown" else found
+
+
+def reaching_values(bindings: ReachingBindings, use: cst.Name) -> Optional[List[cst.BaseExpression]]:
+    """The values every binding that reaches ``use`` assigns to its name, when each is a plain ``name = value``
+    statement; None when the name is not tracked, may be unbound (a parameter's value) or is bound another way."""
+    sites = bindings.sites.get(id(use))
+    if not sites or ENTRY in sites:
+        return None
+    values: List[cst.BaseExpression] = []
+    for site in sites:
+        stmt = bindings.statements.get(site)
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1):
+            return None
+        target = stmt.body[0].targets[0].target
+        if not (isinstance(target, cst.Name) and target.value == use.value):
+            return None
+        values.append(stmt.body[0].value)
+    return values
 
 
 def _union(a: State, b: State) -> State:

@@ -27,12 +27,14 @@ from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.multitype_update import plan_update
-from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call, comments_inside, init_value
+from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.dataflow import read_after
+from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
+from ms_lint.analysis.reaching import reaching_values
 from ms_lint.walk import find
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -303,7 +305,7 @@ class _Origins:
         """"tuple", "list" or "unknown": what a sequence handed to HyperMap is (HyperMap returns the same, and
         refuses a mix)."""
         found = self.of(expr)
-        if found is not None:
+        if found is not None and found.container != "unknown":
             return found.container
         if isinstance(expr, cst.Tuple) or (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
                                            and expr.func.value == "tuple"):
@@ -315,6 +317,11 @@ class _Origins:
             assigned = _self_assignments(self.ctx, self.values.owner, expr.attr.value)
             if len(assigned) == 1 and not isinstance(assigned[0], cst.Attribute):
                 return self.container(assigned[0]) if not isinstance(assigned[0], cst.Name) else "unknown"
+        if isinstance(expr, cst.Name):  # a rebound name: what every binding that reaches this use assigns
+            assigned = reaching_values(self.values.sequence, expr)
+            if assigned:
+                found = {self.container(value) if not isinstance(value, cst.Name) else "unknown" for value in assigned}
+                return found.pop() if len(found) == 1 else "unknown"
         return "unknown"
 
     def of_length(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Origin]:
@@ -562,6 +569,10 @@ class _Effects(cst.CSTVisitor):
                 self.state = True
             elif category == RANDOM:
                 self.found = f"the body draws random numbers (`{name}`)"
+            elif category == CELL:  # HyperMap runs it once per element too, but not necessarily in the loop's order
+                why = EffectChecker(self.ctx, self.values.owner).call_reason(node)
+                if why is not None:
+                    self.found = f"the sub-cell `{name}` is not provably free of side effects: {why}"
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
@@ -1425,7 +1436,7 @@ class LoopOverTensorSequence(Rule):
             replaced = wrapper if wrapper is not None else node
             if isinstance(node, cst.GeneratorExp) and wrapper is None:
                 return None, "a generator used directly"
-            if not self._list_result_agnostic(values, replaced):
+            if produced != "list" and not self._list_result_agnostic(values, replaced):
                 return None, ("it builds a list that is used as a list; ops.HyperMap returns the container it is "
                               "given, and the input is not known to be a list")
             wrap = None
