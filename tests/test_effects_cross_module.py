@@ -183,3 +183,26 @@ def test_numpy_constructors_are_pure_but_numpy_random_is_not(tmp_path):
     drawn = pure.replace("np.ones(x.shape, np.float32)", "np.random.rand(*x.shape).astype(np.float32)")
     finding = _finding(tmp_path / "rand", drawn)
     assert finding.fix_object is None and "rand" in finding.detail
+
+
+def test_a_sum_with_the_first_term_set_apart_says_why_it_gets_no_fix():
+    """PDE-Net's ``if idx == 0: f = term  else: f = f + term``: a sum, refused in one line that names the shape."""
+    from ms_lint.testing import lint
+
+    source = textwrap.dedent("""\
+        from mindspore import nn
+
+
+        class WeightedSum(nn.Cell):
+            def construct(self, coe, out):
+                f = 0
+                for idx in range(out.shape[1]):
+                    if idx == 0:
+                        f = coe[idx] * out[:, 0:1]
+                    else:
+                        f = f + coe[idx] * out[:, idx:(idx + 1)]
+                return f
+    """)
+    (finding,) = lint(source, select=["MSL101"])
+    assert finding.fix_object is None
+    assert "first term set apart (`if idx == 0:`)" in finding.detail

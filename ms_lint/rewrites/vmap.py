@@ -270,6 +270,10 @@ class VmapBuilder:
             return self._unbuilt("is the last statement of its block: nothing after it stacks the results")
         body = list(suite_statements(loop.body))
         grown = _accumulations(body)
+        peeled = _first_term_peeled(body, loop.target.value)
+        if not grown and peeled is not None:
+            return self._unbuilt(f"sums into `{peeled}` with the first term set apart (`if {loop.target.value} == 0:`); "
+                                 "the map-and-sum rewrite (unsafe) takes only `total = 0` then `total += term`")
         if not grown:
             return self._unbuilt("does not end in `acc.append(value)` or `acc += (value,)`")
         prefix = body[:len(body) - len(grown)]
@@ -903,6 +907,23 @@ def _summed_term(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpress
                 and isinstance(value.left, cst.Name) and value.left.value == name and not value.left.lpar:
             return name, value.right
     return None
+
+
+def _first_term_peeled(body: Sequence[cst.BaseStatement], index: str) -> Optional[str]:
+    """``total`` when the body is only ``if i == 0: total = term  else: total = total + term`` (PDE-Net's weighted
+    sum): a sum, but not in the ``total += term`` form the map-and-sum rewrite takes."""
+    if len(body) != 1 or not isinstance(body[0], cst.If) or not isinstance(body[0].orelse, cst.Else):
+        return None
+    test = body[0].test
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == index
+            and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(test.comparisons[0].comparator, cst.Integer) and test.comparisons[0].comparator.value == "0"):
+        return None
+    first, rest = list(suite_statements(body[0].body)), list(suite_statements(body[0].orelse.body))
+    summed = _summed_term(rest[0]) if len(rest) == 1 else None
+    if summed is None or len(first) != 1 or summed[0] not in assigned_in(first):
+        return None
+    return summed[0]
 
 
 def _zero_init(block: Sequence[cst.BaseStatement], index: int, total: str) -> Optional[cst.SimpleStatementLine]:
