@@ -33,6 +33,17 @@ def module_package(path: Optional[str]) -> Optional[str]:
     return package_of(path)[0]
 
 
+# What ``mindspore.common.dtype`` holds (its ``__all__`` in MindSpore 2.10): only these are spelled through an
+# ``import mindspore.common.dtype as mstype`` alias.
+DTYPE_MODULE_NAMES = frozenset((
+    "Int", "QuantDtype", "TensorType", "Type", "bfloat16", "bool_", "byte", "cdouble", "cfloat", "complex128",
+    "complex64", "double", "dtype_to_nptype", "dtype_to_pytype", "float16", "float32", "float64", "float8_e4m3fn",
+    "float8_e5m2", "float_", "get_py_obj_dtype", "half", "hifloat8", "int16", "int32", "int64", "int8", "int_",
+    "intc", "intp", "list_", "long", "number", "pytype_to_dtype", "qint4x2", "short", "single", "string",
+    "tensor_type", "tuple_", "type_none", "ubyte", "uint", "uint16", "uint32", "uint64", "uint8", "uintc", "uintp",
+    "ushort",
+))
+
 class ImportTable:
     """Local name -> qualified name, for every import in the module (function-level ones included)."""
 
@@ -113,6 +124,8 @@ class ImportTable:
             # module's canonical name (``mindspore.dtype``) is no prefix of it (dtype modules only: other
             # sub-modules that collapse to ``mindspore.`` do not hold its names).
             last = qualified_name.rsplit(".", 1)[1]
+            if last not in DTYPE_MODULE_NAMES:  # ``mstype.vmap`` does not exist though it would canonicalize
+                return None
             for local, target in self.aliases.items():
                 if local in self.module_level and local not in avoid and canonical(target) == "mindspore.dtype" \
                         and canonical(f"{target}.{last}") == qualified_name:

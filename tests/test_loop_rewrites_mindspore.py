@@ -369,3 +369,53 @@ def test_a_real_loop_cannot_carry_a_number_that_becomes_a_tensor_in_2_10(tmp_pat
     module = _import(NUMBER_STATE, tmp_path, "number_state")
     with pytest.raises(TypeError, match="Type Join Failed"):
         module.total_from_zero(ms.Tensor(np.ones((4, 3), np.float32)))
+
+
+# -- a sub-cell from another module of the project (fixtures/loops/pde_kernels/) ----------------------------------
+PDE_KERNELS = ROOT / "fixtures" / "loops" / "pde_kernels"
+
+
+def _import_package_versions(tmp_path):
+    """The fixture package as written and with ``filters.py`` fixed (the fix sees the whole package), imported as
+    two packages of their own: graph mode reads the source of what it compiles."""
+    import importlib
+    import shutil
+    import sys
+
+    source = (PDE_KERNELS / "filters.py").read_text(encoding="utf-8")
+    outcome = fix_text(decode_source(str(PDE_KERNELS / "filters.py"), source.encode("utf-8")),
+                       Config().with_overrides(select=CODES), path=str(PDE_KERNELS / "filters.py"))
+    assert outcome.error is None, outcome.error
+    fixed = outcome.fixed
+    assert fixed.count("vmap(") == 2 and fixed.count("for idx in") == 2  # the look-alikes keep their loops
+    again = fix_text(decode_source(str(PDE_KERNELS / "filters.py"), fixed.encode("utf-8")), Config().with_overrides(select=CODES),
+                     path=str(PDE_KERNELS / "filters.py"))
+    assert again.fixed == fixed  # idempotent
+    modules = []
+    for label, text in (("orig", source), ("fixed", fixed)):
+        name = f"pde_kernels_{label}_{tmp_path.name}".replace("-", "_")
+        shutil.copytree(PDE_KERNELS, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        (tmp_path / name / "filters.py").write_text(text, encoding="utf-8")
+        sys.path.insert(0, str(tmp_path))
+        try:
+            modules.append(importlib.import_module(f"{name}.filters"))
+        finally:
+            sys.path.remove(str(tmp_path))
+    return modules
+
+
+def test_vmap_over_a_sub_cell_of_another_module_matches_the_loop(tmp_path):
+    """PDE-Net's moment-to-kernel loop (a Cell imported from a sibling module, whose construct is followed and
+    found pure) -> ``ms.vmap``: outputs and input gradients match, in a Cell's construct (GRAPH_MODE) and in a
+    ``@jit`` function."""
+    before, after = _import_package_versions(tmp_path)
+    moment = ms.Tensor(np.random.RandomState(3).randn(6, 5, 5).astype(np.float32))
+    cells = before.MomentFilters(), after.MomentFilters()
+    for name, param in cells[0].parameters_and_names():
+        dict(cells[1].parameters_and_names())[name].set_data(ms.Tensor(param.asnumpy()))
+    assert_same(_flatten(cells[0](moment)), _flatten(cells[1](moment)), "MomentFilters")
+    assert_same(_flatten(ms.grad(cells[0])(moment)), _flatten(ms.grad(cells[1])(moment)), "MomentFilters gradients")
+    small = moment[:4]
+    assert_same(_flatten(before.kernels_of(small)), _flatten(after.kernels_of(small)), "kernels_of")
+    assert_same(_flatten(ms.grad(before.kernels_of)(small)), _flatten(ms.grad(after.kernels_of)(small)),
+                "kernels_of gradients")

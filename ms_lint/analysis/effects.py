@@ -6,11 +6,12 @@ Over-matching a name only costs a rewrite, never a finding.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
 from ms_lint.analysis.dataflow import read_name_nodes
+from ms_lint.analysis.project import method_of
 from ms_lint.analysis.shapes import init_value, is_self_attr
 from ms_lint.analysis.values import CONST_BUILTINS, FunctionValues, Kind
 from ms_lint.context import ModuleContext
@@ -29,6 +30,12 @@ SIDE_EFFECT_NAME = re.compile(
 )
 # nn classes that are not pure per call: random, or updating statistics while training.
 IMPURE_CELLS = re.compile(r"dropout|batchnorm|groupnorm_stats|random|noise", re.IGNORECASE)
+# NumPy constructors that only build an array from their arguments (graph mode folds them into constants): pure.
+# A curated list, not "all of numpy": ``numpy.random.*`` draws numbers, ``numpy.empty`` holds whatever memory held.
+PURE_NUMPY = frozenset(f"numpy.{name}" for name in (
+    "ones", "zeros", "full", "ones_like", "zeros_like", "full_like", "arange", "eye", "identity", "linspace",
+    "array", "asarray",
+))
 
 
 # -- effects ---------------------------------------------------------------------------------------------------
@@ -36,13 +43,19 @@ class EffectChecker:
     """Why a loop body is not a pure function of its inputs (a random op, a side effect), or None.
 
     Calls into the module's own graph code (``self.helper(x)``, ``helper(x)``, a Cell class defined here) are
-    followed; calls to cells whose class cannot be seen (imported from elsewhere) count as unknown effects.
+    followed, and so are calls into other modules of the project (a sub-cell whose class is imported from a sibling
+    module: its ``construct`` and the methods that calls; an imported helper function), up to ``MAX_MODULE_DEPTH``
+    modules away. Calls whose code cannot be seen (an installed package other than MindSpore) count as effects.
     """
 
-    def __init__(self, context: ModuleContext, owner: Optional[str]):
+    MAX_MODULE_DEPTH = 3  # module hops followed from the checked one; deeper calls count as unknown effects
+
+    def __init__(self, context: ModuleContext, owner: Optional[str], _seen: Optional[Set[int]] = None,
+                 _depth: int = 0):
         self.context = context
         self.owner = owner
-        self._seen: Set[int] = set()
+        self._seen: Set[int] = set() if _seen is None else _seen  # shared across modules: a cycle ends here
+        self._depth = _depth
 
     def reason(self, node: cst.CSTNode) -> Optional[str]:
         for call in _calls(node):
@@ -112,9 +125,34 @@ class EffectChecker:
             return f"`{last}` (random or stateful)"
         if SIDE_EFFECT_NAME.match(last.lower()):
             return f"side effect `{last}`"
-        if qualified.startswith("mindspore."):
+        if qualified.startswith("mindspore.") or qualified in PURE_NUMPY:
             return None
+        found = self._project_code(construction.func)
+        if found is not None:
+            return self._follow_elsewhere(*found, last)
         return f"`{last}` (a callable ms-lint cannot see into)"
+
+    def _project_code(self, func: cst.BaseExpression) -> Optional[Tuple[ModuleContext, cst.FunctionDef, Optional[str]]]:
+        """(context, def, owner) of the code that calling ``func`` runs when it names a Cell class (its
+        ``construct``) or a function of another module of the project; None otherwise."""
+        project = self.context.project
+        if project is None or not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        dotted = code_of(func)
+        found_class = project.imported_class(dotted)
+        if found_class is not None:
+            other, qualname = found_class
+            construct = method_of(other, qualname, "construct") if other.scope.is_cell_class(qualname) else None
+            return (construct[0], construct[1], qualname) if construct is not None else None
+        found_function = project.imported_function(dotted)
+        return (found_function[0], found_function[1], None) if found_function is not None else None
+
+    def _follow_elsewhere(self, context: ModuleContext, func: cst.FunctionDef, owner: Optional[str], name: str
+                          ) -> Optional[str]:
+        """Follow code of another module with that module's names (a checker over its context)."""
+        if self._depth >= self.MAX_MODULE_DEPTH:
+            return f"`{name}` (calls more modules deep than ms-lint follows)"
+        return EffectChecker(context, owner, self._seen, self._depth + 1)._follow(func, owner)
 
     def _follow(self, func: cst.FunctionDef, owner: Optional[str]) -> Optional[str]:
         if id(func) in self._seen:

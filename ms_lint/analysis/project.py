@@ -142,6 +142,17 @@ class ProjectView:
                 return context, node
         return None
 
+    def imported_class(self, dotted: str) -> Optional[Tuple[object, str]]:
+        """A class of another project module that ``dotted`` (as written here) names: (that module's context, the
+        class qualname). None for a class of this module, of an installed package, or one that cannot be read."""
+        if self.module is None:
+            return None
+        ref = self.index.class_ref(self.module, dotted)
+        if ref is None or ref[0] == self.module or ref[0] not in self.index.project_modules:
+            return None
+        context = self.context_for(ref[0])
+        return (context, ref[1]) if context is not None and ref[1] in context.scope.classes else None
+
     def imported_function(self, name: str) -> Optional[Tuple[object, cst.FunctionDef]]:
         """A module function of another project module that ``name`` (as written here) refers to."""
         if self.module is None:
@@ -240,3 +251,12 @@ class ProjectView:
         if self.module is None:
             return None, ""
         return constructor_value(self.index, (self.module, class_qualname), param)
+
+
+def method_of(context, class_qualname: str, name: str) -> Optional[Tuple[object, cst.FunctionDef]]:
+    """(context, def) of a method of a class of ``context``'s module, defined on the class, on a base in the same
+    module, or on a base in another project module."""
+    node = context.scope.find_method(class_qualname, name)
+    if node is not None:
+        return context, node
+    return context.project.find_method(class_qualname, name) if context.project is not None else None

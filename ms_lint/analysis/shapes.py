@@ -57,6 +57,40 @@ def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:
             and (attr is None or expr.attr.value == attr))
 
 
+def holds_python_sequence(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression) -> bool:
+    """``expr`` is a Python list or tuple (indexing it by a constant is folded away, never a slicing op): a list
+    or tuple display, or ``self.<attr>`` bound once to one (``self._mats = []`` then appended to), directly or
+    through a ``@property`` that returns such an attribute."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if not is_self_attr(expr):
+        return False
+    attr = expr.attr.value  # type: ignore[attr-defined]
+    getter = context.scope.find_method(owner, attr)
+    if getter is not None:
+        returned = _property_return(getter)
+        if returned is None:
+            return False
+        attr = returned
+    value = init_value(context, owner, attr)
+    return isinstance(value, (cst.List, cst.Tuple, cst.ListComp))
+
+
+def _property_return(method: cst.FunctionDef) -> Optional[str]:
+    """``x`` for a ``@property`` whose body is only ``return self.x``."""
+    if not any(isinstance(d.decorator, cst.Name) and d.decorator.value == "property" for d in method.decorators):
+        return None
+    body = [stmt for stmt in suite_statements(method.body)
+            if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+                    and isinstance(stmt.body[0].value, cst.SimpleString))]  # a docstring
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+        return None
+    small = body[0].body[0]
+    if isinstance(small, cst.Return) and small.value is not None and is_self_attr(small.value):
+        return small.value.attr.value  # type: ignore[union-attr]
+    return None
+
+
 def primitive_of(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression) -> Optional[str]:
     """Qualified class of the op or cell a callable expression holds: ``P.Shape()`` or ``self.shape`` set to it."""
     if is_self_attr(expr):

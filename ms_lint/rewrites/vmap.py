@@ -36,7 +36,8 @@ from ms_lint.analysis.dataflow import (
 )
 from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.pieces import pieces_of
-from ms_lint.analysis.shapes import ShapeRef, init_value, int_argument, primitive_of
+from ms_lint.analysis.project import method_of
+from ms_lint.analysis.shapes import ShapeRef, holds_python_sequence, init_value, int_argument, primitive_of
 from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -269,6 +270,10 @@ class VmapBuilder:
             return self._unbuilt("is the last statement of its block: nothing after it stacks the results")
         body = list(suite_statements(loop.body))
         grown = _accumulations(body)
+        peeled = _first_term_peeled(body, loop.target.value)
+        if not grown and peeled is not None:
+            return self._unbuilt(f"sums into `{peeled}` with the first term set apart (`if {loop.target.value} == 0:`); "
+                                 "the map-and-sum rewrite (unsafe) takes only `total = 0` then `total += term`")
         if not grown:
             return self._unbuilt("does not end in `acc.append(value)` or `acc += (value,)`")
         prefix = body[:len(body) - len(grown)]
@@ -668,8 +673,10 @@ class _VmapTaint:
     the in-module functions, methods and cells it calls, to find what MindSpore 2.10's vmap cannot compile:
 
     * indexing a tensor that carries no mapped axis (``anchors[:, :2]`` with ``anchors`` captured or passed
-      unmapped) fails with ``For Operator[StridedSlice], the inputs number should be 9 but got 4``;
-    * cells whose code ms-lint cannot see, other than the public nn cells in ``VMAP_CELLS``.
+      unmapped) fails with ``For Operator[StridedSlice], the inputs number should be 9 but got 4`` (indexing a
+      Python list of Tensors passed in, ``mats[k - 1]``, is no slicing op and is allowed);
+    * cells whose code ms-lint cannot see, other than the public nn cells in ``VMAP_CELLS``. Cells and functions
+      of other project modules are followed with that module's own analysis.
     """
 
     MAX_DEPTH = 4
@@ -678,26 +685,32 @@ class _VmapTaint:
         self.context = context
         self.values = values
 
-    def check(self, stmts: Sequence[cst.CSTNode], tainted: Set[str], owner: Optional[str], depth: int
-              ) -> Optional[str]:
+    def check(self, stmts: Sequence[cst.CSTNode], tainted: Set[str], owner: Optional[str], depth: int,
+              lists: Optional[Set[str]] = None) -> Optional[str]:
+        """``lists``: parameters of a followed function that hold Python lists or tuples of Tensors."""
         if depth > self.MAX_DEPTH:
             return "makes calls nested too deeply for ms-lint to follow"
+        lists = set() if lists is None else lists
         for stmt in stmts:
-            problem = self._node(stmt, tainted, owner, depth)
+            problem = self._node(stmt, tainted, owner, depth, lists)
             if problem:
                 return problem
             for target, value in _bindings(stmt):
+                lists.discard(target)
                 if read_names(value) & tainted:
                     tainted.add(target)
                 else:
                     tainted.discard(target)
         return None
 
-    def _node(self, node: cst.CSTNode, tainted: Set[str], owner: Optional[str], depth: int) -> Optional[str]:
+    def _node(self, node: cst.CSTNode, tainted: Set[str], owner: Optional[str], depth: int,
+              lists: Set[str]) -> Optional[str]:
         finder = _SubscriptFinder()
         node.visit(finder)
         for sub in finder.found:
             base = sub.value
+            if isinstance(base, cst.Name) and base.value in lists:
+                continue
             if not (read_names(base) & tainted) and (depth > 0 or self.values.kind(base) is not Kind.CONST):
                 if not _is_shape_tuple(base):
                     return (f"indexes `{code_of(base)}`, which is the same for every slice: MindSpore 2.10's vmap cannot "
@@ -709,12 +722,13 @@ class _VmapTaint:
         calls = _CallFinder()
         node.visit(calls)
         for call in calls.calls:
-            problem = self._call(call, tainted, owner, depth)
+            problem = self._call(call, tainted, owner, depth, lists)
             if problem:
                 return problem
         return None
 
-    def _call(self, call: cst.Call, tainted: Set[str], owner: Optional[str], depth: int) -> Optional[str]:
+    def _call(self, call: cst.Call, tainted: Set[str], owner: Optional[str], depth: int,
+              lists: Set[str]) -> Optional[str]:
         context = self.context
         func = call.func
         args_tainted = [bool(read_names(arg.value) & tainted) for arg in call.args]
@@ -729,20 +743,28 @@ class _VmapTaint:
             return (f"calls `{last}` without {' and '.join(OPTIONAL_WEIGHT_OPS[last])}, which MindSpore 2.10's vmap "
                     "cannot compile (\"Failed calling Rank with input_x=None\")")
         target = None
+        project = context.project
         if _is_self_attribute(func) and owner is not None:
             method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
             if method is not None:
-                target = (method, owner, True)
+                target = (method, owner, True, context)
             else:
                 value = init_value(context, owner, func.attr.value)  # type: ignore[union-attr]
                 if isinstance(value, cst.Call):
                     cell_class = context.imports.qualify(value.func)
+                    elsewhere = project.imported_class(code_of(value.func)) \
+                        if project is not None and isinstance(value.func, (cst.Name, cst.Attribute)) else None
                     if cell_class is None and isinstance(value.func, cst.Name) \
                             and context.scope.is_cell_class(value.func.value):
                         construct = context.scope.find_method(value.func.value, "construct")
                         if construct is None:
                             return f"calls cell `{value.func.value}`, whose construct ms-lint cannot see"
-                        target = (construct, value.func.value, True)
+                        target = (construct, value.func.value, True, context)
+                    elif elsewhere is not None and elsewhere[0].scope.is_cell_class(elsewhere[1]):
+                        found = method_of(elsewhere[0], elsewhere[1], "construct")
+                        if found is None:
+                            return f"calls cell `{code_of(value.func)}`, whose construct ms-lint cannot see"
+                        target = (found[1], elsewhere[1], True, found[0])
                     elif cell_class and cell_class.startswith("mindspore.nn."):
                         if cell_class.rsplit(".", 1)[-1] not in VMAP_CELLS:
                             return f"calls `{cell_class}`, which is not known to run under vmap"
@@ -751,33 +773,40 @@ class _VmapTaint:
                 else:
                     return f"calls `{code_of(func)}`, which ms-lint cannot follow"
         elif isinstance(func, cst.Name) and func.value in context.scope.module_functions:
-            target = (context.scope.module_functions[func.value], None, False)
+            target = (context.scope.module_functions[func.value], None, False, context)
+        elif isinstance(func, (cst.Name, cst.Attribute)) and project is not None:
+            imported = project.imported_function(code_of(func))
+            if imported is not None:
+                target = (imported[1], None, False, imported[0])
         if target is None:
             return None
-        callee, callee_owner, bound = target
+        callee, callee_owner, bound, callee_context = target
         params = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
         if bound and params:
             params = params[1:]
         inner: Set[str] = set()
+        inner_lists: Set[str] = set()
         positional = [a for a in call.args if a.keyword is None]
         if any(a.star for a in call.args):
             return "makes a call with *args, which ms-lint cannot follow"
-        for param, arg in zip(params, positional):
+        passed = list(zip(params, positional)) + [(a.keyword.value, a) for a in call.args if a.keyword is not None]
+        for param, arg in passed:
             if read_names(arg.value) & tainted:
                 inner.add(param)
-        for arg in call.args:
-            if arg.keyword is not None and read_names(arg.value) & tainted:
-                inner.add(arg.keyword.value)
+            elif (isinstance(arg.value, cst.Name) and arg.value.value in lists) \
+                    or holds_python_sequence(context, owner, arg.value):
+                inner_lists.add(param)
+        checker = self if callee_context is context else _VmapTaint(callee_context, self.values)
         body = list(walk_statements(suite_statements(callee.body), into_defs=False))
         simple = [stmt for stmt in body if isinstance(stmt, cst.SimpleStatementLine)]
         for stmt in body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 headers = [getattr(stmt, name) for name in ("test", "iter") if getattr(stmt, name, None) is not None]
                 for header in headers:
-                    problem = self._node(header, inner, callee_owner, depth + 1)
+                    problem = checker._node(header, inner, callee_owner, depth + 1, inner_lists)
                     if problem:
                         return problem
-        return self.check(simple, inner, callee_owner, depth + 1)
+        return checker.check(simple, inner, callee_owner, depth + 1, inner_lists)
 
 
 def _passes(call: cst.Call, names: Sequence[str], first: int) -> bool:
@@ -878,6 +907,23 @@ def _summed_term(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpress
                 and isinstance(value.left, cst.Name) and value.left.value == name and not value.left.lpar:
             return name, value.right
     return None
+
+
+def _first_term_peeled(body: Sequence[cst.BaseStatement], index: str) -> Optional[str]:
+    """``total`` when the body is only ``if i == 0: total = term  else: total = total + term`` (PDE-Net's weighted
+    sum): a sum, but not in the ``total += term`` form the map-and-sum rewrite takes."""
+    if len(body) != 1 or not isinstance(body[0], cst.If) or not isinstance(body[0].orelse, cst.Else):
+        return None
+    test = body[0].test
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == index
+            and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(test.comparisons[0].comparator, cst.Integer) and test.comparisons[0].comparator.value == "0"):
+        return None
+    first, rest = list(suite_statements(body[0].body)), list(suite_statements(body[0].orelse.body))
+    summed = _summed_term(rest[0]) if len(rest) == 1 else None
+    if summed is None or len(first) != 1 or summed[0] not in assigned_in(first):
+        return None
+    return summed[0]
 
 
 def _zero_init(block: Sequence[cst.BaseStatement], index: int, total: str) -> Optional[cst.SimpleStatementLine]:
