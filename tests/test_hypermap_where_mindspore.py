@@ -338,7 +338,8 @@ FIXTURE_RUNS.update({
 
 def _fixture_files():
     return sorted(p for p in FIXTURES.rglob("*.py")
-                  if p.parent.name in ("optimizers", "branches", "lookalikes_optim", "lookalikes_branches"))
+                  if p.parent.name in ("optimizers", "branches", "lookalikes_optim", "lookalikes_branches")
+                  or str(p.relative_to(FIXTURES)) in FIXTURE_RUNS)
 
 
 @pytest.mark.parametrize("path", _fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))

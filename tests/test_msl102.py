@@ -173,6 +173,73 @@ def test_list_results_are_rewritten_only_where_a_tuple_serves_the_same():
         assert finding.fix_object is None and "list" in finding.text
 
 
+def test_a_list_built_by_the_comprehension_before_maps_to_a_list():
+    """A name whose reaching binding is a list comprehension is a list: HyperMap over it returns a list, so a
+    result used as a list (returned) is rewritten; a name that may still hold the tuple is not."""
+    code = jit("sq = [ops.square(g) for g in grads]\nsq = [ops.neg(s) for s in sq]\nreturn sq")
+    out = fixed(code)
+    assert "sq = ops.HyperMap()(ops.neg, sq)" in out
+    maybe_tuple = jit("sq = grads\nif scale > 0:\n    sq = [ops.square(g) for g in grads]\n"
+                      "sq = [ops.neg(s) for s in sq]\nreturn sq")
+    finding = [f for f in findings(maybe_tuple) if "ops.neg" in f.text or f.line == line_of(maybe_tuple, "neg")]
+    assert finding and all(f.fix_object is None for f in finding)
+
+
+SUB_CELLS = HEAD + """
+def space_from_depth(x, factor):
+    batch, channels, height, width = x.shape
+    if channels % (factor * factor):
+        raise ValueError("channels")
+    reshape = ops.Reshape()
+    return reshape(x, (batch, channels // (factor * factor), height * factor, width * factor))
+
+
+class DepthToSpace(nn.Cell):
+    def construct(self, x):
+        return space_from_depth(x, 2)
+
+
+class Counter(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.seen = ms.Parameter(ms.Tensor(0.0), name="seen")
+
+    def construct(self, x):
+        ops.assign_add(self.seen, 1.0)
+        return x
+
+
+class Head(nn.Cell):
+    def __init__(self, conv):
+        super().__init__()
+        self.to_space = DepthToSpace()
+        self.counter = Counter()
+        self.conv = conv
+
+    def construct(self, grads):
+        a = tuple(self.to_space(h) for h in grads)
+        b = tuple(self.counter(h) for h in grads)
+        c = tuple(self.conv(h) for h in grads)
+        return a, b, c
+"""
+
+
+def test_a_sub_cell_is_mapped_only_when_its_code_is_seen_to_be_pure():
+    """A map runs the cell once per element, not in the loop's order: a Parameter update refuses the fix, and so
+    does a cell ms-lint cannot see; a local primitive (``reshape = ops.Reshape()``) and a raise are pure."""
+    by_line = {f.line: f for f in findings(SUB_CELLS)}
+    lines = SUB_CELLS.splitlines()
+
+    def at(text):
+        return by_line[next(i for i, line in enumerate(lines, 1) if text in line)]
+
+    assert at("self.to_space(h)").fix_object is not None
+    counter = at("self.counter(h)")
+    assert counter.fix_object is None and "assign_add" in counter.detail
+    conv = at("self.conv(h)")
+    assert conv.fix_object is None and "cannot see" in conv.detail
+
+
 def test_a_list_input_keeps_a_tuple_result():
     code = cell("self.params = params", "return tuple(p * 2 for p in self.trainable_params())")
     assert "return tuple(ops.HyperMap()(_map_p, self.trainable_params()))" in fixed(code)

@@ -161,6 +161,21 @@ def written_names(stmt: cst.CSTNode) -> List[str]:
     return names
 
 
+def local_bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
+    """The values plain ``name = value`` statements of ``func`` (nested definitions left out) assign to ``name``;
+    empty when any other statement binds it too (``name += ...``, unpacking, ``for name in``...)."""
+    found: List[cst.BaseExpression] = []
+    for stmt in walk_statements(suite_statements(func.body), into_defs=False):
+        if name not in written_names(stmt):
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)):
+            return []
+        found.append(small.value)
+    return found
+
+
 def _head(expr: cst.BaseExpression) -> str:
     while isinstance(expr, cst.Attribute):
         expr = expr.value

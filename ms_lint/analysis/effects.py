@@ -5,12 +5,13 @@ Over-matching a name only costs a rewrite, never a finding.
 """
 from __future__ import annotations
 
+import builtins
 import re
 from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.dataflow import read_name_nodes
+from ms_lint.analysis.dataflow import local_bindings, read_name_nodes
 from ms_lint.analysis.project import method_of
 from ms_lint.analysis.shapes import init_value, is_self_attr
 from ms_lint.analysis.values import CONST_BUILTINS, FunctionValues, Kind
@@ -28,6 +29,9 @@ RANDOM_NAME = re.compile(
 SIDE_EFFECT_NAME = re.compile(
     r"^(assign\w*|print\w*|scatter_\w+|\w*summary|insert_gradient_of|set_data|update|hookbackward|\w*[a-z0-9]_)$"
 )
+# ``ValueError`` and the like: constructing one (to raise it) has no effect.
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
 # nn classes that are not pure per call: random, or updating statistics while training.
 IMPURE_CELLS = re.compile(r"dropout|batchnorm|groupnorm_stats|random|noise", re.IGNORECASE)
 # NumPy constructors that only build an array from their arguments (graph mode folds them into constants): pure.
@@ -56,6 +60,7 @@ class EffectChecker:
         self.owner = owner
         self._seen: Set[int] = set() if _seen is None else _seen  # shared across modules: a cycle ends here
         self._depth = _depth
+        self._function: Optional[cst.FunctionDef] = None  # the function being followed (its local names)
 
     def reason(self, node: cst.CSTNode) -> Optional[str]:
         for call in _calls(node):
@@ -84,11 +89,16 @@ class EffectChecker:
                 return self._follow(target, None)
             if func.value in context.scope.classes:
                 return None  # constructing an object: its construct runs only when called
-            if func.value in CONST_BUILTINS:
-                return None
+            if func.value in CONST_BUILTINS or func.value in BUILTIN_EXCEPTIONS:
+                return None  # ``raise ValueError(...)``: building the exception changes nothing
             value = context.constants.nodes.get(func.value)  # ``hswish = ops.HSwish()`` at module level
             if isinstance(value, cst.Call):
                 return self._class_reason(context.imports.qualify(value.func), value)
+            local = local_bindings(self._function, func.value) if self._function is not None else []
+            if len(local) == 1 and isinstance(local[0], cst.Call) and isinstance(local[0].func, (cst.Name,
+                                                                                                 cst.Attribute)):
+                # ``reshape = ops.Reshape()`` then ``reshape(x, shape)``: the object that name holds
+                return self._class_reason(context.imports.qualify(local[0].func), local[0])
             return self._name_reason(func.value) or f"`{func.value}` (a callable ms-lint cannot see into)"
         if isinstance(func, cst.Attribute):
             if is_self_attr(func):
@@ -121,15 +131,16 @@ class EffectChecker:
         if qualified is None:
             return "a callable ms-lint cannot see into"
         last = qualified.rsplit(".", 1)[-1]
+        # Code of the project is read, not judged by its name (``PixelShuffle`` draws nothing at random).
+        found = None if qualified.startswith("mindspore.") else self._project_code(construction.func)
+        if found is not None:
+            return self._follow_elsewhere(*found, last)
         if RANDOM_NAME.search(last.lower()) or IMPURE_CELLS.search(last):
             return f"`{last}` (random or stateful)"
         if SIDE_EFFECT_NAME.match(last.lower()):
             return f"side effect `{last}`"
         if qualified.startswith("mindspore.") or qualified in PURE_NUMPY:
             return None
-        found = self._project_code(construction.func)
-        if found is not None:
-            return self._follow_elsewhere(*found, last)
         return f"`{last}` (a callable ms-lint cannot see into)"
 
     def _project_code(self, func: cst.BaseExpression) -> Optional[Tuple[ModuleContext, cst.FunctionDef, Optional[str]]]:
@@ -158,12 +169,12 @@ class EffectChecker:
         if id(func) in self._seen:
             return None
         self._seen.add(id(func))
-        saved = self.owner
-        self.owner = owner
+        saved = self.owner, self._function
+        self.owner, self._function = owner, func
         try:
             return self.reason(func.body)
         finally:
-            self.owner = saved
+            self.owner, self._function = saved
 
 
 def _local_class(call: cst.Call) -> Optional[str]:

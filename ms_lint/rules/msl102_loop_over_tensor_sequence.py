@@ -27,7 +27,7 @@ from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.multitype_update import plan_update
-from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, classify_call, comments_inside, init_value
+from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, UNKNOWN, classify_call, comments_inside, init_value
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.dataflow import read_after
@@ -569,10 +569,10 @@ class _Effects(cst.CSTVisitor):
                 self.state = True
             elif category == RANDOM:
                 self.found = f"the body draws random numbers (`{name}`)"
-            elif category == CELL:  # HyperMap runs it once per element too, but not necessarily in the loop's order
+            elif category in (CELL, UNKNOWN):  # a map runs it once per element, not necessarily in the loop's order
                 why = EffectChecker(self.ctx, self.values.owner).call_reason(node)
                 if why is not None:
-                    self.found = f"the sub-cell `{name}` is not provably free of side effects: {why}"
+                    self.found = f"`{name}` is not provably free of side effects: {why}"
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
