@@ -419,3 +419,33 @@ def test_vmap_over_a_sub_cell_of_another_module_matches_the_loop(tmp_path):
     assert_same(_flatten(before.kernels_of(small)), _flatten(after.kernels_of(small)), "kernels_of")
     assert_same(_flatten(ms.grad(before.kernels_of)(small)), _flatten(ms.grad(after.kernels_of)(small)),
                 "kernels_of gradients")
+
+
+ATTENTION_ROWS = ROOT / "fixtures" / "loops" / "attention_rows.py"
+
+
+def _jit_calling(cell):
+    @ms.jit
+    def call(t):
+        return cell(t)
+    return call
+
+
+def test_attention_rows_fix_matches_the_loop_with_gradients_and_under_jit(tmp_path):
+    """dgmr-like attention: query/key/value from 1x1 convolutions of x, a per-sample loop over a helper with two
+    ops.bmm products -> ``ms.vmap`` over (query, key, value): outputs, input and weight gradients match in the
+    Cell's construct (GRAPH_MODE) and through a ``@jit`` function calling the Cell."""
+    source = ATTENTION_ROWS.read_text(encoding="utf-8")
+    fixed = _fix(source, Config())
+    assert "ms.vmap(" in fixed and "(query, key, value)" in fixed
+    before, after = _import(source, tmp_path, "attn_orig"), _import(fixed, tmp_path, "attn_fixed")
+    cells = before.LatentAttention(), after.LatentAttention()
+    params_after = dict(cells[1].parameters_and_names())
+    for name, param in cells[0].parameters_and_names():
+        params_after[name].set_data(ms.Tensor(param.asnumpy()))
+    x = ms.Tensor(np.random.RandomState(5).randn(3, 8, 4, 5).astype(np.float32))
+    assert_same(_flatten(cells[0](x)), _flatten(cells[1](x)), "LatentAttention")
+    grads = [_flatten(ms.grad(cell, grad_position=0, weights=cell.trainable_params())(x)) for cell in cells]
+    assert_same(grads[0], grads[1], "LatentAttention gradients")
+    jitted = [_jit_calling(cell) for cell in cells]
+    assert_same(_flatten(jitted[0](x)), _flatten(jitted[1](x)), "LatentAttention under @jit")

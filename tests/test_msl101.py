@@ -1594,3 +1594,102 @@ def f(x):
     found = [f for f in lint(textwrap.dedent(code), select=["MSL101"])]
     assert len(found) == 1 and found[0].fix_object is None
     assert "no automatic rewrite: the body is in a file where ms-lint finds no safe spelling" in found[0].detail
+
+
+# -- rows of a batch-preserving sub-cell's output: `q = self.conv(x)` has x.shape[0] rows ------------------------
+def _conv_cell(init: str, construct: str) -> str:
+    return (
+        "class Attn(nn.Cell):\n"
+        "    def __init__(self, query_cell=None):\n"
+        "        super().__init__()\n"
+        "        self.key = nn.Conv2d(4, 4, 1)\n"
+        f"        {init}\n"
+        "\n"
+        "    def construct(self, x):\n"
+        + textwrap.indent(textwrap.dedent(construct).strip("\n"), "        ") + "\n"
+    )
+
+
+ROWS_LOOP = """
+query = self.query(x)
+key = self.key(x)
+out = []
+for b in range(x.shape[0]):
+    out.append(query[b] * key[b])
+return ops.stack(out, 0)
+"""
+
+
+@pytest.mark.parametrize("cell", ["nn.Conv2d(4, 4, 1)", "nn.Conv1d(4, 4, 1)", "nn.ReLU()", "nn.BatchNorm2d(4)",
+                                  "nn.Softmax(axis=1)"])
+def test_slices_of_a_batch_preserving_sub_cell_output_are_mapped(cell):
+    out = assert_fixed(_conv_cell(f"self.query = {cell}", ROWS_LOOP))
+    assert "in_axes=(0, 0), out_axes=0)(query, key)" in out
+
+
+def test_rows_of_the_trip_tensor_and_of_its_convolution_together():
+    out = assert_fixed(_conv_cell("self.query = nn.Conv2d(4, 4, 1)", """
+        query = self.query(x)
+        out = []
+        for b in range(x.shape[0]):
+            out.append(query[b] + x[b])
+        return ops.stack(out, 0)
+    """))
+    assert "(query, x)" in out
+
+
+@pytest.mark.parametrize("init, construct", [
+    # Dense keeps axis 0 only for a batched input: a 1-D x gives out_channels rows
+    ("self.query = nn.Dense(4, 4)", ROWS_LOOP),
+    # a cell that is not a known MindSpore one (handed in), or a project cell that moves axes
+    ("self.query = query_cell", ROWS_LOOP),
+    ("self.query = ops.Transpose()", ROWS_LOOP),
+    # the argument is not the trip tensor
+    ("self.query = nn.Conv2d(4, 4, 1)", ROWS_LOOP.replace("query = self.query(x)", "query = self.query(x * 2)")),
+    ("self.query = nn.Conv2d(4, 4, 1)", ROWS_LOOP.replace("query = self.query(x)", "query = self.query(key)")),
+    # bound twice, or x rebound between the convolution and the loop
+    ("self.query = nn.Conv2d(4, 4, 1)", ROWS_LOOP.replace("key = self.key(x)", "key = self.key(x)\nquery = query.T")),
+    ("self.query = nn.Conv2d(4, 4, 1)", ROWS_LOOP.replace("key = self.key(x)", "key = self.key(x)\nx = x.T")),
+    # a row axis other than 0 (the trip count is x.shape[1])
+    ("self.query = nn.Conv2d(4, 4, 1)", """
+        query = self.query(x)
+        key = self.key(x)
+        out = []
+        for b in range(x.shape[1]):
+            out.append(query[:, b] * key[:, b])
+        return ops.stack(out, 1)
+    """),
+    # sliced on axis 1 while the trip count is axis 0
+    ("self.query = nn.Conv2d(4, 4, 1)", ROWS_LOOP.replace("query[b] * key[b]", "query[:, b] * key[:, b]")),
+])
+def test_rows_not_proven_keep_no_fix(init, construct):
+    assert_flagged_without_fix(_conv_cell(init, construct))
+
+
+def test_the_binding_must_precede_the_loop_in_its_block():
+    assert_flagged_without_fix(_conv_cell("self.query = nn.Conv2d(4, 4, 1)", """
+        if x.shape[0] > 1:
+            query = self.query(x)
+        else:
+            query = x
+        key = self.key(x)
+        out = []
+        for b in range(x.shape[0]):
+            out.append(query[b] * key[b])
+        return ops.stack(out, 0)
+    """))
+
+
+def test_a_batched_product_of_two_mapped_operands_is_vmapped():
+    """ops.bmm rejects a 1-D operand itself, so the 1-D lane hazard of matmul cannot arise."""
+    out = assert_fixed("""
+    @ms.jit
+    def f(q, k):
+        return ops.stack([ops.bmm(q[i], k[i]) for i in range(q.shape[0])])
+    """.replace("range(q.shape[0])", "range(q.shape[0])"))
+    assert "ops.bmm(" in out and "ms.vmap" in out
+    assert_flagged_without_fix("""
+    @ms.jit
+    def f(q, k):
+        return ops.stack([ops.mm(q[i], k[i]) for i in range(q.shape[0])])
+    """)

@@ -536,3 +536,74 @@ def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleConte
             return qualified in ("mindspore.Tensor", "mindspore.Parameter") or (
                 isinstance(annotation, cst.Name) and annotation.value == "Tensor")
     return False
+
+
+# -- batch-preserving sub-cells: ``q = self.conv(x)`` has as many rows (axis 0) as ``x`` -------------------------
+# MindSpore nn cells whose output keeps the input's axis-0 length, whatever the input is. Curated, kept small:
+# * convolutions: the primitive only accepts a batched input (measured on 2.10: Conv2d and Conv1d reject a
+#   3-D input, Conv3d a 4-D one, "x shape size must be equal to 4/5"), so axis 0 is the batch in and out;
+# * shape-preserving cells (element-wise activations, normalizations, dropout): every axis is kept.
+# Deliberately absent: ``Dense`` (a 1-D input of length in_channels gives out_channels rows), pooling, flatten,
+# transposed convolutions and anything that reshapes or reorders axes.
+BATCH_PRESERVING_CELLS = frozenset({
+    "Conv1d", "Conv2d", "Conv3d",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+    "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "LeakyReLU", "ELU", "Softmax", "LogSoftmax", "Identity",
+    "Dropout",
+})
+
+
+def batch_preserving_cell(context: ModuleContext, owner: Optional[str], func: cst.BaseExpression) -> Optional[str]:
+    """The class name when ``func`` is ``self.<attr>`` bound once to ``mindspore.nn.<C>(...)``, C batch-preserving."""
+    if not is_self_attr(func):
+        return None
+    value = init_value(context, owner, func.attr.value)  # type: ignore[union-attr]
+    if not isinstance(value, cst.Call):
+        return None
+    qualified = context.imports.qualify(value.func)
+    if not qualified or not qualified.startswith("mindspore.nn."):
+        return None
+    last = qualified.rsplit(".", 1)[-1]
+    return last if last in BATCH_PRESERVING_CELLS else None
+
+
+def same_batch_length(context: ModuleContext, function: cst.FunctionDef, name: str, source: str,
+                      at: cst.BaseStatement) -> bool:
+    """Does the local ``name`` provably have as many rows (axis 0) as ``source`` when statement ``at`` runs?
+
+    Only this shape is accepted: ``name`` is not a parameter, is bound exactly once in ``function``, by
+    ``name = self.<cell>(source)`` (one positional argument, the bare name ``source``) where ``self.<cell>`` is a
+    :data:`BATCH_PRESERVING_CELLS` cell, in the same block as ``at`` and before it, and ``source`` is not rebound
+    from that statement up to ``at``. Axis 0 only; the caller checks the axis.
+    """
+    if name == source or any(p.name.value == name for p in parameters_of(function.params)):
+        return False
+    if any(isinstance(n.target, cst.Name) and n.target.value == name for n in find(function, cst.NamedExpr)):
+        return False
+    if any(name in {n.value for n in s.names if isinstance(n, cst.NameItem)}
+           for s in find(function, (cst.Nonlocal, cst.Global))):
+        return False
+    binders = [stmt for stmt in walk_statements(suite_statements(function.body), into_defs=False)
+               if name in written_names(stmt)]
+    if len(binders) != 1:
+        return False
+    binder = binders[0]
+    block, index = statement_block(context, at)
+    if block is None or index is None or not any(stmt is binder for stmt in block[:index]):
+        return False
+    start = next(i for i, stmt in enumerate(block) if stmt is binder)
+    if source in assigned_in(block[start + 1:index]):
+        return False
+    if not isinstance(binder, cst.SimpleStatementLine) or len(binder.body) != 1:
+        return False
+    small = binder.body[0]
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == name and isinstance(small.value, cst.Call)):
+        return False
+    call = small.value
+    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    arg = call.args[0].value
+    if not (isinstance(arg, cst.Name) and arg.value == source):
+        return False
+    return batch_preserving_cell(context, context.scope.owner_of.get(function), call.func) is not None

@@ -37,7 +37,9 @@ from ms_lint.analysis.dataflow import (
 from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.pieces import pieces_of
 from ms_lint.analysis.project import method_of
-from ms_lint.analysis.shapes import ShapeRef, holds_python_sequence, init_value, int_argument, primitive_of
+from ms_lint.analysis.shapes import (
+    ShapeRef, holds_python_sequence, init_value, int_argument, primitive_of, same_batch_length,
+)
 from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -65,6 +67,12 @@ INDEXING_OPS = {"StridedSlice", "strided_slice", "Slice", "slice", "gather", "Ga
 # (2-D x 1-D: "shape1[-1] must be equal to shape2[-2]") or silently gives the wrong shape (1-D x 2-D: (6, 6, 3)
 # instead of (6, 3)). Lane ranks are not known statically, so any product of two mapped operands is refused.
 MATMUL_OPS = {"matmul", "mm", "bmm", "mv", "dot", "inner", "MatMul", "BatchMatMul"}
+# Except a batched product: ``ops.bmm``/``ops.BatchMatMul`` (and ``mint.bmm``) reject a 1-D operand themselves
+# ("the input 'x' must be a 2D or higher dimensional Tensor"; mint.bmm: exactly 3-D) and need operands of equal
+# rank, so a loop that runs has no 1-D lane. Measured on 2.10 (GRAPH_MODE, @jit): every lane shape the loop
+# accepts (2-D x 2-D, 3-D x 3-D, 4-D x 4-D) gives the loop's result under vmap. ``mm``, ``matmul``, ``@``... stay.
+BATCHED_MATMUL = {"mindspore.ops.bmm", "mindspore.ops.BatchMatMul", "mindspore.mint.bmm",
+                  "mindspore.ops.auto_generate.bmm", "mindspore.ops.operations.BatchMatMul"}
 # Ops whose vmap rule fails in 2.10 unless the optional weights are given: ``binary_cross_entropy_with_logits``
 # with weight or pos_weight None fails to compile ("Failed calling Rank with input_x=None"; it works with both).
 OPTIONAL_WEIGHT_OPS = {"binary_cross_entropy_with_logits": ("weight", "pos_weight")}
@@ -173,10 +181,12 @@ class VmapBuilder:
         self.unbuilt: Optional[str] = None  # set when the body is not a shape the rewrite builds (see _unbuilt)
 
     # -- the iteration: which tensors are sliced, on which axis ------------------------------------------------
-    def _index_slices(self, nodes: Sequence[cst.CSTNode], index: str, trip: ShapeRef, written: Set[str]
-                      ) -> Optional[List[_Mapped]]:
+    def _index_slices(self, nodes: Sequence[cst.CSTNode], index: str, trip: ShapeRef, written: Set[str],
+                      at: Optional[cst.BaseStatement] = None) -> Optional[List[_Mapped]]:
         """Every use of ``index`` must be ``t[:, ..., index, rest]`` on a loop-invariant Tensor ``t``, one of them the
-        tensor whose shape gives the trip count. None (with the reason recorded) otherwise."""
+        tensor whose shape gives the trip count, or (axis 0 only) a name that provably has as many rows as it when
+        statement ``at`` runs (``q = self.conv(x)``, see :func:`same_batch_length`). None (with the reason
+        recorded) otherwise."""
         if trip.tensor is None or trip.axis is None or trip.axis < 0:
             return self._unbuilt(f"runs to `{cut(trip.origin, 40)}`, not one axis of a Tensor the body slices")
         finder = _SubscriptFinder()
@@ -208,11 +218,24 @@ class VmapBuilder:
                     return self._unbuilt(f"uses `{index}` other than as the whole index of one axis (`t[{index}]`, "
                                          f"`t[:, {index}]`)")
         trip_key = code_of(trip.tensor)
-        if trip_key not in mapped or mapped[trip_key].axis != trip.axis:
+        if (trip_key not in mapped or mapped[trip_key].axis != trip.axis) and not self._same_rows(mapped, trip, at):
             sliced = ", ".join(f"`{cut(key, 20)}`" for key in list(mapped)[:3]) or "nothing"
             return self._unbuilt(f"runs to `{cut(trip.origin, 30)}` but slices {sliced} by `{index}`, whose length "
                                  "along that axis is not known to be the trip count")
         return list(mapped.values())
+
+    def _same_rows(self, mapped: Dict[str, _Mapped], trip: ShapeRef, at: Optional[cst.BaseStatement]) -> bool:
+        """Is every tensor sliced provably as long as the trip tensor along the sliced axis (``range(x.shape[0])``
+        over ``q[b]``, ``k[b]`` with ``q = self.conv(x)``...)? Only when the trip is axis 0 of a plain name, and
+        each sliced tensor is that name itself or one :func:`same_batch_length` proves, sliced on axis 0: vmap
+        maps every row of every argument, the loop only the first ``x.shape[0]`` of each."""
+        if at is None or trip.axis != 0 or not isinstance(trip.tensor, cst.Name) or not mapped:
+            return False
+        source = trip.tensor.value
+        return all(entry.axis == 0 and isinstance(entry.expr, cst.Name)
+                   and (entry.expr.value == source
+                        or same_batch_length(self.context, self.function, entry.expr.value, source, at))
+                   for entry in mapped.values())
 
     def _trip_is_current(self, trip: ShapeRef, iterable: cst.BaseExpression, statement: cst.BaseStatement) -> bool:
         """Does ``trip.tensor`` still name the tensor whose shape gave the trip count when the loop runs?
@@ -489,7 +512,7 @@ class VmapBuilder:
         if trip is not None:
             if not self._trip_is_current(trip, loop.iter, loop):
                 return self._unbuilt(f"runs to `{trip.origin}`, read before `{code_of(trip.tensor)}` is rebound")
-            mapped = self._index_slices(prefix + [value], loop_var, trip, written)
+            mapped = self._index_slices(prefix + [value], loop_var, trip, written, loop)
             if mapped is None:
                 return self._unbuilt(f"uses `{loop_var}` other than to index one axis of Tensors it does not "
                                      f"reassign, among them `{code_of(trip.tensor)}`")
@@ -623,7 +646,7 @@ class VmapBuilder:
             statement = enclosing_statement(self.context, comp)
             if statement is None or not self._trip_is_current(trip, clause.iter, statement):
                 return self._unbuilt(f"runs to `{trip.origin}`, read before `{code_of(trip.tensor)}` is rebound")
-            mapped = self._index_slices([element], var, trip, set())
+            mapped = self._index_slices([element], var, trip, set(), statement)
             if mapped is None:
                 return self._unbuilt(f"uses `{var}` other than to index one axis of Tensors, among them "
                                      f"`{code_of(trip.tensor)}`")
@@ -736,7 +759,8 @@ class _VmapTaint:
         if qualified and qualified.rsplit(".", 1)[-1] in INDEXING_OPS and not any(args_tainted):
             return (f"calls `{qualified.rsplit('.', 1)[-1]}` on values that are the same for every slice, which "
                     "MindSpore 2.10's vmap cannot compile")
-        if qualified and qualified.rsplit(".", 1)[-1] in MATMUL_OPS and sum(args_tainted[:2]) == 2:
+        if qualified and qualified.rsplit(".", 1)[-1] in MATMUL_OPS and sum(args_tainted[:2]) == 2 \
+                and qualified not in BATCHED_MATMUL:
             return MATMUL_PROBLEM
         last = qualified.rsplit(".", 1)[-1] if qualified else None
         if last in OPTIONAL_WEIGHT_OPS and any(args_tainted) and not _passes(call, OPTIONAL_WEIGHT_OPS[last], 2):
