@@ -505,18 +505,95 @@ def test_several_compile_time_tests_and_several_constants():
         h = h * 1.0
     return h
     """,
-    # `or`: the Tensor test runs even when the compile-time test is false
-    """
-    if h.dtype == ms.float16 or ops.isinf(h).any():
-        c = 64504.0
-        h = ops.clamp(h, -c, c)
-    return h
-    """,
 ])
 def test_split_not_offered(body):
     code = jit(body, "h, k")
     finding = only(code)
     assert finding.fix_object is None, finding.fix
+
+
+# -- a compile-time test joined to a Tensor test with ``or`` ------------------------------------------------------
+def test_or_keeps_the_compile_time_if_with_the_branch_and_selects_on_the_tensor_test_in_its_else():
+    # Where the compile-time test holds, ``or`` never reads the Tensor test and the branch always runs: the
+    # branch stays as written under it; otherwise the select is on the Tensor test alone.
+    code = jit("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """, "h")
+    finding = only(code)
+    assert finding.fix["applicability"] == "safe"
+    assert finding.fix["message"].startswith("keep `if h.dtype == ms.float16` with the branch as written")
+    outcome = fix(code, select=["MSL201"])
+    assert outcome.error is None
+    assert ("    if h.dtype == ms.float16:\n"
+            "        c = 64504.0\n"
+            "        h = ops.clamp(h, -c, c)\n"
+            "    else:\n"
+            "        h = ops.where(ops.isinf(h).any(), ops.clamp(h, -64504.0, 64504.0), h)\n"
+            "    return h\n") in outcome.fixed
+    cst.parse_module(outcome.fixed)
+    assert not findings(outcome.fixed)
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed  # idempotent
+
+
+@pytest.mark.parametrize("body, reason", [
+    # a compile-time test on the right: ``or`` reads the Tensor test first
+    ("""
+    if ops.isinf(h).any() or h.dtype == ms.float16:
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, None),
+    # a branch with a side effect: the select would run it whichever way the Tensor test goes
+    ("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        ops.print_("clamping")
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, "print_"),
+    # a branch that calls a helper ms-lint cannot see into
+    ("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        h = rescale(h)
+    return h
+    """, "rescale"),
+    # a number Tensor as the Tensor part: truthiness, not a bool condition
+    ("""
+    if h.dtype == ms.float16 or h.sum():
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, "bool tensor"),
+    # an else branch
+    ("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        h = ops.clamp(h, -100.0, 100.0)
+    else:
+        h = h * 1.0
+    return h
+    """, None),
+])
+def test_or_split_not_offered(body, reason):
+    code = jit(body, "h")
+    finding = only(code)
+    assert finding.fix_object is None, finding.fix
+    if reason is not None:
+        assert reason in finding.detail
+
+
+def test_or_split_with_a_tensor_test_on_an_argument_is_unsafe():
+    # The select broadcasts the condition: ``step`` (an argument of unknown shape) may widen the result.
+    code = jit("""
+    if interval == 1 or step % interval == 0:
+        v = v * ops.clamp(1.0 - (v * v).mean(), 0.8, 1.25)
+    return v
+    """, "v, step, interval=1")
+    finding = only(code)
+    assert finding.fix["applicability"] == "unsafe"
+    outcome = fix(code, select=["MSL201"], unsafe=True)
+    assert "    if interval == 1:\n        v = v * ops.clamp(" in outcome.fixed
+    assert "    else:\n        v = ops.where(step % interval == 0, v * ops.clamp(" in outcome.fixed
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed
 
 
 # -- dicts of tensors read by constant keys (ms_lint/analysis/dict_keys.py) ------------------------------------
@@ -808,3 +885,50 @@ def test_softmax_in_a_branch_makes_the_select_unsafe():
     code = jit("if x.sum() > 0:\n    w = ops.softmax(x, -1)\nelse:\n    w = x\nreturn w")
     (finding,) = findings(code)
     assert finding.fix_object is not None and finding.fix_object.applicability == "unsafe"
+
+
+# -- the gradient w.r.t. the first input (``GradOperation()``) ---------------------------------------------------
+GRAD_GUARD = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class InputGradient(nn.Cell):
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+        self.grad = ops.GradOperation({options})
+        self.zero = ops.zeros((2, 3), ms.float32)
+
+    def construct(self, x, y):
+        g = self.grad(self.network)(x, y)
+        if ops.isnan(g.sum()):
+            g = {replacement}
+        return g
+"""
+
+
+def test_a_gradient_of_the_first_input_is_a_tensor_the_select_can_keep():
+    code = GRAD_GUARD.format(options="", replacement="ops.zeros_like(g)")
+    finding = only(code)
+    assert finding.fix["applicability"] == "safe"
+    outcome = fix(code, select=["MSL201"])
+    assert "        g = ops.where(ops.isnan(g.sum()), ops.zeros_like(g), g)\n" in outcome.fixed
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed
+
+
+def test_a_gradient_against_a_stored_zero_of_its_own_shape_is_unsafe():
+    # ``self.zero`` has a shape of its own: the select would broadcast it against the gradient.
+    code = GRAD_GUARD.format(options="sens_param=False", replacement="self.zero")
+    finding = only(code)
+    assert finding.fix["applicability"] == "unsafe"
+    assert "have one shape" in finding.detail
+
+
+@pytest.mark.parametrize("options", ["get_all=True", "get_by_list=True", "True", "get_all=flag"])
+def test_gradients_that_are_tuples_are_not_bound_to_a_tensor(options):
+    # get_all=True: one gradient per input, a tuple; get_by_list=True: one per weight.
+    code = GRAD_GUARD.format(options=options, replacement="ops.zeros_like(g)")
+    finding = only(code)
+    assert finding.fix_object is None, finding.fix
+    assert "`g` is not bound to a known Tensor before the `if`" in finding.detail

@@ -37,6 +37,10 @@ class Kind(enum.Enum):
     CONST_OP = "const-op"  # a Primitive whose result is a compile-time constant (P.Shape(), P.IsInstance())
     GRAD_OP = "grad-op"  # ``GradOperation(get_by_list=True)``: called on a network and weights, gives GRAD_FN
     GRAD_FN = "grad-fn"  # ``grad_op(net, weights)``: called on inputs, gives one gradient per weight (TENSOR_SEQ)
+    # ``GradOperation()`` (get_all and get_by_list off): called on a network gives GRAD_FN_FIRST, which called on
+    # inputs gives the gradient w.r.t. the first input, of that input's kind (a Tensor for a Tensor input).
+    GRAD_OP_FIRST = "grad-op-first"
+    GRAD_FN_FIRST = "grad-fn-first"
     UNKNOWN = "unknown"
 
 
@@ -485,6 +489,14 @@ class ExpressionKinds:
             return Kind.GRAD_FN
         if callee is Kind.GRAD_FN:
             return Kind.TENSOR_SEQ
+        if callee is Kind.GRAD_OP_FIRST:
+            return Kind.GRAD_FN_FIRST
+        if callee is Kind.GRAD_FN_FIRST:  # the gradient w.r.t. the first input has that input's shape and kind
+            first = expr.args[0] if expr.args else None
+            if first is not None and first.keyword is None and not first.star and args[0] is Kind.TENSOR \
+                    and not self._constant_tensor(first.value):
+                return Kind.TENSOR
+            return Kind.UNKNOWN
         if callee in (Kind.OP, Kind.CELL):
             return Kind.TENSOR
         if callee is Kind.CONST_OP:
@@ -496,6 +508,16 @@ class ExpressionKinds:
                     return Kind.CONST
                 return Kind.TENSOR_SEQ if inner in TENSOR_SEQ_SOURCES else Kind.TENSOR
         return Kind.UNKNOWN
+
+    def _constant_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A Tensor graph mode holds as a constant: ``self.<attr>`` or ``Tensor(...)``. MindSpore 2.10's
+        ``GradOperation()`` gives ``()`` (no gradient) for such a first input, not a Tensor (measured)."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return True
+        if isinstance(expr, cst.Call):
+            qualified = self.imports.qualify(expr.func) or ""
+            return qualified in TENSOR_FACTORIES
+        return False
 
     def _kind_of_qualified_call(self, qualified: str, expr: cst.Call, args: List[Kind]) -> Kind:
         last = qualified.rsplit(".", 1)[-1]
@@ -518,6 +540,8 @@ class ExpressionKinds:
             return Kind(documented)
         if qualified == "mindspore.ops.GradOperation" and _keyword_is_true(expr, "get_by_list"):
             return Kind.GRAD_OP
+        if qualified == "mindspore.ops.GradOperation" and _first_input_only(expr):
+            return Kind.GRAD_OP_FIRST
         if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
@@ -785,6 +809,25 @@ class ReturnModel(Protocol):
 def _keyword_is_true(call: cst.Call, name: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name)
                and arg.value.value == "True" for arg in call.args)
+
+
+def _first_input_only(call: cst.Call) -> bool:
+    """``GradOperation()``, ``GradOperation(get_all=False, get_by_list=False, sens_param=True)``: the gradient
+    w.r.t. the first input only (MindSpore 2.10 ``GradOperation`` docstring: "If get_all and get_by_list are both
+    ``False``, get the gradient with respect to first input"). ``sens_param`` adds an input, not an output. Any
+    positional argument, other keyword or non-literal value: not this form."""
+    for arg in call.args:
+        if arg.keyword is None or arg.star:
+            return False
+        name = arg.keyword.value
+        if not (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False")):
+            return False
+        if name in ("get_all", "get_by_list"):
+            if arg.value.value != "False":
+                return False
+        elif name != "sens_param":
+            return False
+    return True
 
 
 def _constructs_cell(scope: GraphScope, func: cst.BaseExpression, owner: Optional[str] = None) -> bool:
