@@ -199,6 +199,8 @@ EXAMPLE_RUNS = {
     ("MSL201", 17): lambda m: _rescale_steps(m),
     ("MSL201", 18): lambda m: [m.InputGradient(_Product())(t(v), t([2.0, -1.0, 0.5])) for v in (
         [1.0, 2.0, 3.0], [1.0, np.nan, 3.0])],
+    ("MSL201", 19): lambda m: [m.PaddedEnergy(mask)(t([[1.0, 2.0], [3.0, 4.0]])) for mask in (
+        [True, True], [True, False])],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -369,6 +371,8 @@ def _md_controllers(m):
     shift = m.ShiftGradient()
     for value in ([[1.0, 2.0, 3.0]], [[1.0, np.nan, 3.0]]):
         out.append(shift(t(value), t([[0.5, 0.5, 0.5]])))
+    for mask in ([[True, True, True]], [[True, False, True]]):
+        out.append(m.PaddedDistances(mask)(t(np.arange(9.0).reshape(1, 3, 3))))
     return out
 
 

@@ -932,3 +932,60 @@ def test_gradients_that_are_tuples_are_not_bound_to_a_tensor(options):
     finding = only(code)
     assert finding.fix_object is None, finding.fix
     assert "`g` is not bound to a known Tensor before the `if`" in finding.detail
+
+
+# -- a flag stored on self: every value it is set to must be a bool Tensor -----------------------------------------
+FLAG = """
+import mindspore as ms
+from mindspore import Tensor, nn, ops
+from mindspore.ops import operations as P
+
+
+class PaddedEnergy(nn.Cell):
+    def __init__(self, atom_mask):
+        super().__init__()
+        self.atom_mask = Tensor(atom_mask, ms.bool_)
+        {writes}
+
+    def construct(self, energy):
+        if self.has_padding:
+            energy = energy * 0.5
+        return energy
+"""
+
+
+@pytest.mark.parametrize("writes", [
+    "self.has_padding = ops.logical_not(self.atom_mask.all())",
+    "self.has_padding = ops.logical_not(ops.reduce_all(self.atom_mask))",
+    "self.has_padding = P.LogicalNot()(ops.reduce_all(self.atom_mask))",
+])
+def test_a_flag_set_only_to_bool_tensors_becomes_the_select_condition(writes):
+    code = FLAG.format(writes=writes)
+    finding = only(code)
+    assert finding.fix["applicability"] in ("safe", "unsafe")
+    outcome = fix(code, select=["MSL201"], unsafe=True)
+    assert "        energy = ops.where(self.has_padding, energy * 0.5, energy)\n" in outcome.fixed
+    cst.parse_module(outcome.fixed)
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed
+
+
+def test_a_flag_of_a_full_reduction_is_0_d_so_the_select_is_safe():
+    finding = only(FLAG.format(writes="self.has_padding = ops.logical_not(self.atom_mask.all())"))
+    assert finding.fix["applicability"] == "safe"
+
+
+@pytest.mark.parametrize("writes, reason", [
+    # False without a mask, a bool Tensor with one (mindsponge's neighbour list): ops.where rejects a Python bool
+    ("self.has_padding = False\n        self.has_padding = ops.logical_not(self.atom_mask.all())",
+     "`self.has_padding` is also set to the Python bool `False`, and ops.where needs a Tensor condition"),
+    # a number Tensor: truthiness, not a bool condition
+    ("self.has_padding = ops.ones((), ms.int32)",
+     "cannot see that every value `self.has_padding` is set to is a bool tensor"),
+    # a write ms-lint does not follow
+    ("self.has_padding = ops.logical_not(self.atom_mask.all())\n        self.has_padding += 1",
+     "cannot see every value `self.has_padding` is set to"),
+])
+def test_a_flag_that_may_not_be_a_bool_tensor_gets_no_fix(writes, reason):
+    found = findings(FLAG.format(writes=writes))
+    assert len(found) == 1 and found[0].fix_object is None, found
+    assert reason in found[0].detail

@@ -1,6 +1,7 @@
-"""MSL201 selects on ``if <compile-time test> or <tensor test>:`` and on gradients ``GradOperation()`` gives, run
-with real MindSpore (CPU) in GRAPH_MODE (Cells) and under ``@ms.jit``: outputs match exactly, and so do gradients
-w.r.t. the float inputs, on inputs that take every path (interval 1 and not, a NaN gradient and not)."""
+"""MSL201 selects on ``if <compile-time test> or <tensor test>:``, on gradients ``GradOperation()`` gives, and on
+a bool-Tensor flag stored on ``self``, run with real MindSpore (CPU) in GRAPH_MODE (Cells) and under ``@ms.jit``:
+outputs match exactly, and so do gradients w.r.t. the float inputs, on inputs that take every path (interval 1 and
+not, a NaN gradient and not, a mask with and without padding)."""
 import textwrap
 
 import numpy as np
@@ -153,3 +154,36 @@ def test_gradient_guard_under_jit_matches(tmp_path):
     y = t([[2.0, -1.0], [0.5, 4.0]])
     for value in ([[1.0, 2.0], [3.0, 4.0]], [[1.0, np.nan], [3.0, 4.0]]):
         same(before.shift(t(value), y), after.shift(t(value), y))
+
+
+def under_jit(cell, *inputs):
+    """``cell(*inputs)`` from inside an ``@ms.jit`` function."""
+
+    @ms.jit
+    def run(*args):
+        return cell(*args)
+
+    return run(*inputs)
+
+
+def test_flag_example_matches_outputs_and_gradients_in_graph_mode_and_under_jit(tmp_path):
+    before, after = fixed_pair(tmp_path, example("class PaddedEnergy").code)
+    energy = t([[1.0, 2.0], [3.0, 4.0]])
+    for mask in ([True, True], [True, False]):
+        cells = before.PaddedEnergy(mask), after.PaddedEnergy(mask)
+        same(cells[0](energy), cells[1](energy))
+        same(under_jit(cells[0], energy), under_jit(cells[1], energy))
+        same(*[ms.grad(SumOf(cell))(energy) for cell in cells])
+
+
+def test_or_and_gradient_examples_under_jit(tmp_path):
+    before, after = fixed_pair(tmp_path, example("class Rescale").code)
+    for interval in (1, 3):
+        cells = before.Rescale(interval=interval), after.Rescale(interval=interval)
+        for value in VELOCITIES:
+            same(under_jit(cells[0], t(value)), under_jit(cells[1], t(value)))
+    before, after = fixed_pair(tmp_path, example("class InputGradient").code)
+    y = t([2.0, -1.0, 0.5])
+    for value in ([1.0, 2.0, 3.0], [1.0, np.nan, 3.0]):
+        cells = before.InputGradient(_product_net()), after.InputGradient(_product_net())
+        same(under_jit(cells[0], t(value), y), under_jit(cells[1], t(value), y))

@@ -249,6 +249,37 @@ class ClassAttributes:
         self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
         self._made[class_name] = {attr: found[0] for attr, found in made.items() if len(found) == 1 and found[0]}
 
+    def assignments(self, class_name: Optional[str], attr: str
+                    ) -> Optional[List[Tuple[cst.BaseExpression, "ExpressionKinds"]]]:
+        """Every value assigned to ``self.<attr>`` in the class and its in-module bases, each with the value model
+        of the method that assigns it; None when some write is not a plain ``self.<attr> = value`` (a tuple
+        target, ``+=``, a class-level binding) or a base lives in another module (its writes are not seen)."""
+        if class_name is None or class_name not in self.scope.classes or self.external_bases(class_name):
+            return None
+        found: List[Tuple[cst.BaseExpression, ExpressionKinds]] = []
+        for cls in self._class_chain(class_name):
+            info = self.scope.classes[cls]
+            for stmt in info.node.body.body:
+                if isinstance(stmt, cst.SimpleStatementLine) and attr in _names_bound_by(stmt):
+                    return None  # a class-level binding: ``has_mask = False`` in the class body
+            for method in info.methods.values():
+                env = _InitEnv(self, method, self.imports, None)
+                for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+                    for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                        targets: List[cst.BaseExpression] = []
+                        if isinstance(small, cst.Assign):
+                            targets = [t.target for t in small.targets]
+                        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                            targets = [small.target]
+                        for target in targets:
+                            if _is_self_attr(target, attr):
+                                if isinstance(small, cst.AugAssign) or small.value is None:
+                                    return None
+                                found.append((small.value, env))
+                            elif any(_is_self_attr(node, attr) for node in find(target, cst.Attribute)):
+                                return None  # ``self.a, self.b = ...``
+        return found
+
     def _class_chain(self, class_name: str) -> List[str]:
         chain, pending = [], [class_name]
         while pending:
@@ -809,6 +840,11 @@ class ReturnModel(Protocol):
 def _keyword_is_true(call: cst.Call, name: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name)
                and arg.value.value == "True" for arg in call.args)
+
+
+def _is_self_attr(node: cst.BaseExpression, attr: str) -> bool:
+    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+            and node.attr.value == attr)
 
 
 def _first_input_only(call: cst.Call) -> bool:

@@ -437,6 +437,44 @@ def is_boolean(ctx, values: FunctionValues, expr: cst.BaseExpression, depth: int
     if isinstance(expr, cst.Name) and expr.value not in values.parameters:
         bound = _bindings(values, expr.value)
         return bool(bound) and all(is_boolean(ctx, values, value, depth + 1) for value in bound)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return boolean_attribute_problem(ctx, values, expr.attr.value) is None
+    return False
+
+
+def boolean_attribute_problem(ctx, values: FunctionValues, attr: str) -> Optional[str]:
+    """Why ``self.<attr>`` is not visibly a bool Tensor (None when it is): every write to it, in the class and its
+    in-module bases, must give one in the method that makes it (``self.has_pad = ops.logical_not(mask.all())``,
+    ``self.flag = x > 0``). A Python bool among them (``self.has_pad = False`` when there is no mask) is not a
+    Tensor: ``ops.where`` rejects it (MindSpore 2.10: "Failed calling Select with condition=Bool")."""
+    found = ctx.attributes.assignments(values.owner, attr)
+    if not found:
+        return f"cannot see every value `self.{attr}` is set to (a write ms-lint does not follow, or none)"
+    for value, env in found:
+        if isinstance(value, cst.Name) and value.value in ("True", "False"):
+            return (f"`self.{attr}` is also set to the Python bool `{value.value}`, and ops.where needs a Tensor "
+                    "condition")
+        if env.kind(value) is not Kind.TENSOR or not _boolean_in(ctx, env, value):
+            return f"cannot see that every value `self.{attr}` is set to is a bool tensor"
+    return None
+
+
+def _boolean_in(ctx, env, value: cst.BaseExpression) -> bool:
+    """``value`` is a bool Tensor in the method ``env`` models: a comparison of Tensors, or a bool-valued op
+    (``ops.logical_not``, ``ops.isfinite``, ``P.Equal()(...)``, a Tensor's ``.all()``)."""
+    if isinstance(value, cst.Comparison):
+        return len(value.comparisons) == 1 and isinstance(value.comparisons[0].operator, COMPARISONS)
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    qualified = ctx.imports.qualify(func)
+    if qualified and qualified.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")):
+        return qualified.rsplit(".", 1)[-1] in BOOL_FUNCTIONS
+    if isinstance(func, cst.Call):
+        inner = ctx.imports.qualify(func.func) or ""
+        return inner.startswith("mindspore.ops.") and inner.rsplit(".", 1)[-1] in BOOL_PRIMITIVES
+    if isinstance(func, cst.Attribute) and env.kind(func.value) is Kind.TENSOR:
+        return func.attr.value in BOOL_FUNCTIONS
     return False
 
 
@@ -445,6 +483,9 @@ def boolean_condition(ctx, values: FunctionValues, cond: cst.BaseExpression
     """(condition for ops.where, imports it needs, why not). ``not c`` -> ``ops.logical_not(c)``, ``a and b``
     -> ``ops.logical_and(a, b)``; anything not visibly a bool tensor is refused."""
     if not is_boolean(ctx, values, cond):
+        bare = _strip_parens(cond)
+        if isinstance(bare, cst.Attribute) and isinstance(bare.value, cst.Name) and bare.value.value == "self":
+            return None, (), boolean_attribute_problem(ctx, values, bare.attr.value)
         return None, (), ("cannot see that the condition is a bool tensor (ops.where needs one; `if x:` on a "
                           "number tensor tests truthiness)")
     imports: List = []
@@ -576,7 +617,26 @@ def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.Func
     if last == "initializer" and len(args) >= 2:
         shape = args[1].value
         return is_literal(shape) and literal_value(shape) == ()
-    return False
+    return _zero_d_reduction(ctx, value)
+
+
+def _zero_d_reduction(ctx, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """``mask.all()``, ``ops.reduce_sum(x)`` (no axis: 0-d), and elementwise ops of those and Python numbers
+    (``ops.logical_not(mask.all())``)."""
+    from ms_lint.rewrites.where_shapes import ELEMENTWISE, FULL_REDUCTION_FUNCTIONS, FULL_REDUCTION_METHODS
+
+    if depth > 3 or not isinstance(value, cst.Call) or any(a.keyword is not None or a.star for a in value.args):
+        return False
+    qualified = ctx.imports.qualify(value.func) or ""
+    if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+        name = qualified.rsplit(".", 1)[-1]
+        if name in FULL_REDUCTION_FUNCTIONS:
+            return len(value.args) == 1
+        return name in ELEMENTWISE and bool(value.args) and all(
+            (is_literal(a.value) and isinstance(literal_value(a.value), (int, float)))
+            or _zero_d_reduction(ctx, a.value, depth + 1) for a in value.args)
+    return (qualified == "" and isinstance(value.func, cst.Attribute) and not value.args
+            and value.func.attr.value in FULL_REDUCTION_METHODS and not _looks_like_module(value.func.value))
 
 
 def _scalar_default(method: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:

@@ -772,6 +772,42 @@ class TensorConditionBranch(Rule):
                     return g
             """,
         ),
+        # A flag stored on self, set only to bool Tensors: the select's condition.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import Tensor, nn, ops
+
+
+            class PaddedEnergy(nn.Cell):
+                def __init__(self, atom_mask, padding_energy=1.5):
+                    super().__init__()
+                    self.atom_mask = Tensor(atom_mask, ms.bool_)
+                    self.has_padding = ops.logical_not(self.atom_mask.all())
+                    self.padding_energy = Tensor(padding_energy, ms.float32)
+
+                def construct(self, energy):
+                    if self.has_padding:
+                        energy = energy - self.padding_energy
+                    return energy
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import Tensor, nn, ops
+
+
+            class PaddedEnergy(nn.Cell):
+                def __init__(self, atom_mask, padding_energy=1.5):
+                    super().__init__()
+                    self.atom_mask = Tensor(atom_mask, ms.bool_)
+                    self.has_padding = ops.logical_not(self.atom_mask.all())
+                    self.padding_energy = Tensor(padding_energy, ms.float32)
+
+                def construct(self, energy):
+                    energy = ops.where(self.has_padding, energy - self.padding_energy, energy)
+                    return energy
+            """,
+        ),
     ]
 
     def __init__(self, context):
