@@ -25,9 +25,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
-from ms_lint.analysis.values import FunctionValues, Kind, is_literal, literal_value
+from ms_lint.analysis.values import FunctionValues, Kind, _rebound_elsewhere, is_literal, literal_value
+from ms_lint.names import dotted
 
 # The ops the select rewrites write (``ops.where`` and the ``ops.logical_*`` of converted conditions).
 EMITTED_OPS = {"where", "logical_and", "logical_or", "logical_not"}
@@ -100,6 +101,7 @@ BOOL_PRIMITIVES = {"Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "Less
 FULL_REDUCTIONS = {"sum", "mean", "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max",
                    "reduce_min", "reduce_all", "reduce_any", "reduce_prod", "norm"}
 MAX_BRANCH_CALLS = 6
+MAX_FOLLOW_DEPTH = 2  # helpers called from helpers, followed into
 
 
 # -- class attributes ----------------------------------------------------------------------------------
@@ -149,6 +151,49 @@ def primitive_name(ctx, owner: Optional[str], func: cst.BaseExpression) -> Optio
     return None
 
 
+def module_primitive(ctx, func: cst.BaseExpression) -> Optional[str]:
+    """``keepdim_sum(x, -1)`` / ``functions.keepdim_sum(x, -1)`` where a module of the project binds
+    ``keepdim_sum = ops.ReduceSum(keep_dims=True)`` once at module level -> ``"ReduceSum"``; None otherwise."""
+    name = dotted(func)
+    if name is None:
+        return None
+    if isinstance(func, cst.Name):
+        if func.value in ctx.scope.module_functions:
+            return None
+        value = _module_binding(ctx, func.value)
+        return primitive_name(ctx, None, value) if value is not None else None
+    project = getattr(ctx, "project", None)
+    if project is None or project.module is None:
+        return None
+    qualified = project.index.qualify(project.module, name)
+    if qualified is None or "." not in qualified:
+        return None
+    module, attr = qualified.rsplit(".", 1)
+    if module == project.module or module not in project.index.project_modules:
+        return None
+    context = project.context_for(module)
+    value = _module_binding(context, attr) if context is not None else None
+    return primitive_name(context, None, value) if value is not None else None
+
+
+def _module_binding(ctx, name: str) -> Optional[cst.BaseExpression]:
+    """The value of the one top-level ``name = value`` of the module, when nothing else binds ``name``."""
+    found: List[cst.BaseExpression] = []
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for target in targets:
+                        if name in target_names(target, include_starred=True):
+                            if not (isinstance(small, cst.Assign) and isinstance(target, cst.Name)):
+                                return None
+                            found.append(small.value)
+    if len(found) != 1 or name in _rebound_elsewhere(ctx.module):
+        return None
+    return found[0]
+
+
 # -- calls ---------------------------------------------------------------------------------------------
 def _primitive_category(name: str) -> str:
     for category, names in PRIMITIVES.items():
@@ -190,6 +235,9 @@ def call_target(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
     if prim is None and isinstance(func, cst.Name) and func.value not in values.parameters:
         bound = _bindings(values, func.value)  # ``op_cast = P.Cast()`` once in the function
         prim = primitive_name(ctx, values.owner, bound[0]) if len(bound) == 1 else None
+    if prim is None and not (qualified or "").startswith("mindspore.") and not (
+            isinstance(func, cst.Name) and (func.value in values.parameters or func.value in values.env)):
+        prim = module_primitive(ctx, func)
     if prim is not None:
         return "primitive", prim
     if isinstance(func, cst.Name) and qualified is None:
@@ -229,11 +277,37 @@ def classify_call(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str
 
 
 # -- branches ------------------------------------------------------------------------------------------
+def _helper_expressions(func: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
+    """The right-hand sides and the returned value of a helper whose body is a docstring, ``name = expr`` /
+    ``name op= expr`` lines and one final ``return expr``; None for anything else."""
+    statements = list(suite_statements(func.body))
+    found: List[cst.BaseExpression] = []
+    for index, stmt in enumerate(statements):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and index == 0 and isinstance(
+                    small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+                found.append(small.value)
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+                found.append(small.value)
+            elif isinstance(small, cst.Return) and small.value is not None and index == len(statements) - 1:
+                found.append(small.value)
+            else:
+                return None
+    returns = statements and isinstance(statements[-1], cst.SimpleStatementLine) and isinstance(
+        statements[-1].body[-1], cst.Return)
+    return found if returns else None
+
+
 class _BranchScan(cst.CSTVisitor):
-    def __init__(self, ctx, values: FunctionValues):
+    def __init__(self, ctx, values: FunctionValues, depth: int = 0):
         super().__init__()
         self.ctx = ctx
         self.values = values
+        self.depth = depth  # helpers followed to get here
         self.blocker: Optional[str] = None
         self.hazard: Optional[str] = None
         self.cell: Optional[str] = None  # the first sub-cell the branch calls
@@ -258,6 +332,10 @@ class _BranchScan(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         category, name = classify_call(self.ctx, self.values, node)
         self.calls += 1
+        if category == UNKNOWN:
+            followed = self._follow(node, name)
+            if followed is not None:
+                return
         if category == EFFECT:
             self._block(f"a branch calls `{name}` (a side effect): a select would run it whichever way the "
                         "condition goes")
@@ -269,6 +347,34 @@ class _BranchScan(cst.CSTVisitor):
             self._block(f"a branch calls `{name}`: cannot see that it is cheap and free of side effects")
         elif category == HAZARD:
             self._hazard(name, node)
+
+    def _follow(self, call: cst.Call, name: str) -> Optional[bool]:
+        """A helper of the project (``self.scale(k, ref)``, ``helper(x)``, an inherited method) whose body is only
+        name assignments and one final ``return``: its expressions are scanned as if written here, in the
+        helper's own module (effects, random ops, unknown calls block; ``/``, ``sqrt``... are hazards). None when
+        the call is not to such a helper (the caller blocks it as unknown)."""
+        if self.depth >= MAX_FOLLOW_DEPTH:
+            return None
+        resolved = self.values._local_callee(call)
+        if resolved is None or resolved[1] is None or not hasattr(resolved[2], "_model"):
+            return None
+        callee, kinds, context = resolved
+        expressions = _helper_expressions(callee)
+        if expressions is None:
+            self._block(f"a branch calls `{name}`, whose body is not only name assignments and a `return`: a "
+                        "select would run it on every call")
+            return True
+        scan = _BranchScan(context, context._model(callee, kinds), self.depth + 1)
+        for expr in expressions:
+            expr.visit(scan)
+        self.calls += scan.calls
+        if scan.blocker is not None:
+            self._block(f"in `{name}`, {scan.blocker}")
+        if scan.hazard is not None and self.hazard is None:
+            self.hazard = scan.hazard
+        if scan.cell is not None and self.cell is None:
+            self.cell = scan.cell
+        return True
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         op = node.operator
