@@ -573,6 +573,12 @@ def test_or_keeps_the_compile_time_if_with_the_branch_and_selects_on_the_tensor_
         h = h * 1.0
     return h
     """, None),
+    # a left part that is not visibly a compile-time value
+    ("""
+    if lookup(h) or ops.isinf(h).any():
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, None),
 ])
 def test_or_split_not_offered(body, reason):
     code = jit(body, "h")

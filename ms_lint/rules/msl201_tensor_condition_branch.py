@@ -1112,7 +1112,8 @@ class TensorConditionBranch(Rule):
                 or not isinstance(test.operator, cst.Or) or test.lpar:
             return None
         constant, tensor = test.left, test.right
-        if any(values.kind(o) is Kind.TENSOR for o in _truth_operands(constant) + [constant]) \
+        if values.kind(constant) is not Kind.CONST or any(
+                values.kind(o) is Kind.TENSOR for o in _truth_operands(constant)) \
                 or values.kind(tensor) is not Kind.TENSOR:
             return None
         fix, why = flow_fix(self.context, values, node, test=tensor)
