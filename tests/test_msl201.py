@@ -573,12 +573,6 @@ def test_or_keeps_the_compile_time_if_with_the_branch_and_selects_on_the_tensor_
         h = h * 1.0
     return h
     """, None),
-    # a left part that is not visibly a compile-time value
-    ("""
-    if lookup(h) or ops.isinf(h).any():
-        h = ops.clamp(h, -100.0, 100.0)
-    return h
-    """, None),
 ])
 def test_or_split_not_offered(body, reason):
     code = jit(body, "h")
@@ -586,6 +580,19 @@ def test_or_split_not_offered(body, reason):
     assert finding.fix_object is None, finding.fix
     if reason is not None:
         assert reason in finding.detail
+
+
+def test_or_split_keeps_a_left_part_of_unknown_kind_as_written():
+    # ``if u or c: B`` is ``if u: B`` else ``if c: B`` whatever ``u`` is (``or`` tests ``u`` first): the left part
+    # stays the ``if`` it was; only a visibly Tensor one makes the whole test a select instead.
+    code = jit("""
+    if lookup(h) or ops.isinf(h).any():
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, "h")
+    outcome = fix(code, select=["MSL201"])
+    assert ("    if lookup(h):\n        h = ops.clamp(h, -100.0, 100.0)\n    else:\n"
+            "        h = ops.where(ops.isinf(h).any(), ops.clamp(h, -100.0, 100.0), h)\n") in outcome.fixed
 
 
 def test_or_split_with_a_tensor_test_on_an_argument_is_unsafe():

@@ -1112,10 +1112,9 @@ class TensorConditionBranch(Rule):
                 or not isinstance(test.operator, cst.Or) or test.lpar:
             return None
         constant, tensor = test.left, test.right
-        if values.kind(constant) is not Kind.CONST or any(
-                values.kind(o) is Kind.TENSOR for o in _truth_operands(constant)) \
+        if any(values.kind(o) is Kind.TENSOR for o in _truth_operands(constant) + [constant]) \
                 or values.kind(tensor) is not Kind.TENSOR:
-            return None
+            return None  # as for ``and``: ``if k:`` runs whatever ``k`` is, before the Tensor test, as ``or`` did
         fix, why = flow_fix(self.context, values, node, test=tensor)
         if fix is None:
             return None, why
