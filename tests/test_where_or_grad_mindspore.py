@@ -187,3 +187,53 @@ def test_or_and_gradient_examples_under_jit(tmp_path):
     for value in ([1.0, 2.0, 3.0], [1.0, np.nan, 3.0]):
         cells = before.InputGradient(_product_net()), after.InputGradient(_product_net())
         same(under_jit(cells[0], t(value), y), under_jit(cells[1], t(value), y))
+
+
+def test_unsafe_or_fixes_of_the_controllers_fixture_match_where_kinetics_are_positive(tmp_path):
+    """The fixture's unsafe fixes (a step argument of unknown shape; a base-class rescale that divides and takes a
+    square root), run on 0-d steps and positive kinetics: outputs and gradients w.r.t. the velocity match."""
+    import pathlib
+
+    from ms_lint.config import Config
+    from ms_lint.fixer import fix_text
+    from ms_lint.source import read_source
+
+    fixtures = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+    path = fixtures / "branches" / "md_controllers.py"
+    outcome = fix_text(read_source(str(path)), Config(root=str(fixtures)).with_overrides(select=["MSL201"]),
+                       unsafe=True)
+    assert outcome.error is None and outcome.changed
+    assert not fix(outcome.fixed, unsafe=True, select=["MSL201"]).changed
+    before, after = import_source(tmp_path, outcome.original, "msl_or"), import_source(tmp_path, outcome.fixed, "msl_or")
+    coordinate, kinetics = t(np.zeros((1, 2, 3))), t([[0.4, 0.5, 0.7]])
+
+    def inputs(name, step):
+        # Fresh Tensors per call: ``velocity *= scale`` on the straight-line path (the folded ``if k:``) updates
+        # the caller's Tensor in place in graph mode (measured), in the original and in the kept branch alike.
+        velocity = t([[[0.5, -1.0, 2.0], [3.0, 0.1, -0.2]]])
+        if name == "BaseScaledThermostat":
+            return (coordinate, velocity, kinetics, Tensor(np.int32(step)))
+        return (coordinate, velocity, Tensor(np.int32(step)))
+
+    for interval in (1, 2, 3):
+        for step in range(4):
+            for name in ("IntervalThermostatStepArgument", "BaseScaledThermostat"):
+                cells = getattr(before, name)(control_step=interval), getattr(after, name)(control_step=interval)
+                runs = [inputs(name, step) for _ in cells]
+                outs = [cell(*args) for cell, args in zip(cells, runs)]
+                for a, b in zip(*outs):
+                    same(a, b)
+                same(runs[0][1], runs[1][1])  # the caller's velocity afterwards
+                grads = [ms.grad(SumOfVelocity(cell))(*inputs(name, step)) for cell in cells]
+                same(*grads)
+
+
+class SumOfVelocity(nn.Cell):
+    """The returned velocity, summed, as a function of the inputs (gradient w.r.t. the first: the coordinate)."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def construct(self, *args):
+        return self.cell(*args)[1].sum()
