@@ -15,7 +15,7 @@ import pytest
 
 ms = pytest.importorskip("mindspore")
 
-from mindspore import Parameter, Tensor, jit, nn  # noqa: E402
+from mindspore import Parameter, Tensor, jit, nn, ops  # noqa: E402
 
 from ms_lint.config import Config  # noqa: E402
 from ms_lint.fixer import fix_text  # noqa: E402
@@ -154,6 +154,25 @@ def _momentum_step(m):
     return out
 
 
+def _rescale_steps(m):
+    """Every step of an interval of 1 and of 3 (the counter advances each call), on two velocities."""
+    out = []
+    for interval in (1, 3):
+        cell = m.Rescale(interval=interval)
+        for value in ([0.5, -1.0, 2.0], [3.0, 0.1, -0.2], [0.5, -1.0, 2.0], [1.0, 1.0, 1.0]):
+            out.append(cell(t(value)))
+        out.append(cell.step.value())
+    return out
+
+
+class _Product(nn.Cell):
+    """A network whose gradient w.r.t. ``x`` is ``y`` (NaN where ``x`` holds one: ``x * y`` of a NaN is NaN,
+    and so is its gradient through ``ops.sqrt(x * x)``)."""
+
+    def construct(self, x, y):
+        return (ops.sqrt(x * x) * 0.0 + x * y).sum()
+
+
 EXAMPLE_RUNS = {
     ("MSL201", 0): lambda m: [m.pick(t(2.0), t(1.0)), m.pick(t(1.0), t(2.0))],
     ("MSL201", 1): lambda m: [m.clipped(t(5.0), t(2.0)), m.clipped(t(1.0), t(2.0))],
@@ -177,6 +196,11 @@ EXAMPLE_RUNS = {
                                           dict(learning_rate=0.1, total_steps=20, warmup_steps=0))],
     ("MSL201", 15): lambda m: _ema_weight(m),
     ("MSL201", 16): lambda m: _average_or_copy(m),
+    ("MSL201", 17): lambda m: _rescale_steps(m),
+    ("MSL201", 18): lambda m: [m.InputGradient(_Product())(t(v), t([2.0, -1.0, 0.5])) for v in (
+        [1.0, 2.0, 3.0], [1.0, np.nan, 3.0])],
+    ("MSL201", 19): lambda m: [m.PaddedEnergy(mask)(t([[1.0, 2.0], [3.0, 4.0]])) for mask in (
+        [True, True], [True, False])],
     ("MSL102", 0): lambda m: [m.clip_grads(grads())],
     ("MSL102", 1): _grad_scaler,
     ("MSL102", 2): _decay,
@@ -327,6 +351,7 @@ FIXTURE_RUNS.update({
     "branches/fp16_overflow_clamps.py": lambda m: (
         _feed_forward(m, np.float32, 1.0) + _feed_forward(m, np.float32, np.inf)
         + _feed_forward(m, np.float16, 1.0) + _feed_forward(m, np.float16, np.inf)),
+    "branches/md_controllers.py": lambda m: _md_controllers(m),
     "optimizers/parameter_average.py": lambda m: _parameter_average(m),
     "optimizers/per_parameter_updates.py": lambda m: _per_parameter_updates(m),
     "lookalikes_branches/jit_scalars_and_loops.py": lambda m: [
@@ -334,6 +359,21 @@ FIXTURE_RUNS.update({
         m.halve_until(t(np.full((2, 3), 0.2)), Tensor(np.int32(2))),
     ],
 })
+
+
+def _md_controllers(m):
+    out = []
+    for interval in (1, 2):
+        cell = m.IntervalThermostat(control_step=interval)
+        for value in ([[0.5, -1.0, 2.0]], [[3.0, 0.1, -0.2]], [[0.5, -1.0, 2.0]]):
+            out += list(cell(t(np.zeros((1, 3))), t(value)))
+        out.append(cell.step.value())
+    shift = m.ShiftGradient()
+    for value in ([[1.0, 2.0, 3.0]], [[1.0, np.nan, 3.0]]):
+        out.append(shift(t(value), t([[0.5, 0.5, 0.5]])))
+    for mask in ([[True, True, True]], [[True, False, True]]):
+        out.append(m.PaddedDistances(mask)(t(np.arange(9.0).reshape(1, 3, 3))))
+    return out
 
 
 def _fixture_files():

@@ -208,9 +208,9 @@ def test_if_return_then_return_and_conditional_expression():
     ("if x > y:\n    r = x\n    s = y\nelse:\n    r = y\nreturn r + s", "on some paths only"),
     ("if x > y:\n    r = 1.0\nelse:\n    r = 0.0\nreturn r", "Python value"),
     ("if x > y:\n    r = x.sum()\nelse:\n    r = x\nreturn r", "differ in shape"),
-    ("if x > y:\n    r = x + helper(x)\nelse:\n    r = y\nreturn r", "cannot see that it is cheap"),
+    ("if x > y:\n    r = x + helper(x)\nelse:\n    r = y\nreturn r", "whose body is not only name assignments"),
     ("if x > y:\n    r = lookup(x)\nelse:\n    r = y\nreturn r", "both branches are Tensors"),  # not in-module
-    ("if x > y:\n    r = helper(x)\nelse:\n    r = y\nreturn r", "cannot see that it is cheap"),  # Tensor
+    ("if x > y:\n    r = helper(x)\nelse:\n    r = y\nreturn r", "whose body is not only name assignments"),
     ("if x > y:\n    r = x\nreturn r", "not bound to a known Tensor before"),
     ("if x > y:\n    return x\nops.assign(p, y)\nreturn y", "neither an assignment nor a return"),
     ("if x > y:\n    r = x\nelif x < y:\n    print(x)\n    r = y\nelse:\n    r = x\nreturn r", "`print`"),
@@ -218,7 +218,8 @@ def test_if_return_then_return_and_conditional_expression():
     ("q = x * 2\nif q:\n    r = x\nelse:\n    r = y\nreturn r", "bool tensor"),
 ])
 def test_no_fix_and_the_reason_is_in_the_message(body, reason):
-    code = HEAD + "def helper(a):\n    return a\n\n\n@ms.jit\ndef f(x, y, p):\n" + textwrap.indent(body, "    ")
+    helper = "def helper(a):\n    if a.ndim == 0:\n        return a\n    return a\n"  # not followed: a branch
+    code = HEAD + helper + "\n\n@ms.jit\ndef f(x, y, p):\n" + textwrap.indent(body, "    ")
     found = findings(code)
     assert found and found[0].fix_object is None
     assert reason in found[0].text
@@ -505,18 +506,108 @@ def test_several_compile_time_tests_and_several_constants():
         h = h * 1.0
     return h
     """,
-    # `or`: the Tensor test runs even when the compile-time test is false
-    """
-    if h.dtype == ms.float16 or ops.isinf(h).any():
-        c = 64504.0
-        h = ops.clamp(h, -c, c)
-    return h
-    """,
 ])
 def test_split_not_offered(body):
     code = jit(body, "h, k")
     finding = only(code)
     assert finding.fix_object is None, finding.fix
+
+
+# -- a compile-time test joined to a Tensor test with ``or`` ------------------------------------------------------
+def test_or_keeps_the_compile_time_if_with_the_branch_and_selects_on_the_tensor_test_in_its_else():
+    # Where the compile-time test holds, ``or`` never reads the Tensor test and the branch always runs: the
+    # branch stays as written under it; otherwise the select is on the Tensor test alone.
+    code = jit("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        c = 64504.0
+        h = ops.clamp(h, -c, c)
+    return h
+    """, "h")
+    finding = only(code)
+    assert finding.fix["applicability"] == "safe"
+    assert finding.fix["message"].startswith("keep `if h.dtype == ms.float16` with the branch as written")
+    outcome = fix(code, select=["MSL201"])
+    assert outcome.error is None
+    assert ("    if h.dtype == ms.float16:\n"
+            "        c = 64504.0\n"
+            "        h = ops.clamp(h, -c, c)\n"
+            "    else:\n"
+            "        h = ops.where(ops.isinf(h).any(), ops.clamp(h, -64504.0, 64504.0), h)\n"
+            "    return h\n") in outcome.fixed
+    cst.parse_module(outcome.fixed)
+    assert not findings(outcome.fixed)
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed  # idempotent
+
+
+@pytest.mark.parametrize("body, reason", [
+    # a compile-time test on the right: ``or`` reads the Tensor test first
+    ("""
+    if ops.isinf(h).any() or h.dtype == ms.float16:
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, None),
+    # a branch with a side effect: the select would run it whichever way the Tensor test goes
+    ("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        ops.print_("clamping")
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, "print_"),
+    # a branch that calls a helper ms-lint cannot see into
+    ("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        h = rescale(h)
+    return h
+    """, "rescale"),
+    # a number Tensor as the Tensor part: truthiness, not a bool condition
+    ("""
+    if h.dtype == ms.float16 or h.sum():
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, "bool tensor"),
+    # an else branch
+    ("""
+    if h.dtype == ms.float16 or ops.isinf(h).any():
+        h = ops.clamp(h, -100.0, 100.0)
+    else:
+        h = h * 1.0
+    return h
+    """, None),
+])
+def test_or_split_not_offered(body, reason):
+    code = jit(body, "h")
+    finding = only(code)
+    assert finding.fix_object is None, finding.fix
+    if reason is not None:
+        assert reason in finding.detail
+
+
+def test_or_split_keeps_a_left_part_of_unknown_kind_as_written():
+    # ``if u or c: B`` is ``if u: B`` else ``if c: B`` whatever ``u`` is (``or`` tests ``u`` first): the left part
+    # stays the ``if`` it was; only a visibly Tensor one makes the whole test a select instead.
+    code = jit("""
+    if lookup(h) or ops.isinf(h).any():
+        h = ops.clamp(h, -100.0, 100.0)
+    return h
+    """, "h")
+    outcome = fix(code, select=["MSL201"])
+    assert ("    if lookup(h):\n        h = ops.clamp(h, -100.0, 100.0)\n    else:\n"
+            "        h = ops.where(ops.isinf(h).any(), ops.clamp(h, -100.0, 100.0), h)\n") in outcome.fixed
+
+
+def test_or_split_with_a_tensor_test_on_an_argument_is_unsafe():
+    # The select broadcasts the condition: ``step`` (an argument of unknown shape) may widen the result.
+    code = jit("""
+    if interval == 1 or step % interval == 0:
+        v = v * ops.clamp(1.0 - (v * v).mean(), 0.8, 1.25)
+    return v
+    """, "v, step, interval=1")
+    finding = only(code)
+    assert finding.fix["applicability"] == "unsafe"
+    outcome = fix(code, select=["MSL201"], unsafe=True)
+    assert "    if interval == 1:\n        v = v * ops.clamp(" in outcome.fixed
+    assert "    else:\n        v = ops.where(step % interval == 0, v * ops.clamp(" in outcome.fixed
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed
 
 
 # -- dicts of tensors read by constant keys (ms_lint/analysis/dict_keys.py) ------------------------------------
@@ -808,3 +899,184 @@ def test_softmax_in_a_branch_makes_the_select_unsafe():
     code = jit("if x.sum() > 0:\n    w = ops.softmax(x, -1)\nelse:\n    w = x\nreturn w")
     (finding,) = findings(code)
     assert finding.fix_object is not None and finding.fix_object.applicability == "unsafe"
+
+
+# -- the gradient w.r.t. the first input (``GradOperation()``) ---------------------------------------------------
+GRAD_GUARD = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class InputGradient(nn.Cell):
+    def __init__(self, network):
+        super().__init__()
+        self.network = network
+        self.grad = ops.GradOperation({options})
+        self.zero = ops.zeros((2, 3), ms.float32)
+
+    def construct(self, x, y):
+        g = self.grad(self.network)(x, y)
+        if ops.isnan(g.sum()):
+            g = {replacement}
+        return g
+"""
+
+
+def test_a_gradient_of_the_first_input_is_a_tensor_the_select_can_keep():
+    code = GRAD_GUARD.format(options="", replacement="ops.zeros_like(g)")
+    finding = only(code)
+    assert finding.fix["applicability"] == "safe"
+    outcome = fix(code, select=["MSL201"])
+    assert "        g = ops.where(ops.isnan(g.sum()), ops.zeros_like(g), g)\n" in outcome.fixed
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed
+
+
+def test_a_gradient_against_a_stored_zero_of_its_own_shape_is_unsafe():
+    # ``self.zero`` has a shape of its own: the select would broadcast it against the gradient.
+    code = GRAD_GUARD.format(options="sens_param=False", replacement="self.zero")
+    finding = only(code)
+    assert finding.fix["applicability"] == "unsafe"
+    assert "have one shape" in finding.detail
+
+
+@pytest.mark.parametrize("options", ["get_all=True", "get_by_list=True", "True", "get_all=flag"])
+def test_gradients_that_are_tuples_are_not_bound_to_a_tensor(options):
+    # get_all=True: one gradient per input, a tuple; get_by_list=True: one per weight.
+    code = GRAD_GUARD.format(options=options, replacement="ops.zeros_like(g)")
+    finding = only(code)
+    assert finding.fix_object is None, finding.fix
+    assert "`g` is not bound to a known Tensor before the `if`" in finding.detail
+
+
+# -- a flag stored on self: every value it is set to must be a bool Tensor -----------------------------------------
+FLAG = """
+import mindspore as ms
+from mindspore import Tensor, nn, ops
+from mindspore.ops import operations as P
+
+
+class PaddedEnergy(nn.Cell):
+    def __init__(self, atom_mask):
+        super().__init__()
+        self.atom_mask = Tensor(atom_mask, ms.bool_)
+        {writes}
+
+    def construct(self, energy):
+        if self.has_padding:
+            energy = energy * 0.5
+        return energy
+"""
+
+
+@pytest.mark.parametrize("writes", [
+    "self.has_padding = ops.logical_not(self.atom_mask.all())",
+    "self.has_padding = ops.logical_not(ops.reduce_all(self.atom_mask))",
+    "self.has_padding = P.LogicalNot()(ops.reduce_all(self.atom_mask))",
+])
+def test_a_flag_set_only_to_bool_tensors_becomes_the_select_condition(writes):
+    code = FLAG.format(writes=writes)
+    finding = only(code)
+    assert finding.fix["applicability"] in ("safe", "unsafe")
+    outcome = fix(code, select=["MSL201"], unsafe=True)
+    assert "        energy = ops.where(self.has_padding, energy * 0.5, energy)\n" in outcome.fixed
+    cst.parse_module(outcome.fixed)
+    assert not fix(outcome.fixed, select=["MSL201"], unsafe=True).changed
+
+
+def test_a_flag_of_a_full_reduction_is_0_d_so_the_select_is_safe():
+    finding = only(FLAG.format(writes="self.has_padding = ops.logical_not(self.atom_mask.all())"))
+    assert finding.fix["applicability"] == "safe"
+
+
+@pytest.mark.parametrize("writes, reason", [
+    # False without a mask, a bool Tensor with one (mindsponge's neighbour list): ops.where rejects a Python bool
+    ("self.has_padding = False\n        self.has_padding = ops.logical_not(self.atom_mask.all())",
+     "`self.has_padding` is also set to the Python bool `False`, and ops.where needs a Tensor condition"),
+    # a number Tensor: truthiness, not a bool condition
+    ("self.has_padding = ops.ones((), ms.int32)",
+     "cannot see that every value `self.has_padding` is set to is a bool tensor"),
+    # a write ms-lint does not follow
+    ("self.has_padding = ops.logical_not(self.atom_mask.all())\n        self.has_padding += 1",
+     "cannot see every value `self.has_padding` is set to"),
+])
+def test_a_flag_that_may_not_be_a_bool_tensor_gets_no_fix(writes, reason):
+    found = findings(FLAG.format(writes=writes))
+    assert len(found) == 1 and found[0].fix_object is None, found
+    assert reason in found[0].detail
+
+
+# -- helpers a select would run: followed when their body is name assignments and a return -------------------------
+HELPERS = """
+import mindspore as ms
+from mindspore import nn, ops
+
+keep_sum = ops.ReduceSum(keep_dims=True)
+counter = ms.Parameter(ms.Tensor(0, ms.int32), name="counter")
+
+
+def cheap(v, factor):
+    \"\"\"Rescale.\"\"\"
+    energy = keep_sum(v * v, -1)
+    return v * ops.clamp(1.0 - factor * energy, 0.5, 2.0)
+
+
+def divides(v, factor):
+    return v / (factor + keep_sum(v * v, -1))
+
+
+def counts(v, factor):
+    done = ops.assign_add(counter, 1)
+    return v * factor
+
+
+def prints(v, factor):
+    ops.print_(v)
+    return v * factor
+
+
+def draws(v, factor):
+    noise = ops.standard_normal(v.shape)
+    return v + factor * noise
+
+
+class Controller(nn.Cell):
+    def __init__(self, interval=1, factor=0.1):
+        super().__init__()
+        self.interval = interval
+        self.factor = factor
+        self.step = ms.Parameter(ms.Tensor(0, ms.int32), name="step")
+
+    def scale(self, v):
+        return {helper}(v, self.factor)
+
+    def construct(self, v):
+        if self.interval == 1 or self.step % self.interval == 0:
+            v = self.scale(v)
+        return v
+"""
+
+
+def test_a_pure_helper_is_followed_into_and_a_module_primitive_is_cheap():
+    # Unsafe only for the shape: what a helper returns is not followed by the shape proof.
+    finding = only(HELPERS.format(helper="cheap"))
+    assert finding.fix["applicability"] == "unsafe"
+    assert finding.detail.endswith("use ops.where(cond, a, b), but check it: cannot see that `self.scale(v)` and `v` "
+                                   "have one shape: ops.where broadcasts them, an `if` keeps the shape of the side it "
+                                   "takes")
+    outcome = fix(HELPERS.format(helper="cheap"), select=["MSL201"], unsafe=True)
+    assert "            v = ops.where(self.step % self.interval == 0, self.scale(v), v)\n" in outcome.fixed
+
+
+@pytest.mark.parametrize("helper, applicability, reason", [
+    ("divides", "unsafe", "division"),
+    ("counts", None, "in `self.scale`, in `counts`, a branch calls `assign_add` (a side effect)"),
+    ("prints", None, "a branch calls `prints`, whose body is not only name assignments and a `return`"),
+    ("draws", None, "in `self.scale`, in `draws`, a branch calls the random op `standard_normal`"),
+])
+def test_helpers_with_hazards_effects_or_random_ops(helper, applicability, reason):
+    finding = only(HELPERS.format(helper=helper))
+    if applicability is None:
+        assert finding.fix_object is None, finding.fix
+    else:
+        assert finding.fix["applicability"] == applicability
+    assert reason in finding.detail

@@ -363,3 +363,66 @@ def test_tuple_accumulation_gradients_hypermap_results_and_sub_cell_returns_are_
     assert step["clipped"] is Kind.TENSOR_SEQ  # the sub-cell's construct returns the tuple it built
     assert step["summed"] is Kind.TENSOR_SEQ  # a HyperMap over tensor sequences
     assert step["total"] is Kind.TENSOR  # a MindSpore layer: a Tensor, as before
+
+
+GRADIENTS = """
+import mindspore as ms
+from mindspore import nn, ops
+from mindspore.ops import composite as C
+
+
+class Grads(nn.Cell):
+    def __init__(self, network, weights):
+        super().__init__()
+        self.network = network
+        self.weights = weights
+        self.first = ops.GradOperation()
+        self.first_off = C.GradOperation(get_all=False, get_by_list=False)
+        self.first_sens = ops.GradOperation(sens_param=True)
+        self.every_input = ops.GradOperation(get_all=True)
+        self.by_list = ops.GradOperation(get_by_list=True)
+        self.both = ops.GradOperation(get_all=True, get_by_list=True)
+        self.positional = ops.GradOperation(True)
+        self.flagged = ops.GradOperation(get_all=flag)
+
+    def construct(self, x, y, pair, sens):
+        g = self.first(self.network)(x, y)
+        g_off = self.first_off(self.network)(x, y)
+        g_sens = self.first_sens(self.network)(x, y, sens)
+        g_inline = ops.GradOperation()(self.network)(x)
+        g_pair = self.first(self.network)((x, y), y)
+        g_keyword = self.first(self.network)(x=x, y=y)
+        fn = self.first(self.network)
+        g_all = self.every_input(self.network)(x, y)
+        g_list = self.by_list(self.network, self.weights)(x, y)
+        g_both = self.both(self.network, self.weights)(x, y)
+        g_positional = self.positional(self.network)(x, y)
+        g_flagged = self.flagged(self.network)(x, y)
+        g_attribute = self.first(self.network)(self.weights, y)
+        g_constant = self.first(self.network)(ms.Tensor([1.0, 2.0]), y)
+        return g
+"""
+
+
+def test_gradient_of_the_first_input_only_is_a_tensor():
+    module = cst.parse_module(GRADIENTS)
+    context = ModuleContext(module, GRADIENTS, "gradients.py", Config())
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    construct = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "construct")
+    env = context.values(construct).env
+    # GradOperation() / get_all=False, get_by_list=False / sens_param: the gradient w.r.t. the first input.
+    for name in ("g", "g_off", "g_sens", "g_inline"):
+        assert env[name] is Kind.TENSOR, name
+    assert env["fn"] is Kind.GRAD_FN_FIRST  # the gradient function itself is not a Tensor
+    # The first input is a tuple, or passed by keyword: its gradient's kind is not known.
+    assert env["g_pair"] is Kind.UNKNOWN
+    assert env["g_keyword"] is Kind.UNKNOWN
+    # get_all=True: a tuple, one gradient per input; get_by_list=True: one per weight; not a Tensor.
+    assert env["g_all"] is not Kind.TENSOR
+    assert env["g_list"] is Kind.TENSOR_SEQ
+    assert env["g_both"] is not Kind.TENSOR
+    assert env["g_positional"] is not Kind.TENSOR  # GradOperation(True): get_all=True, by position
+    assert env["g_flagged"] is not Kind.TENSOR  # get_all not a literal
+    # A constant first input (a Tensor attribute, a Tensor literal): MindSpore 2.10 gives ``()``, no gradient.
+    assert env["g_attribute"] is Kind.UNKNOWN
+    assert env["g_constant"] is Kind.UNKNOWN

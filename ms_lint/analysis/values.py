@@ -37,6 +37,10 @@ class Kind(enum.Enum):
     CONST_OP = "const-op"  # a Primitive whose result is a compile-time constant (P.Shape(), P.IsInstance())
     GRAD_OP = "grad-op"  # ``GradOperation(get_by_list=True)``: called on a network and weights, gives GRAD_FN
     GRAD_FN = "grad-fn"  # ``grad_op(net, weights)``: called on inputs, gives one gradient per weight (TENSOR_SEQ)
+    # ``GradOperation()`` (get_all and get_by_list off): called on a network gives GRAD_FN_FIRST, which called on
+    # inputs gives the gradient w.r.t. the first input, of that input's kind (a Tensor for a Tensor input).
+    GRAD_OP_FIRST = "grad-op-first"
+    GRAD_FN_FIRST = "grad-fn-first"
     UNKNOWN = "unknown"
 
 
@@ -244,6 +248,37 @@ class ClassAttributes:
         }
         self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
         self._made[class_name] = {attr: found[0] for attr, found in made.items() if len(found) == 1 and found[0]}
+
+    def assignments(self, class_name: Optional[str], attr: str
+                    ) -> Optional[List[Tuple[cst.BaseExpression, "ExpressionKinds"]]]:
+        """Every value assigned to ``self.<attr>`` in the class and its in-module bases, each with the value model
+        of the method that assigns it; None when some write is not a plain ``self.<attr> = value`` (a tuple
+        target, ``+=``, a class-level binding) or a base lives in another module (its writes are not seen)."""
+        if class_name is None or class_name not in self.scope.classes or self.external_bases(class_name):
+            return None
+        found: List[Tuple[cst.BaseExpression, ExpressionKinds]] = []
+        for cls in self._class_chain(class_name):
+            info = self.scope.classes[cls]
+            for stmt in info.node.body.body:
+                if isinstance(stmt, cst.SimpleStatementLine) and attr in _names_bound_by(stmt):
+                    return None  # a class-level binding: ``has_mask = False`` in the class body
+            for method in info.methods.values():
+                env = _InitEnv(self, method, self.imports, None)
+                for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+                    for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                        targets: List[cst.BaseExpression] = []
+                        if isinstance(small, cst.Assign):
+                            targets = [t.target for t in small.targets]
+                        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                            targets = [small.target]
+                        for target in targets:
+                            if _is_self_attr(target, attr):
+                                if isinstance(small, cst.AugAssign) or small.value is None:
+                                    return None
+                                found.append((small.value, env))
+                            elif any(_is_self_attr(node, attr) for node in find(target, cst.Attribute)):
+                                return None  # ``self.a, self.b = ...``
+        return found
 
     def _class_chain(self, class_name: str) -> List[str]:
         chain, pending = [], [class_name]
@@ -485,6 +520,14 @@ class ExpressionKinds:
             return Kind.GRAD_FN
         if callee is Kind.GRAD_FN:
             return Kind.TENSOR_SEQ
+        if callee is Kind.GRAD_OP_FIRST:
+            return Kind.GRAD_FN_FIRST
+        if callee is Kind.GRAD_FN_FIRST:  # the gradient w.r.t. the first input has that input's shape and kind
+            first = expr.args[0] if expr.args else None
+            if first is not None and first.keyword is None and not first.star and args[0] is Kind.TENSOR \
+                    and not self._constant_tensor(first.value):
+                return Kind.TENSOR
+            return Kind.UNKNOWN
         if callee in (Kind.OP, Kind.CELL):
             return Kind.TENSOR
         if callee is Kind.CONST_OP:
@@ -496,6 +539,16 @@ class ExpressionKinds:
                     return Kind.CONST
                 return Kind.TENSOR_SEQ if inner in TENSOR_SEQ_SOURCES else Kind.TENSOR
         return Kind.UNKNOWN
+
+    def _constant_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A Tensor graph mode holds as a constant: ``self.<attr>`` or ``Tensor(...)``. MindSpore 2.10's
+        ``GradOperation()`` gives ``()`` (no gradient) for such a first input, not a Tensor (measured)."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return True
+        if isinstance(expr, cst.Call):
+            qualified = self.imports.qualify(expr.func) or ""
+            return qualified in TENSOR_FACTORIES
+        return False
 
     def _kind_of_qualified_call(self, qualified: str, expr: cst.Call, args: List[Kind]) -> Kind:
         last = qualified.rsplit(".", 1)[-1]
@@ -518,6 +571,8 @@ class ExpressionKinds:
             return Kind(documented)
         if qualified == "mindspore.ops.GradOperation" and _keyword_is_true(expr, "get_by_list"):
             return Kind.GRAD_OP
+        if qualified == "mindspore.ops.GradOperation" and _first_input_only(expr):
+            return Kind.GRAD_OP_FIRST
         if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
@@ -785,6 +840,30 @@ class ReturnModel(Protocol):
 def _keyword_is_true(call: cst.Call, name: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name)
                and arg.value.value == "True" for arg in call.args)
+
+
+def _is_self_attr(node: cst.BaseExpression, attr: str) -> bool:
+    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+            and node.attr.value == attr)
+
+
+def _first_input_only(call: cst.Call) -> bool:
+    """``GradOperation()``, ``GradOperation(get_all=False, get_by_list=False, sens_param=True)``: the gradient
+    w.r.t. the first input only (MindSpore 2.10 ``GradOperation`` docstring: "If get_all and get_by_list are both
+    ``False``, get the gradient with respect to first input"). ``sens_param`` adds an input, not an output. Any
+    positional argument, other keyword or non-literal value: not this form."""
+    for arg in call.args:
+        if arg.keyword is None or arg.star:
+            return False
+        name = arg.keyword.value
+        if not (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False")):
+            return False
+        if name in ("get_all", "get_by_list"):
+            if arg.value.value != "False":
+                return False
+        elif name != "sens_param":
+            return False
+    return True
 
 
 def _constructs_cell(scope: GraphScope, func: cst.BaseExpression, owner: Optional[str] = None) -> bool:

@@ -25,9 +25,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
-from ms_lint.analysis.values import FunctionValues, Kind, is_literal, literal_value
+from ms_lint.analysis.values import FunctionValues, Kind, _rebound_elsewhere, is_literal, literal_value
+from ms_lint.names import dotted
 
 # The ops the select rewrites write (``ops.where`` and the ``ops.logical_*`` of converted conditions).
 EMITTED_OPS = {"where", "logical_and", "logical_or", "logical_not"}
@@ -100,6 +101,7 @@ BOOL_PRIMITIVES = {"Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "Less
 FULL_REDUCTIONS = {"sum", "mean", "max", "min", "all", "any", "prod", "reduce_sum", "reduce_mean", "reduce_max",
                    "reduce_min", "reduce_all", "reduce_any", "reduce_prod", "norm"}
 MAX_BRANCH_CALLS = 6
+MAX_FOLLOW_DEPTH = 2  # helpers called from helpers, followed into
 
 
 # -- class attributes ----------------------------------------------------------------------------------
@@ -149,6 +151,49 @@ def primitive_name(ctx, owner: Optional[str], func: cst.BaseExpression) -> Optio
     return None
 
 
+def module_primitive(ctx, func: cst.BaseExpression) -> Optional[str]:
+    """``keepdim_sum(x, -1)`` / ``functions.keepdim_sum(x, -1)`` where a module of the project binds
+    ``keepdim_sum = ops.ReduceSum(keep_dims=True)`` once at module level -> ``"ReduceSum"``; None otherwise."""
+    name = dotted(func)
+    if name is None:
+        return None
+    if isinstance(func, cst.Name):
+        if func.value in ctx.scope.module_functions:
+            return None
+        value = _module_binding(ctx, func.value)
+        return primitive_name(ctx, None, value) if value is not None else None
+    project = getattr(ctx, "project", None)
+    if project is None or project.module is None:
+        return None
+    qualified = project.index.qualify(project.module, name)
+    if qualified is None or "." not in qualified:
+        return None
+    module, attr = qualified.rsplit(".", 1)
+    if module == project.module or module not in project.index.project_modules:
+        return None
+    context = project.context_for(module)
+    value = _module_binding(context, attr) if context is not None else None
+    return primitive_name(context, None, value) if value is not None else None
+
+
+def _module_binding(ctx, name: str) -> Optional[cst.BaseExpression]:
+    """The value of the one top-level ``name = value`` of the module, when nothing else binds ``name``."""
+    found: List[cst.BaseExpression] = []
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for target in targets:
+                        if name in target_names(target, include_starred=True):
+                            if not (isinstance(small, cst.Assign) and isinstance(target, cst.Name)):
+                                return None
+                            found.append(small.value)
+    if len(found) != 1 or name in _rebound_elsewhere(ctx.module):
+        return None
+    return found[0]
+
+
 # -- calls ---------------------------------------------------------------------------------------------
 def _primitive_category(name: str) -> str:
     for category, names in PRIMITIVES.items():
@@ -190,6 +235,9 @@ def call_target(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
     if prim is None and isinstance(func, cst.Name) and func.value not in values.parameters:
         bound = _bindings(values, func.value)  # ``op_cast = P.Cast()`` once in the function
         prim = primitive_name(ctx, values.owner, bound[0]) if len(bound) == 1 else None
+    if prim is None and not (qualified or "").startswith("mindspore.") and not (
+            isinstance(func, cst.Name) and (func.value in values.parameters or func.value in values.env)):
+        prim = module_primitive(ctx, func)
     if prim is not None:
         return "primitive", prim
     if isinstance(func, cst.Name) and qualified is None:
@@ -229,11 +277,37 @@ def classify_call(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str
 
 
 # -- branches ------------------------------------------------------------------------------------------
+def _helper_expressions(func: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
+    """The right-hand sides and the returned value of a helper whose body is a docstring, ``name = expr`` /
+    ``name op= expr`` lines and one final ``return expr``; None for anything else."""
+    statements = list(suite_statements(func.body))
+    found: List[cst.BaseExpression] = []
+    for index, stmt in enumerate(statements):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and index == 0 and isinstance(
+                    small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+                found.append(small.value)
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+                found.append(small.value)
+            elif isinstance(small, cst.Return) and small.value is not None and index == len(statements) - 1:
+                found.append(small.value)
+            else:
+                return None
+    returns = statements and isinstance(statements[-1], cst.SimpleStatementLine) and isinstance(
+        statements[-1].body[-1], cst.Return)
+    return found if returns else None
+
+
 class _BranchScan(cst.CSTVisitor):
-    def __init__(self, ctx, values: FunctionValues):
+    def __init__(self, ctx, values: FunctionValues, depth: int = 0):
         super().__init__()
         self.ctx = ctx
         self.values = values
+        self.depth = depth  # helpers followed to get here
         self.blocker: Optional[str] = None
         self.hazard: Optional[str] = None
         self.cell: Optional[str] = None  # the first sub-cell the branch calls
@@ -258,6 +332,10 @@ class _BranchScan(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         category, name = classify_call(self.ctx, self.values, node)
         self.calls += 1
+        if category == UNKNOWN:
+            followed = self._follow(node, name)
+            if followed is not None:
+                return
         if category == EFFECT:
             self._block(f"a branch calls `{name}` (a side effect): a select would run it whichever way the "
                         "condition goes")
@@ -269,6 +347,34 @@ class _BranchScan(cst.CSTVisitor):
             self._block(f"a branch calls `{name}`: cannot see that it is cheap and free of side effects")
         elif category == HAZARD:
             self._hazard(name, node)
+
+    def _follow(self, call: cst.Call, name: str) -> Optional[bool]:
+        """A helper of the project (``self.scale(k, ref)``, ``helper(x)``, an inherited method) whose body is only
+        name assignments and one final ``return``: its expressions are scanned as if written here, in the
+        helper's own module (effects, random ops, unknown calls block; ``/``, ``sqrt``... are hazards). None when
+        the call is not to such a helper (the caller blocks it as unknown)."""
+        if self.depth >= MAX_FOLLOW_DEPTH:
+            return None
+        resolved = self.values._local_callee(call)
+        if resolved is None or resolved[1] is None or not hasattr(resolved[2], "_model"):
+            return None
+        callee, kinds, context = resolved
+        expressions = _helper_expressions(callee)
+        if expressions is None:
+            self._block(f"a branch calls `{name}`, whose body is not only name assignments and a `return`: a "
+                        "select would run it on every call")
+            return True
+        scan = _BranchScan(context, context._model(callee, kinds), self.depth + 1)
+        for expr in expressions:
+            expr.visit(scan)
+        self.calls += scan.calls
+        if scan.blocker is not None:
+            self._block(f"in `{name}`, {scan.blocker}")
+        if scan.hazard is not None and self.hazard is None:
+            self.hazard = scan.hazard
+        if scan.cell is not None and self.cell is None:
+            self.cell = scan.cell
+        return True
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         op = node.operator
@@ -437,6 +543,44 @@ def is_boolean(ctx, values: FunctionValues, expr: cst.BaseExpression, depth: int
     if isinstance(expr, cst.Name) and expr.value not in values.parameters:
         bound = _bindings(values, expr.value)
         return bool(bound) and all(is_boolean(ctx, values, value, depth + 1) for value in bound)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return boolean_attribute_problem(ctx, values, expr.attr.value) is None
+    return False
+
+
+def boolean_attribute_problem(ctx, values: FunctionValues, attr: str) -> Optional[str]:
+    """Why ``self.<attr>`` is not visibly a bool Tensor (None when it is): every write to it, in the class and its
+    in-module bases, must give one in the method that makes it (``self.has_pad = ops.logical_not(mask.all())``,
+    ``self.flag = x > 0``). A Python bool among them (``self.has_pad = False`` when there is no mask) is not a
+    Tensor: ``ops.where`` rejects it (MindSpore 2.10: "Failed calling Select with condition=Bool")."""
+    found = ctx.attributes.assignments(values.owner, attr)
+    if not found:
+        return f"cannot see every value `self.{attr}` is set to (a write ms-lint does not follow, or none)"
+    for value, env in found:
+        if isinstance(value, cst.Name) and value.value in ("True", "False"):
+            return (f"`self.{attr}` is also set to the Python bool `{value.value}`, and ops.where needs a Tensor "
+                    "condition")
+        if env.kind(value) is not Kind.TENSOR or not _boolean_in(ctx, env, value):
+            return f"cannot see that every value `self.{attr}` is set to is a bool tensor"
+    return None
+
+
+def _boolean_in(ctx, env, value: cst.BaseExpression) -> bool:
+    """``value`` is a bool Tensor in the method ``env`` models: a comparison of Tensors, or a bool-valued op
+    (``ops.logical_not``, ``ops.isfinite``, ``P.Equal()(...)``, a Tensor's ``.all()``)."""
+    if isinstance(value, cst.Comparison):
+        return len(value.comparisons) == 1 and isinstance(value.comparisons[0].operator, COMPARISONS)
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    qualified = ctx.imports.qualify(func)
+    if qualified and qualified.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")):
+        return qualified.rsplit(".", 1)[-1] in BOOL_FUNCTIONS
+    if isinstance(func, cst.Call):
+        inner = ctx.imports.qualify(func.func) or ""
+        return inner.startswith("mindspore.ops.") and inner.rsplit(".", 1)[-1] in BOOL_PRIMITIVES
+    if isinstance(func, cst.Attribute) and env.kind(func.value) is Kind.TENSOR:
+        return func.attr.value in BOOL_FUNCTIONS
     return False
 
 
@@ -445,6 +589,9 @@ def boolean_condition(ctx, values: FunctionValues, cond: cst.BaseExpression
     """(condition for ops.where, imports it needs, why not). ``not c`` -> ``ops.logical_not(c)``, ``a and b``
     -> ``ops.logical_and(a, b)``; anything not visibly a bool tensor is refused."""
     if not is_boolean(ctx, values, cond):
+        bare = _strip_parens(cond)
+        if isinstance(bare, cst.Attribute) and isinstance(bare.value, cst.Name) and bare.value.value == "self":
+            return None, (), boolean_attribute_problem(ctx, values, bare.attr.value)
         return None, (), ("cannot see that the condition is a bool tensor (ops.where needs one; `if x:` on a "
                           "number tensor tests truthiness)")
     imports: List = []
@@ -576,7 +723,26 @@ def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.Func
     if last == "initializer" and len(args) >= 2:
         shape = args[1].value
         return is_literal(shape) and literal_value(shape) == ()
-    return False
+    return _zero_d_reduction(ctx, value)
+
+
+def _zero_d_reduction(ctx, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """``mask.all()``, ``ops.reduce_sum(x)`` (no axis: 0-d), and elementwise ops of those and Python numbers
+    (``ops.logical_not(mask.all())``)."""
+    from ms_lint.rewrites.where_shapes import ELEMENTWISE, FULL_REDUCTION_FUNCTIONS, FULL_REDUCTION_METHODS
+
+    if depth > 3 or not isinstance(value, cst.Call) or any(a.keyword is not None or a.star for a in value.args):
+        return False
+    qualified = ctx.imports.qualify(value.func) or ""
+    if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+        name = qualified.rsplit(".", 1)[-1]
+        if name in FULL_REDUCTION_FUNCTIONS:
+            return len(value.args) == 1
+        return name in ELEMENTWISE and bool(value.args) and all(
+            (is_literal(a.value) and isinstance(literal_value(a.value), (int, float)))
+            or _zero_d_reduction(ctx, a.value, depth + 1) for a in value.args)
+    return (qualified == "" and isinstance(value.func, cst.Attribute) and not value.args
+            and value.func.attr.value in FULL_REDUCTION_METHODS and not _looks_like_module(value.func.value))
 
 
 def _scalar_default(method: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:

@@ -59,10 +59,12 @@ class BranchFlow:
     """Runs the branches of one ``if`` of one graph function; see the module docstring."""
 
     def __init__(self, values: FunctionValues, parent, spell_where, convert_condition, bound_before,
-                 clamp_tables=None):
+                 clamp_tables=None, tests=None):
         """``parent(node)``: the parent map. ``spell_where(cond, a, b)`` -> call or None;
         ``convert_condition(test)`` -> (bool condition, why not); ``bound_before(name)``: a Tensor bound before
-        the ``if`` on every path to it."""
+        the ``if`` on every path to it. ``tests``: id(if) -> the test to run it on instead of its own (the Tensor
+        part of ``if <compile-time test> or <tensor test>:``, whose compile-time part the caller keeps)."""
+        self.tests: Dict[int, cst.BaseExpression] = dict(tests or {})
         self.values = values
         self.parent = parent
         self.spell_where = spell_where
@@ -151,8 +153,8 @@ class BranchFlow:
                         return "ret", returned
             elif isinstance(stmt, cst.If):
                 rest = list(stmts[index + 1:])
-                if self.values.kind(stmt.test) is Kind.CONST:  # folded at compile time: a constant IfExp
-                    cond, test = self._subst(stmt.test, env), None
+                if self.values.kind(self._test(stmt)) is Kind.CONST:  # folded at compile time: a constant IfExp
+                    cond, test = self._subst(self._test(stmt), env), None
                 else:
                     cond, test = self._condition(stmt, env)
                 body = list(suite_statements(stmt.body))
@@ -212,14 +214,18 @@ class BranchFlow:
     def _evaluate(self, expr: cst.BaseExpression) -> None:
         self.evaluated.append(expr)
 
+    def _test(self, stmt: cst.If) -> cst.BaseExpression:
+        return self.tests.get(id(stmt), stmt.test)
+
     def _condition(self, stmt: cst.If, env: Dict[str, cst.BaseExpression]):
-        if self.values.kind(stmt.test) is not Kind.TENSOR:
-            raise Refused(f"a branch tests a Python value (`{short_code(stmt.test, 30)}`) inside the Tensor `if`")
-        cond, why = self.convert_condition(stmt.test)
+        test = self._test(stmt)
+        if self.values.kind(test) is not Kind.TENSOR:
+            raise Refused(f"a branch tests a Python value (`{short_code(test, 30)}`) inside the Tensor `if`")
+        cond, why = self.convert_condition(test)
         if cond is None:
             raise Refused(why)
-        self._evaluate(stmt.test)  # a select evaluates every condition of the chain on every call
-        return self._subst(cond, env), stmt.test
+        self._evaluate(test)  # a select evaluates every condition of the chain on every call
+        return self._subst(cond, env), test
 
     def _merge(self, test, cond, first: Dict[str, cst.BaseExpression], second: Dict[str, cst.BaseExpression]
                ) -> Dict[str, cst.BaseExpression]:
@@ -451,10 +457,10 @@ def _emission_order(targets: List[str], env: Dict[str, cst.BaseExpression]) -> O
 
 
 # -- the fix -------------------------------------------------------------------------------------------------
-def flow_fix(ctx, values: FunctionValues, node: cst.If):
+def flow_fix(ctx, values: FunctionValues, node: cst.If, test: Optional[cst.BaseExpression] = None):
     """(Fix, None) or (None, why not) for the branch structure starting at ``node`` (an ``if``, not an ``elif``).
     The fix is unsafe, with the reasons in its message, when a select may see an inf/NaN or a shape it did not
-    see before (see :mod:`ms_lint.rewrites.where`)."""
+    see before (see :mod:`ms_lint.rewrites.where`). ``test``: run ``node`` on this test instead of its own."""
     from ms_lint.diagnostics import SAFE, UNSAFE, Fix
     from ms_lint.rewrites.where import (
         boolean_condition,
@@ -494,7 +500,7 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If):
 
     clamps = _TableClamp(ctx, values, imports)
     flow = BranchFlow(values, ctx.parent, spell, convert, lambda name: _bound_before(ctx, values, node, name),
-                      clamps.apply)
+                      clamps.apply, {id(node): test} if test is not None else None)
     continuation, own_rest, in_loop = _continuation(ctx, node, func)
     live = reads_outside(func, node) | (_reads(node) if in_loop else set())
     try:

@@ -689,6 +689,125 @@ class TensorConditionBranch(Rule):
                     return self.ax + 0
             """,
         ),
+        # A compile-time test joined to a Tensor test with ``or``: where the compile-time test holds the branch always
+        # runs, so it stays under ``if <compile-time test>:`` as written; the ``else`` selects on the Tensor test.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class Rescale(nn.Cell):
+                def __init__(self, interval=1, rate=0.1):
+                    super().__init__()
+                    self.interval = interval
+                    self.rate = rate
+                    self.target = ms.Tensor(1.0, ms.float32)
+                    self.step = ms.Parameter(ms.Tensor(0, ms.int32), name="step")
+
+                def construct(self, velocity):
+                    if self.interval == 1 or self.step % self.interval == 0:
+                        energy = (velocity * velocity).mean()
+                        velocity = velocity * ops.clamp(1.0 + self.rate * (self.target - energy), 0.8, 1.25)
+                    ops.assign_add(self.step, 1)
+                    return velocity
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class Rescale(nn.Cell):
+                def __init__(self, interval=1, rate=0.1):
+                    super().__init__()
+                    self.interval = interval
+                    self.rate = rate
+                    self.target = ms.Tensor(1.0, ms.float32)
+                    self.step = ms.Parameter(ms.Tensor(0, ms.int32), name="step")
+
+                def construct(self, velocity):
+                    if self.interval == 1:
+                        energy = (velocity * velocity).mean()
+                        velocity = velocity * ops.clamp(1.0 + self.rate * (self.target - energy), 0.8, 1.25)
+                    else:
+                        velocity = ops.where(
+                            self.step % self.interval == 0,
+                            velocity * ops.clamp(1.0 + self.rate * (self.target - (velocity * velocity).mean()), 0.8, 1.25),
+                            velocity)
+                    ops.assign_add(self.step, 1)
+                    return velocity
+            """,
+        ),
+        # The gradient w.r.t. the first input (``GradOperation()``) is a Tensor of that input's shape.
+        Invalid(
+            """
+            from mindspore import nn, ops
+
+
+            class InputGradient(nn.Cell):
+                def __init__(self, network):
+                    super().__init__()
+                    self.network = network
+                    self.grad = ops.GradOperation()
+
+                def construct(self, x, y):
+                    g = self.grad(self.network)(x, y)
+                    if ops.isnan(g.sum()):
+                        g = ops.zeros_like(g)
+                    return g
+            """,
+            fixed="""
+            from mindspore import nn, ops
+
+
+            class InputGradient(nn.Cell):
+                def __init__(self, network):
+                    super().__init__()
+                    self.network = network
+                    self.grad = ops.GradOperation()
+
+                def construct(self, x, y):
+                    g = self.grad(self.network)(x, y)
+                    g = ops.where(ops.isnan(g.sum()), ops.zeros_like(g), g)
+                    return g
+            """,
+        ),
+        # A flag stored on self, set only to bool Tensors: the select's condition.
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import Tensor, nn, ops
+
+
+            class PaddedEnergy(nn.Cell):
+                def __init__(self, atom_mask, padding_energy=1.5):
+                    super().__init__()
+                    self.atom_mask = Tensor(atom_mask, ms.bool_)
+                    self.has_padding = ops.logical_not(self.atom_mask.all())
+                    self.padding_energy = Tensor(padding_energy, ms.float32)
+
+                def construct(self, energy):
+                    if self.has_padding:
+                        energy = energy - self.padding_energy
+                    return energy
+            """,
+            fixed="""
+            import mindspore as ms
+            from mindspore import Tensor, nn, ops
+
+
+            class PaddedEnergy(nn.Cell):
+                def __init__(self, atom_mask, padding_energy=1.5):
+                    super().__init__()
+                    self.atom_mask = Tensor(atom_mask, ms.bool_)
+                    self.has_padding = ops.logical_not(self.atom_mask.all())
+                    self.padding_energy = Tensor(padding_energy, ms.float32)
+
+                def construct(self, energy):
+                    energy = ops.where(self.has_padding, energy - self.padding_energy, energy)
+                    return energy
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -883,6 +1002,9 @@ class TensorConditionBranch(Rule):
         split = self._split_fix(values, node)
         if split is not None:
             return split
+        split = self._or_split_fix(values, node)
+        if split is not None:
+            return split
         body = _single(node.body)
         if body is None:
             return self._flow_fix(values, node)
@@ -977,6 +1099,37 @@ class TensorConditionBranch(Rule):
         split = Fix(fix.applicability, summary, edits=((node, new_if),), imports=fix.imports)
         if id(fix) in self._unsafe:
             self._unsafe[id(split)] = self._unsafe.pop(id(fix))
+        return split, None
+
+    def _or_split_fix(self, values: FunctionValues, node: cst.If
+                      ) -> Optional[Tuple[Optional[Fix], Optional[str]]]:
+        """``if <compile-time test> or <tensor test>:`` with no ``else``: keep ``if <compile-time test>:`` with the
+        branch as written (folded at compile time: where the test holds, ``or`` never reads the Tensor test and
+        the branch always runs), and put the selects of the branch on the Tensor test alone in its ``else``
+        (:func:`flow_fix` run on that test). None when the ``if`` is not of that shape (the other fixes decide)."""
+        test = node.test
+        if node.orelse is not None or not isinstance(test, cst.BooleanOperation) \
+                or not isinstance(test.operator, cst.Or) or test.lpar:
+            return None
+        constant, tensor = test.left, test.right
+        if any(values.kind(o) is Kind.TENSOR for o in _truth_operands(constant) + [constant]) \
+                or values.kind(tensor) is not Kind.TENSOR:
+            return None  # as for ``and``: ``if k:`` runs whatever ``k`` is, before the Tensor test, as ``or`` did
+        fix, why = flow_fix(self.context, values, node, test=tensor)
+        if fix is None:
+            return None, why
+        if len(fix.edits) != 1 or not isinstance(fix.edits[0][1], list):
+            return None, "the selects would take in the statements after the `if` (a `return` in the branch)"
+        statements = list(fix.edits[0][1])
+        statements[0] = statements[0].with_changes(leading_lines=[])
+        new_if = node.with_changes(test=constant, orelse=cst.Else(body=cst.IndentedBlock(body=statements)))
+        summary = fix.message.replace(
+            "replace the branches with ",
+            f"keep `if {short_code(constant)}` with the branch as written (folded at compile time) and, in its "
+            "`else`, select on the Tensor test with ", 1)
+        split = Fix(fix.applicability, summary, edits=((node, new_if),), imports=fix.imports)
+        if why is not None:
+            self._unsafe[id(split)] = why
         return split, None
 
     def _ifexp_fix(self, values: FunctionValues, node: cst.IfExp) -> Tuple[Optional[Fix], Optional[str]]:
