@@ -1693,3 +1693,61 @@ def test_a_batched_product_of_two_mapped_operands_is_vmapped():
     def f(q, k):
         return ops.stack([ops.mm(q[i], k[i]) for i in range(q.shape[0])])
     """)
+
+
+# -- a carried tuple rebuilt with its own structure (variable_recurrent's LSTM state) ----------------------------------
+TUPLE_STEPS = '''
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Steps(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.is_lstm = True
+
+    def construct(self, x, state, lengths):
+        outs = []
+        t = 0
+        while t < x.shape[0]:
+            new = ops.tanh(x[t] + state[0])
+            alive = lengths > t
+            if self.is_lstm:
+                h_t = ops.select(alive, new, state[0])
+                c_t = ops.select(alive, new * state[1], state[1])
+                {rebuild}
+            else:
+                state = ops.select(alive, new, state)
+            outs.append(h_t)
+            t += 1
+        return ops.stack(outs), state
+'''
+
+
+def test_a_tuple_rebuilt_with_the_carried_structure_gets_the_peeled_fix():
+    outcome = fix(TUPLE_STEPS.replace("{rebuild}", "state = (h_t, c_t)"), unsafe=True, select=["MSL101"])
+    assert outcome.changed and "outs[t] = h_t" in outcome.fixed and "alive = lengths > 0" in outcome.fixed
+
+
+@pytest.mark.parametrize("rebuild", [
+    "state = [h_t, c_t]",                # a list
+    "state = (h_t, c_t, h_t)",           # longer than the carried pair (read as state[0], state[1])
+    "state = state + (h_t,)",            # a growing tuple
+    "state = (state, h_t)",              # nests the carried value
+    "state = (h_t, (c_t, h_t))",         # an element that is not a Tensor
+])
+def test_a_tuple_that_changes_the_carried_structure_is_still_refused(rebuild):
+    outcome = fix(TUPLE_STEPS.replace("{rebuild}", rebuild), unsafe=True, select=["MSL101"])
+    assert not outcome.changed, rebuild
+
+
+def test_a_rebuilt_tuple_beside_a_tensor_under_a_runtime_condition_is_refused():
+    """The tuple and the Tensor binding must sit in the two branches of an ``if self.flag:``."""
+    source = TUPLE_STEPS.replace("{rebuild}", "state = (h_t, c_t)").replace("if self.is_lstm:", "if x.sum() > 0:")
+    assert not fix(source, unsafe=True, select=["MSL101"]).changed
+
+
+def test_a_tuple_appended_per_step_is_still_refused():
+    source = TUPLE_STEPS.replace("{rebuild}", "state = (h_t, c_t)").replace("outs.append(h_t)",
+                                                                           "outs.append((h_t, c_t))")
+    assert not fix(source, unsafe=True, select=["MSL101"]).changed

@@ -129,10 +129,10 @@ def _rnns_pair(tmp_path, path=None):
 
     text = pathlib.Path(path or rnns.__file__).read_text(encoding="utf-8")
     fixed = _fixed(text)
-    # ``recurrent`` (no sequence lengths) is rewritten; ``variable_recurrent`` builds a tuple and keeps its list.
+    # ``recurrent`` and ``variable_recurrent`` (its LSTM state rebuilt as a same-length tuple) are both rewritten.
     ops_name = "P" if path else "ops"
     assert "x_t = x[t]\n" in fixed and f"outputs = {ops_name}.zeros((time_step,) + h[0].shape, h[0].dtype)" in fixed
-    assert "t = Tensor(1, mstype.int32)" in fixed and fixed.count(".append(") == text.count(".append(") - 2
+    assert "t = Tensor(1, mstype.int32)" in fixed and fixed.count(".append(") == text.count(".append(") - 3
     return _load(text, tmp_path), _load(fixed, tmp_path)
 
 
@@ -247,3 +247,69 @@ def test_mindearth_conv_gru_peeled_matches_on_a_tensor_and_fails_on_a_list(tmp_p
     assert before_module.ListHolder(before)(frame, state).shape == (4, 1, 3, 6, 6)
     with pytest.raises(Exception):
         after_module.ListHolder(after)(frame, state)
+
+
+# -- per-row sequence lengths: the carried LSTM state rebuilt as a tuple (fixtures/loops/rnn_lengths.py) ------------
+RNN_LENGTHS = ROOT / "fixtures" / "loops" / "rnn_lengths.py"
+
+
+def _lengths_args(mode):
+    state = (_rand(3, 4, seed=1), _rand(3, 4, seed=2)) if mode == "LSTM" else _rand(3, 4, seed=1)
+    return (_rand(6, 3, 5), state, ms.Tensor(np.array([6, 2, 4], np.int32)), _rand(5, 4, seed=3, scale=0.5),
+            _rand(4, 4, seed=4, scale=0.5))
+
+
+def test_the_lengths_fixture_is_rewritten_with_the_tuple_carried():
+    fixed = _fixed(RNN_LENGTHS.read_text(encoding="utf-8"))
+    assert "t = ms.Tensor(1, ms.int32)" in fixed and "alive = lengths > 0" in fixed
+    assert "outs[t] = out" in fixed and fixed.count("state = (h_t, c_t)") == 2 and ".append(" not in fixed
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM"])
+@pytest.mark.parametrize("wrap", ["cell", "jit"])
+def test_lengths_fixture_matches_bit_for_bit_with_gradients(mode, wrap, tmp_path):
+    """GRAPH_MODE Cell and an ``@ms.jit`` function calling it; gradients for x and both weights."""
+    source = RNN_LENGTHS.read_text(encoding="utf-8")
+    nets = [_load(text, tmp_path).MaskedSteps(mode) for text in (source, _fixed(source))]
+    if wrap == "jit":
+        nets = [_jit_calling(net) for net in nets]
+    args = _lengths_args(mode)
+    _assert_bitwise(_leaves(nets[0](*args)), _leaves(nets[1](*args)))
+    grads = [_leaves(ms.grad(net, grad_position=(0, 3, 4))(*args)) for net in nets]
+    assert len(grads[0]) == len(grads[1]) == 3
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_mindspores_own_rnns_with_seq_length_match_bit_for_bit_with_gradients(kind, tmp_path):
+    """``nn.LSTM``/``nn.GRU`` given ``seq_length`` run ``variable_recurrent``: its LSTM branch rebuilds
+    ``state_t = (state_t_0, state_t_1)`` each step."""
+    before_module, after_module = _rnns_pair(tmp_path)
+    before = getattr(before_module, kind)(4, 3, num_layers=2, batch_first=True)
+    after = getattr(after_module, kind)(4, 3, num_layers=2, batch_first=True)
+    _same_weights(before, after)
+    h = _rand(2, 3, 3, seed=1)
+    hx = (h, _rand(2, 3, 3, seed=2)) if kind == "LSTM" else h
+    x, lengths = _rand(3, 7, 4), ms.Tensor(np.array([7, 3, 5], np.int32))
+    nets = [_WithLengths(net, lengths) for net in (before, after)]
+    _assert_bitwise(_leaves(nets[0](x, hx)), _leaves(nets[1](x, hx)))
+    grads = [_leaves(ms.grad(net, grad_position=0)(x, hx)) for net in nets]
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+def _jit_calling(net):
+    @ms.jit
+    def run(x, state, lengths, w_x, w_h):
+        return net(x, state, lengths, w_x, w_h)
+    return run
+
+
+class _WithLengths(ms.nn.Cell):
+    def __init__(self, rnn, lengths):
+        super().__init__()
+        self.rnn, self.lengths = rnn, lengths
+
+    def construct(self, x, hx):
+        return self.rnn(x, hx, self.lengths)
