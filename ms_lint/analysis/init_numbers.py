@@ -29,6 +29,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ms_lint.cstutil import call_name_args, code_of, target_names
+from ms_lint.walk import iter_nodes
 
 MAX_DEPTH = 12
 NUMBER_TYPES = {"int", "float"}
@@ -140,19 +141,8 @@ class _Numbers:
         """``stmt`` is a simple statement that always evaluates ``name <op> number`` (or the reverse)."""
         if not isinstance(stmt, cst.SimpleStatementLine):
             return False
-        found: List[cst.BinaryOperation] = []
-
-        class Find(cst.CSTVisitor):
-            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-                found.append(node)
-
-            def visit_IfExp(self, node) -> bool:  # parts of these may not run
-                return False
-
-            visit_BooleanOperation = visit_Lambda = visit_ListComp = visit_GeneratorExp = visit_IfExp
-            visit_SetComp = visit_DictComp = visit_IfExp
-
-        stmt.visit(Find())
+        # parts of conditional expressions, boolean operations, lambdas and comprehensions may not run
+        found = iter_nodes(stmt, cst.BinaryOperation, prune=_MAY_NOT_RUN)
         for node in found:
             if not isinstance(node.operator, ARITHMETIC):
                 continue
@@ -217,50 +207,28 @@ def _plain_binding(stmt: cst.BaseStatement, name: str) -> Optional[cst.BaseExpre
     return None
 
 
+_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.ImportAlias, cst.NamedExpr,
+            cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef)
+_MAY_NOT_RUN = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp,
+                cst.DictComp)
+
+
 def _bound_names(node: cst.CSTNode) -> set:
-    class Binds(cst.CSTVisitor):
-        def __init__(self):
-            super().__init__()
-            self.names: set = set()
-
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            self.names |= _names(n.target)
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            self.names |= _names(n.target)
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            self.names |= _names(n.target)
-
-        def visit_For(self, n: cst.For) -> None:
-            self.names |= _names(n.target)
-
-        def visit_AsName(self, n: cst.AsName) -> None:
-            self.names |= _names(n.name)
-
-        def visit_ImportAlias(self, n: cst.ImportAlias) -> None:
-            if n.asname is None:
-                self.names.add(code_of(n.name).split(".")[0])
-
-        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
-            self.names |= _names(n.target)
-
-        def visit_Global(self, n: cst.Global) -> None:
-            self.names |= {item.name.value for item in n.names}
-
-        visit_Nonlocal = visit_Global
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            self.names.add(n.name.value)
-            return False
-
-        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
-            self.names.add(n.name.value)
-            return False
-
-    finder = Binds()
-    node.visit(finder)
-    return finder.names
+    """Names ``node`` binds (a nested def or class binds its own name; what is inside it is its own scope)."""
+    names: set = set()
+    for found in iter_nodes(node, _BINDERS, prune=(cst.FunctionDef, cst.ClassDef)):
+        if isinstance(found, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            names |= _names(found.target)
+        elif isinstance(found, cst.AsName):
+            names |= _names(found.name)
+        elif isinstance(found, cst.ImportAlias):
+            if found.asname is None:
+                names.add(code_of(found.name).split(".")[0])
+        elif isinstance(found, (cst.Global, cst.Nonlocal)):
+            names |= {item.name.value for item in found.names}
+        else:
+            names.add(found.name.value)
+    return names
 
 
 def _names(target: cst.CSTNode) -> set:
@@ -307,23 +275,10 @@ def _search(stmts: Sequence[cst.BaseStatement], target: cst.CSTNode) -> Optional
 
 def _contains(stmt: cst.BaseStatement, target: cst.CSTNode, shallow: bool) -> bool:
     """``target`` is ``stmt`` itself or inside its simple statements / its header (not its blocks)."""
-    class Find(cst.CSTVisitor):
-        found = False
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if node is target:
-                Find.found = True
-            if isinstance(node, (cst.BaseSuite,)) and node is not stmt:
-                return False
-            return not Find.found
-
-    Find.found = False
     if isinstance(stmt, cst.SimpleStatementLine):
-        stmt.visit(Find())
-        return Find.found
+        return any(node is target for node in iter_nodes(stmt, cst.CSTNode))
     if isinstance(stmt, cst.If):
-        stmt.test.visit(Find())
-        return Find.found
+        return any(node is target for node in iter_nodes(stmt.test, cst.CSTNode))
     return False
 
 

@@ -29,6 +29,7 @@ from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, _rebound_elsewhere, is_literal, literal_value
 from ms_lint.names import dotted
+from ms_lint.walk import iter_nodes
 
 # The ops the select rewrites write (``ops.where`` and the ``ops.logical_*`` of converted conditions).
 EMITTED_OPS = {"where", "logical_and", "logical_or", "logical_not"}
@@ -302,9 +303,14 @@ def _helper_expressions(func: cst.FunctionDef) -> Optional[List[cst.BaseExpressi
     return found if returns else None
 
 
-class _BranchScan(cst.CSTVisitor):
+class _BranchScan:
+    """What a select would now run on every call: effects and unknown calls block it, ``/``, ``**`` and the like
+    are hazards, a sub-cell makes it unsafe. ``scan(node)`` meets the nodes in a visitor's order (``walk``)."""
+
+    _PRUNED = (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+    _WANTED = (cst.Call, cst.BinaryOperation, cst.Subscript, cst.Yield, cst.NamedExpr) + _PRUNED
+
     def __init__(self, ctx, values: FunctionValues, depth: int = 0):
-        super().__init__()
         self.ctx = ctx
         self.values = values
         self.depth = depth  # helpers followed to get here
@@ -313,6 +319,19 @@ class _BranchScan(cst.CSTVisitor):
         self.cell: Optional[str] = None  # the first sub-cell the branch calls
         self.calls = 0
         self._gradient_free: Optional[bool] = None  # a learning-rate schedule's construct (where_schedule)
+
+    def scan(self, node: cst.CSTNode) -> None:
+        handlers = {cst.Call: self.visit_Call, cst.BinaryOperation: self.visit_BinaryOperation,
+                    cst.Subscript: self.visit_Subscript, cst.Yield: self.visit_Yield,
+                    cst.NamedExpr: self.visit_NamedExpr}
+        for found in iter_nodes(node, self._WANTED, prune=self._PRUNED):
+            handler = handlers.get(type(found))
+            if handler is not None:
+                handler(found)
+            elif isinstance(found, cst.Lambda):
+                self._block("a branch defines a lambda")
+            else:
+                self._block("a branch has a comprehension")
 
     def _hazard(self, name: str, node: cst.CSTNode) -> None:
         """Record the first numeric hazard, unless its inf/NaN provably reaches nothing here."""
@@ -366,7 +385,7 @@ class _BranchScan(cst.CSTVisitor):
             return True
         scan = _BranchScan(context, context._model(callee, kinds), self.depth + 1)
         for expr in expressions:
-            expr.visit(scan)
+            scan.scan(expr)
         self.calls += scan.calls
         if scan.blocker is not None:
             self._block(f"in `{name}`, {scan.blocker}")
@@ -407,16 +426,6 @@ class _BranchScan(cst.CSTVisitor):
         kind, name = call_target(self.ctx, self.values, index)
         return kind == "function" and name == "clamp" and all(is_literal(a.value) for a in index.args[1:])
 
-    def visit_Lambda(self, node) -> bool:
-        self._block("a branch defines a lambda")
-        return False
-
-    def visit_ListComp(self, node) -> bool:
-        self._block("a branch has a comprehension")
-        return False
-
-    visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_ListComp
-
     def visit_Yield(self, node) -> None:
         self._block("a branch yields")
 
@@ -432,7 +441,7 @@ def branch_problems(ctx, values: FunctionValues, expr: cst.BaseExpression) -> Tu
                     "(and an `if` joining a Tensor with a number does not compile)"), None
         return "cannot see that both branches are Tensors", None
     scan = _BranchScan(ctx, values)
-    expr.visit(scan)
+    scan.scan(expr)
     if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
         scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
     return scan.blocker, _hazard_of(scan)
@@ -450,7 +459,7 @@ def expression_problems(ctx, values: FunctionValues, expr: cst.BaseExpression
     """(blocker, hazard) of an expression a select would now evaluate on every call, whatever its kind (a
     temporary that a branch computes and a later statement reads)."""
     scan = _BranchScan(ctx, values)
-    expr.visit(scan)
+    scan.scan(expr)
     if scan.blocker is None and scan.calls > MAX_BRANCH_CALLS:
         scan.blocker = f"a branch makes {scan.calls} calls: a select would compute them on every call"
     return scan.blocker, _hazard_of(scan)

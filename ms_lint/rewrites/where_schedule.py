@@ -22,6 +22,7 @@ import libcst as cst
 
 from ms_lint.cstutil import call_name_args, suite_statements
 from ms_lint.analysis.values import FunctionValues
+from ms_lint.walk import iter_nodes
 
 FLOAT_DTYPES = ("float16", "float32", "float64", "bfloat16", "float_", "double", "half")
 MAX_DEPTH = 12
@@ -47,22 +48,8 @@ def gradient_free_schedule(ctx, values: FunctionValues) -> bool:
         if not (_is_lr_schedule(ctx.imports.qualify(base))
                 or (isinstance(base, cst.Name) and base.value in chain)):
             return False
-    finder = _ParameterCalls(ctx)
-    for cls in chain:
-        ctx.scope.classes[cls].node.visit(finder)
-    return not finder.found
-
-
-class _ParameterCalls(cst.CSTVisitor):
-    def __init__(self, ctx):
-        super().__init__()
-        self.ctx = ctx
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.ctx.imports.qualify(node.func) or ""
-        if qualified.rsplit(".", 1)[-1] == "Parameter":
-            self.found = True
+    return not any((ctx.imports.qualify(call.func) or "").rsplit(".", 1)[-1] == "Parameter"
+                   for cls in chain for call in iter_nodes(ctx.scope.classes[cls].node, cst.Call))
 
 
 class FloatProof:

@@ -27,6 +27,7 @@ import libcst as cst
 from ms_lint.cstutil import call_name_args, code_of, short_code, suite_statements, walk_statements
 from ms_lint.analysis.init_numbers import is_number, number_or_none
 from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.walk import iter_nodes
 
 Leaves = FrozenSet[str]
 NONE: Leaves = frozenset()
@@ -357,9 +358,9 @@ def _plain_bindings(func: cst.FunctionDef, name: str) -> Optional[List[cst.BaseE
                         return None
             if isinstance(small, (cst.Global, cst.Nonlocal, cst.Del)) and name in _names_of(small):
                 return None
-    walrus = _Walrus(name)
-    func.body.visit(walrus)
-    return None if walrus.found else found
+    walrus = any(isinstance(n.target, cst.Name) and n.target.value == name
+                 for n in iter_nodes(func.body, cst.NamedExpr))
+    return None if walrus else found
 
 
 def names_bound_in(stmts) -> Set[str]:
@@ -389,29 +390,7 @@ def _bound_names(stmt: cst.BaseStatement) -> Set[str]:
 
 
 def _names_of(node: cst.CSTNode) -> Set[str]:
-    collector = _NameCollector()
-    node.visit(collector)
-    return collector.names
-
-
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.names: Set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
-class _Walrus(cst.CSTVisitor):
-    def __init__(self, name: str):
-        super().__init__()
-        self.name = name
-        self.found = False
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if isinstance(node.target, cst.Name) and node.target.value == self.name:
-            self.found = True
+    return {name.value for name in iter_nodes(node, cst.Name)}
 
 
 def select_shape_problem(ctx, values: FunctionValues, cond: cst.BaseExpression, a: cst.BaseExpression,
@@ -425,13 +404,13 @@ def select_shape_problem(ctx, values: FunctionValues, cond: cst.BaseExpression, 
     if leaves_a != leaves_b and b_value is not None:
         leaves_b = shapes.of(b_value)
     if leaves_a != leaves_b:
-        return "sides", (f"cannot see that `{short_code(a, 30)}` and `{short_code(b, 30)}` have one shape: ops.where broadcasts "
-                         "them, an `if` keeps the shape of the side it takes")
+        return "sides", (f"cannot see that `{short_code(a, 30)}` and `{short_code(b, 30)}` have one shape: "
+                         "ops.where broadcasts them, an `if` keeps the shape of the side it takes")
     leaves_cond = frozenset().union(*(shapes.of(operand) for operand in _truth_operands(cond)))
     if not leaves_cond <= leaves_a:
-        return "condition", (f"cannot see that the condition `{short_code(cond, 30)}` is 0-d or shaped like the branches: "
-                             "ops.where broadcasts the result to it (a shape-(1,) condition gives 0-d branches "
-                             "shape (1,))")
+        return "condition", (f"cannot see that the condition `{short_code(cond, 30)}` is 0-d or shaped like the "
+                             "branches: ops.where broadcasts the result to it (a shape-(1,) condition gives 0-d "
+                             "branches shape (1,))")
     return None
 
 
