@@ -26,10 +26,10 @@ import libcst as cst
 
 from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.init_numbers import is_number
+from ms_lint.analysis.shapes import init_assignment, init_value  # where ``self.x = ...`` is found (value, method)
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.cstutil import code_of, suite_statements
 from ms_lint.walk import find
-from ms_lint.rewrites.where import init_assignment, init_value  # where ``self.x = ...`` is found (value, method)
 
 ASSIGN_EFFECTS = {"assign", "assignadd", "assign_add", "assignsub", "assign_sub"}
 # ``nn.Optimizer.get_lr()``: the learning-rate Parameter (or schedule output), one per group when is_group_lr.
@@ -250,7 +250,7 @@ def _unpacked_parameter(ctx, owner: Optional[str], attr: str) -> Optional[Tuple[
     if owner is None:
         return None
     found = []
-    for cls in ctx.attributes._class_chain(owner):
+    for cls in ctx.attributes.class_chain(owner):
         for method in ctx.scope.classes[cls].methods.values():
             for node in code_nodes(method.body):
                 if not isinstance(node, cst.Assign):
@@ -318,7 +318,7 @@ def _bound_to_lr(ctx, values: FunctionValues, name: str) -> bool:
 def _is_optimizer(ctx, owner: Optional[str]) -> bool:
     if owner is None:
         return False
-    for cls in ctx.attributes._class_chain(owner):
+    for cls in ctx.attributes.class_chain(owner):
         bases = ctx.scope.classes[cls].node.bases
         if any(ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer" for base in bases):
             return True

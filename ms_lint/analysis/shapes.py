@@ -19,37 +19,16 @@ from ms_lint.walk import find
 
 # -- self.<attr> values from __init__ ------------------------------------------------------------------------
 def init_value(context: ModuleContext, owner: Optional[str], attr: str) -> Optional[cst.BaseExpression]:
-    """The expression ``self.<attr>`` is bound to, when the class (or a base) binds it exactly once."""
-    if owner is None or owner not in context.scope.classes:
-        return None
-    found: List[cst.BaseExpression] = []
-    seen: Set[str] = set()
-    pending = [owner]
-    while pending:
-        name = pending.pop(0)
-        if name in seen or name not in context.scope.classes:
-            continue
-        seen.add(name)
-        info = context.scope.classes[name]
-        for method in info.methods.values():
-            for stmt in walk_statements(suite_statements(method.body), into_defs=False):
-                if not isinstance(stmt, cst.SimpleStatementLine):
-                    continue
-                for small in stmt.body:
-                    targets: List[cst.BaseExpression] = []
-                    if isinstance(small, cst.Assign):
-                        targets = [t.target for t in small.targets]
-                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                        targets = [small.target]
-                    for target in targets:
-                        if is_self_attr(target, attr):
-                            found.append(small.value if small.value is not None else target)
-                        elif isinstance(target, (cst.Tuple, cst.List)) and any(
-                            is_self_attr(el.value, attr) for el in target.elements
-                        ):
-                            found.extend([target, target])  # unpacked: value unknown
-        pending.extend(info.base_names)
-    return found[0] if len(found) == 1 else None
+    """The expression ``self.<attr>`` is bound to, when the class (or an in-module base) binds it exactly once,
+    plainly (``ClassAttributes.single_write``)."""
+    found = context.attributes.single_write(owner, attr)
+    return found[0] if found is not None else None
+
+
+def init_assignment(context: ModuleContext, owner: Optional[str], attr: str
+                    ) -> Optional[Tuple[cst.BaseExpression, cst.FunctionDef]]:
+    """(value, method) of that one binding of ``self.<attr>``."""
+    return context.attributes.single_write(owner, attr)
 
 
 def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:

@@ -225,7 +225,7 @@ class ClassAttributes:
         ints: Dict[str, List[Optional[int]]] = {}
         origins: Dict[str, str] = {}
         made: Dict[str, List[Optional[str]]] = {}
-        chain = self._class_chain(class_name)
+        chain = self.class_chain(class_name)
         for cls in chain:
             info = self.scope.classes[cls]
             for method in info.methods.values():
@@ -249,21 +249,23 @@ class ClassAttributes:
         self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
         self._made[class_name] = {attr: found[0] for attr, found in made.items() if len(found) == 1 and found[0]}
 
-    def assignments(self, class_name: Optional[str], attr: str
-                    ) -> Optional[List[Tuple[cst.BaseExpression, "ExpressionKinds"]]]:
-        """Every value assigned to ``self.<attr>`` in the class and its in-module bases, each with the value model
-        of the method that assigns it; None when some write is not a plain ``self.<attr> = value`` (a tuple
-        target, ``+=``, a class-level binding) or a base lives in another module (its writes are not seen)."""
-        if class_name is None or class_name not in self.scope.classes or self.external_bases(class_name):
+    def writes(self, class_name: Optional[str], attr: str, complete: bool = False
+               ) -> Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]:
+        """(value, method) of every ``self.<attr> = value`` in the methods of the class and its in-module bases;
+        None when some write is not that plain (``+=``, a tuple target, an annotation without a value, a
+        class-level binding). ``complete``: also None when a base lives in another module, whose writes are not
+        seen here."""
+        if class_name is None or class_name not in self.scope.classes:
             return None
-        found: List[Tuple[cst.BaseExpression, ExpressionKinds]] = []
-        for cls in self._class_chain(class_name):
+        if complete and self.external_bases(class_name):
+            return None
+        found: List[Tuple[cst.BaseExpression, cst.FunctionDef]] = []
+        for cls in self.class_chain(class_name):
             info = self.scope.classes[cls]
             for stmt in info.node.body.body:
                 if isinstance(stmt, cst.SimpleStatementLine) and attr in _names_bound_by(stmt):
                     return None  # a class-level binding: ``has_mask = False`` in the class body
             for method in info.methods.values():
-                env = _InitEnv(self, method, self.imports, None)
                 for stmt in walk_statements(suite_statements(method.body), into_defs=False):
                     for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
                         targets: List[cst.BaseExpression] = []
@@ -275,12 +277,29 @@ class ClassAttributes:
                             if _is_self_attr(target, attr):
                                 if isinstance(small, cst.AugAssign) or small.value is None:
                                     return None
-                                found.append((small.value, env))
+                                found.append((small.value, method))
                             elif any(_is_self_attr(node, attr) for node in find(target, cst.Attribute)):
                                 return None  # ``self.a, self.b = ...``
         return found
 
-    def _class_chain(self, class_name: str) -> List[str]:
+    def single_write(self, class_name: Optional[str], attr: str
+                     ) -> Optional[Tuple[cst.BaseExpression, cst.FunctionDef]]:
+        """(value, method) of the one plain write to ``self.<attr>`` (see ``writes``), or None."""
+        found = self.writes(class_name, attr)
+        return found[0] if found is not None and len(found) == 1 else None
+
+    def assignments(self, class_name: Optional[str], attr: str
+                    ) -> Optional[List[Tuple[cst.BaseExpression, "ExpressionKinds"]]]:
+        """Every value assigned to ``self.<attr>`` (``writes(..., complete=True)``), each with the value model of
+        the method that assigns it."""
+        found = self.writes(class_name, attr, complete=True)
+        if found is None:
+            return None
+        envs: Dict[cst.FunctionDef, ExpressionKinds] = {}
+        return [(value, envs.setdefault(method, _InitEnv(self, method, self.imports, None))) for value, method in found]
+
+    def class_chain(self, class_name: str) -> List[str]:
+        """The class and its bases defined in this module, nearest first (breadth first, each once)."""
         chain, pending = [], [class_name]
         while pending:
             name = pending.pop(0)
@@ -312,7 +331,7 @@ class ClassAttributes:
         if self.project is None:
             return []
         found = []
-        for cls in self._class_chain(class_name):
+        for cls in self.class_chain(class_name):
             for pair in self.project.external_bases(cls):
                 if pair not in found:
                     found.append(pair)
@@ -320,7 +339,7 @@ class ClassAttributes:
 
     def _inherited(self, class_name: str, attr: str) -> Optional[Kind]:
         """Attributes MindSpore's own base classes set in their ``__init__`` (``nn.Optimizer.global_step``)."""
-        for cls in self._class_chain(class_name):
+        for cls in self.class_chain(class_name):
             for base in self.scope.classes[cls].node.bases:
                 known = BASE_CLASS_ATTRIBUTES.get(self.imports.qualify(base.value) or "")
                 if known and attr in known:
@@ -357,7 +376,7 @@ class ClassAttributes:
         if self.scope.find_method(class_name, method) is not None:
             return Kind.UNKNOWN  # defined in this module: its own returns decide
         methods = mindspore_api()["methods"]
-        for cls in self._class_chain(class_name):
+        for cls in self.class_chain(class_name):
             for base in self.scope.classes[cls].node.bases:
                 documented = methods.get(f"{self.imports.qualify(base.value)}.{method}")
                 if documented is not None:

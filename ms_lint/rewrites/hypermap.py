@@ -26,7 +26,7 @@ import libcst as cst
 
 from ms_lint.cstutil import code_of, suite_statements, walk_statements
 from ms_lint.diagnostics import ImportRequest
-from ms_lint.rewrites.where import init_assignment, init_value
+from ms_lint.analysis.shapes import init_assignment, init_value
 from ms_lint.analysis.values import FunctionValues, Kind
 
 
@@ -48,7 +48,7 @@ def existing_hypermap(ctx, owner: Optional[str]) -> Optional[str]:
         return None
     own = init_assignment(ctx, owner, "hyper_map")
     assigned_anywhere = _assigns_attribute(ctx, owner, "hyper_map")
-    for cls in ctx.attributes._class_chain(owner):
+    for cls in ctx.attributes.class_chain(owner):
         bases = ctx.scope.classes[cls].node.bases
         if any(ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer" for base in bases):
             # nn.Optimizer.__init__ sets self.hyper_map = C.HyperMap(); a subclass may have replaced it
@@ -80,7 +80,7 @@ def _plain_hypermap(ctx, value: cst.BaseExpression) -> bool:
 
 def _assigns_attribute(ctx, owner: str, attr: str) -> bool:
     """Some method of the class or an in-module base assigns ``self.<attr>`` (once or more)."""
-    for cls in ctx.attributes._class_chain(owner):
+    for cls in ctx.attributes.class_chain(owner):
         for method in ctx.scope.classes[cls].methods.values():
             for stmt in walk_statements(suite_statements(method.body), into_defs=False):
                 for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):

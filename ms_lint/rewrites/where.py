@@ -28,6 +28,7 @@ import libcst as cst
 from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, _rebound_elsewhere, is_literal, literal_value
+from ms_lint.analysis.shapes import init_assignment, init_value
 from ms_lint.names import dotted
 from ms_lint.walk import iter_nodes
 
@@ -106,30 +107,6 @@ MAX_FOLLOW_DEPTH = 2  # helpers called from helpers, followed into
 
 
 # -- class attributes ----------------------------------------------------------------------------------
-def init_value(ctx, owner: Optional[str], attr: str) -> Optional[cst.BaseExpression]:
-    """The value assigned to ``self.<attr>`` when the owner class (or an in-module base) assigns it exactly once."""
-    found = init_assignment(ctx, owner, attr)
-    return found[0] if found is not None else None
-
-
-def init_assignment(ctx, owner: Optional[str], attr: str
-                    ) -> Optional[Tuple[cst.BaseExpression, cst.FunctionDef]]:
-    """(value, method) of the only assignment to ``self.<attr>`` in the owner class and its in-module bases."""
-    if owner is None:
-        return None
-    found: List[Tuple[cst.BaseExpression, cst.FunctionDef]] = []
-    for cls in ctx.attributes._class_chain(owner):
-        for method in ctx.scope.classes[cls].methods.values():
-            for stmt in walk_statements(suite_statements(method.body), into_defs=False):
-                for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
-                    targets, value = _assign_parts(small)
-                    for target in targets:
-                        if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                                and target.value.value == "self" and target.attr.value == attr):
-                            found.append((value, method))
-    return found[0] if len(found) == 1 else None
-
-
 def _assign_parts(small: cst.BaseSmallStatement):
     if isinstance(small, cst.Assign):
         return [t.target for t in small.targets], small.value
@@ -699,7 +676,7 @@ def _step_parameter(ctx, values: FunctionValues, name: str) -> bool:
     owner = values.owner
     if owner is None or values.func.name.value != "construct":
         return False
-    for cls in ctx.attributes._class_chain(owner):
+    for cls in ctx.attributes.class_chain(owner):
         if any(_is_lr_schedule(ctx.imports.qualify(b.value)) for b in ctx.scope.classes[cls].node.bases):
             return True
     return False

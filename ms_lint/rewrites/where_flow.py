@@ -684,7 +684,7 @@ class _TableClamp(cst.CSTTransformer):
 def table_length(ctx, values: FunctionValues, table: cst.BaseExpression) -> Optional[int]:
     """Entries of ``self.<attr>`` set once in ``__init__`` to a Tensor (or Parameter) of a literal list/tuple,
     ``ms.Tensor([0.1, 0.05, 0.01], ms.float32)`` or ``Tensor(np.array([...]))``; None otherwise."""
-    from ms_lint.rewrites.where import init_value
+    from ms_lint.analysis.shapes import init_value
     from ms_lint.analysis.values import is_literal, literal_value
 
     if not (isinstance(table, cst.Attribute) and isinstance(table.value, cst.Name) and table.value.value == "self"):

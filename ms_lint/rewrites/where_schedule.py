@@ -40,7 +40,7 @@ def gradient_free_schedule(ctx, values: FunctionValues) -> bool:
     if len(params) != 2 or func.params.kwonly_params or func.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) \
             or func.params.star_kwarg is not None:
         return False  # ``construct(self, global_step)`` only: one input, the step the optimizer passes
-    chain = list(ctx.attributes._class_chain(owner))
+    chain = list(ctx.attributes.class_chain(owner))
     bases = [b.value for cls in chain for b in ctx.scope.classes[cls].node.bases]
     if not any(_is_lr_schedule(ctx.imports.qualify(b)) for b in bases):
         return False
@@ -72,7 +72,7 @@ class FloatProof:
                 return self.is_float(expr.left, depth + 1) or self.is_float(expr.right, depth + 1)
             return False
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            from ms_lint.rewrites.where import init_value
+            from ms_lint.analysis.shapes import init_value
 
             value = init_value(self.ctx, self.values.owner, expr.attr.value)
             return value is not None and self._float_factory(value)

@@ -135,7 +135,8 @@ class ShapeLeaves:
             if expr.attr.value in ("shape", "strides"):
                 return True
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
-                from ms_lint.rewrites.where import _scalar_default, init_assignment
+                from ms_lint.analysis.shapes import init_assignment
+                from ms_lint.rewrites.where import _scalar_default
 
                 assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
                 if assigned is None:
@@ -226,7 +227,8 @@ class ShapeLeaves:
 
     def _attribute(self, expr: cst.Attribute, depth: int, strict: bool) -> Optional[Leaves]:
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            from ms_lint.rewrites.where import _is_zero_d_factory, init_assignment
+            from ms_lint.analysis.shapes import init_assignment
+            from ms_lint.rewrites.where import _is_zero_d_factory
 
             assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
             if assigned is not None and (_is_zero_d_factory(self.ctx, assigned[0], assigned[1])
@@ -240,7 +242,8 @@ class ShapeLeaves:
     def _zero_d_arithmetic(self, value: cst.BaseExpression, method: cst.FunctionDef, depth: int) -> bool:
         """``self.decay_steps = total_steps - self.decay_start_steps`` in ``__init__``: arithmetic of Python
         numbers and attributes that hold 0-d tensors (at least one), so a 0-d tensor."""
-        from ms_lint.rewrites.where import _is_zero_d_factory, init_assignment
+        from ms_lint.analysis.shapes import init_assignment
+        from ms_lint.rewrites.where import _is_zero_d_factory
 
         if depth > 4 or not isinstance(value, cst.BinaryOperation) or isinstance(
                 value.operator, cst.MatrixMultiply):
@@ -260,7 +263,8 @@ class ShapeLeaves:
         return tensors > 0
 
     def _call(self, expr: cst.Call, depth: int, strict: bool) -> Optional[Leaves]:
-        from ms_lint.rewrites.where import call_target, init_value
+        from ms_lint.analysis.shapes import init_value
+        from ms_lint.rewrites.where import call_target
 
         kind, name = call_target(self.ctx, self.values, expr)
         func = expr.func

@@ -27,7 +27,7 @@ from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
 from ms_lint.rewrites.multitype_update import plan_update
-from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, UNKNOWN, classify_call, comments_inside, init_value
+from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, UNKNOWN, classify_call, comments_inside
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.dataflow import read_after
@@ -35,6 +35,7 @@ from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
 from ms_lint.analysis.reaching import reaching_values
+from ms_lint.analysis.shapes import init_value
 from ms_lint.walk import find
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -250,7 +251,7 @@ class _Origins:
         if owner is None:
             return False
         return any(self.ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer"
-                   for cls in self.ctx.attributes._class_chain(owner)
+                   for cls in self.ctx.attributes.class_chain(owner)
                    for base in self.ctx.scope.classes[cls].node.bases)
 
     def _name(self, expr: cst.Name, kind: Kind, depth: int) -> Optional[Origin]:
@@ -378,7 +379,7 @@ def _self_assignments(ctx, owner: Optional[str], attr: str) -> List[cst.BaseExpr
     if owner is None:
         return []
     found: List[cst.BaseExpression] = []
-    for cls in ctx.attributes._class_chain(owner):
+    for cls in ctx.attributes.class_chain(owner):
         for method in ctx.scope.classes[cls].methods.values():
             for stmt in walk_statements(suite_statements(method.body), into_defs=False):
                 for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
