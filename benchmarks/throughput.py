@@ -50,7 +50,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-import cell_corpus  # noqa: E402  (benchmarks/cell_corpus.py)
 import corpus as synthetic  # noqa: E402  (benchmarks/corpus.py)
 
 # The eight model packages of the real-code corpus (benchmarks/realcode/), as ``name@version``.

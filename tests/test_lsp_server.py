@@ -90,11 +90,11 @@ def code_actions(server, uri, diagnostics=(), only=None, whole=False):
 
 def applied(text, action):
     [change_] = action["edit"]["documentChanges"]
-    edits = [TextEdit(range=_range(e["range"]), new_text=e["newText"]) for e in change_["edits"]]
+    edits = [TextEdit(range=range_call(e["range"]), new_text=e["newText"]) for e in change_["edits"]]
     return apply_edits(text, edits)
 
 
-def _range(data):
+def range_call(data):
     from lsprotocol import types as lsp
 
     return lsp.Range(start=lsp.Position(**data["start"]), end=lsp.Position(**data["end"]))

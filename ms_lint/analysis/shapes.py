@@ -86,20 +86,20 @@ def int_argument(call: cst.Call, position: int, keyword: str, default: Optional[
     """(known, value) of an int literal argument given by position or keyword; (True, default) when absent."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == keyword:
-            return _int_literal(arg.value)
+            return int_literal(arg.value)
     positional = call_name_args(call)
     if len(positional) > position:
-        return _int_literal(positional[position].value)
+        return int_literal(positional[position].value)
     if any(arg.star for arg in call.args):
         return False, None
     return True, default
 
 
-def _int_literal(expr: cst.BaseExpression) -> Tuple[bool, Optional[int]]:
+def int_literal(expr: cst.BaseExpression) -> Tuple[bool, Optional[int]]:
     if isinstance(expr, cst.Integer):
         return True, int(expr.value, 0)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        known, value = _int_literal(expr.expression)
+        known, value = int_literal(expr.expression)
         return known, (-value if value is not None else None)
     return False, None
 
@@ -219,7 +219,7 @@ class ShapeResolver:
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             whole = self.shape_tuple(expr.value)
             if whole is not None:
-                known, axis = _int_literal(expr.slice[0].slice.value)
+                known, axis = int_literal(expr.slice[0].slice.value)
                 return ShapeRef(code_of(expr), whole[1] if known else None, axis if known else None)
             return None
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("len", "int"):
@@ -353,7 +353,7 @@ def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]
             continue
         for small in stmt.body:
             if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
-                known, value = _int_literal(small.value)
+                known, value = int_literal(small.value)
                 sign = {cst.AddAssign: 1, cst.SubtractAssign: -1}.get(type(small.operator))
                 steps.append(value * sign if known and value and sign else None)
             elif (isinstance(small, cst.Assign) and len(small.targets) == 1
@@ -362,7 +362,7 @@ def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]
                 step = None
                 if (isinstance(value, cst.BinaryOperation) and isinstance(value.left, cst.Name)
                         and value.left.value == name):
-                    known, amount = _int_literal(value.right)
+                    known, amount = int_literal(value.right)
                     sign = {cst.Add: 1, cst.Subtract: -1}.get(type(value.operator))
                     step = amount * sign if known and amount and sign else None
                 steps.append(step)
@@ -386,7 +386,7 @@ def _counter_start(context: ModuleContext, loop: cst.While, name: str
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
             small = stmt.body[0]
             if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                known, value = _int_literal(small.value)
+                known, value = int_literal(small.value)
                 return (value, None) if known else (None, small.value)
         return None, None
     return None, None

@@ -162,7 +162,7 @@ class ModuleConstants:
                     if isinstance(target, cst.Name):
                         counts[target.value] = counts.get(target.value, 0) + 1
                         self.nodes[target.value] = small.value
-        rebound = _rebound_elsewhere(module)
+        rebound = rebound_elsewhere(module)
         for name, count in counts.items():
             if count == 1 and name not in rebound and is_literal(self.nodes[name]):
                 self.values[name] = literal_value(self.nodes[name])
@@ -171,7 +171,7 @@ class ModuleConstants:
         return name in self.values
 
 
-def _rebound_elsewhere(module: cst.Module) -> Set[str]:
+def rebound_elsewhere(module: cst.Module) -> Set[str]:
     """Module names bound other than by a top-level ``NAME = value`` line: in an ``if``/``try``/``for``/``with``
     block at module level (``if FAST: STEPS = 2``), by ``+=``, a loop, an import or a def, or declared ``global``
     in a function (``def main(): global STEPS; STEPS = args.steps``). Such a name's value is not the literal."""

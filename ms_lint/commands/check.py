@@ -122,7 +122,7 @@ def _diff(args: argparse.Namespace, loaded: Run) -> int:
 def _fix(args: argparse.Namespace, loaded: Run) -> int:
     """``check --fix``: fix, then report what is left like ``check`` (errors, e.g. a file not written, on
     stderr, exit 2)."""
-    from ms_lint.commands.fix import _emit, fix_files, fix_source, write_bytes
+    from ms_lint.commands.fix import emit_outcome, fix_files, fix_source, write_bytes
 
     options = _options(args, apply=True)
     stream = sys.stdout
@@ -149,7 +149,7 @@ def _fix(args: argparse.Namespace, loaded: Run) -> int:
         results = fix_files(loaded.files, loaded.config_for, options, jobs=args.jobs)
     errors = [line for r in results for line in r.errors]
     if errors:
-        _emit(sys.stderr, "\n".join(errors) + "\n")
+        emit_outcome(sys.stderr, "\n".join(errors) + "\n")
     findings = [f for r in results for f in r.remaining + r.unanalyzable]
     findings = sorted(findings + unreadable_findings(loaded), key=Finding.sort_key)
     fixed = sum(len(r.applied) for r in results if r.changed and r.written)

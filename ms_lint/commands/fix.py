@@ -117,7 +117,7 @@ def fix_stdin(name: str, config: Config, options: FixOptions, diff: bool = False
     stdin_options = FixOptions(apply=True, unsafe=options.unsafe, diff=diff)
     result, fixed = fix_source(source, name, config, stdin_options)
     if diff:
-        _emit(sys.stdout, result.diff)
+        emit_outcome(sys.stdout, result.diff)
     else:
         write_bytes(source.encode(fixed) if result.changed else raw)
     result.written = result.changed
@@ -315,7 +315,7 @@ def report(results: List[FileResult], options: FixOptions, show_fixes: bool = Fa
     err = []
     for result in results:
         if result.diff:
-            _emit(sys.stdout, result.diff)
+            emit_outcome(sys.stdout, result.diff)
         for f in result.unanalyzable:
             err.append(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}")
         err.extend(result.errors)
@@ -336,7 +336,7 @@ def report(results: List[FileResult], options: FixOptions, show_fixes: bool = Fa
     if not quiet:
         err.append(summary(fixed, len(done), remaining, options))
     if err:
-        _emit(sys.stderr, "\n".join(err) + "\n")
+        emit_outcome(sys.stderr, "\n".join(err) + "\n")
     if any(r.unanalyzable or r.errors for r in results):
         return EXIT_ERROR
     if remaining or (done and not options.apply) or (exit_non_zero_on_fix and fixed):
@@ -376,7 +376,7 @@ def write_bytes(data: bytes) -> None:
         sys.stdout.flush()
 
 
-def _emit(stream, text: str) -> None:
+def emit_outcome(stream, text: str) -> None:
     """Write text a narrow console encoding cannot show with escapes instead of failing the run."""
     try:
         stream.write(text)

@@ -15,7 +15,7 @@ import sys
 
 from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR
 from ms_lint.commands.target_options import add_target_options, read_target_options
-from ms_lint.commands.verify import _positive_int
+from ms_lint.commands.verify import positive_int
 
 
 def register(subparsers) -> None:
@@ -34,12 +34,12 @@ def register(subparsers) -> None:
                         help="what to compile: func, Class (a Cell: its construct) or Class.method; without it, "
                              "PATH is run as a script")
     add_target_options(parser)
-    parser.add_argument("--compiles", type=_positive_int, default=1, metavar="N",
+    parser.add_argument("--compiles", type=positive_int, default=1, metavar="N",
                         help="script mode: stop the script right after its Nth new graph compile (default: 1)")
-    parser.add_argument("--confirm", type=_positive_int, metavar="N",
+    parser.add_argument("--confirm", type=positive_int, metavar="N",
                         help="compile once more with each of the top N fixable findings' fix applied (in whichever "
                              "of your files it is) and report the measured saving next to the estimate")
-    parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
+    parser.add_argument("--repeat", type=positive_int, default=3, metavar="K",
                         help="with --confirm: fresh processes per version, medians compared (default: 3)")
     parser.add_argument("--force", action="store_true",
                         help="compile even when the target is predicted to fail (an unrolled loop past the "
@@ -122,15 +122,15 @@ def _run(args: argparse.Namespace) -> int:
         return _error(str(exc))
     try:
         if args.function:
-            from ms_lint.commands.verify import _target_defined, _unknown_function
+            from ms_lint.commands.verify import target_defined, unknown_function
             from ms_lint.source import UnreadableSource, read_source
 
             try:
                 source = read_source(path)
             except UnreadableSource as exc:
                 return _error(f"{path}: {exc.reason}")
-            if not _target_defined(source.text, args.function):
-                return _error(_unknown_function(args.function, path, source, config))
+            if not target_defined(source.text, args.function):
+                return _error(unknown_function(args.function, path, source, config))
             print(f"ms-lint: profiling {path} {args.function} ...", file=sys.stderr, flush=True)
             profile = profile_function(path, args.function, inputs=args.inputs, init=args.init, setup=setup,
                                        setup_name=setup_name, pythonpath=args.pythonpath, device=args.device,

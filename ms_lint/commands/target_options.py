@@ -26,7 +26,7 @@ def _device(value: str) -> str:
     raise argparse.ArgumentTypeError(f"invalid device {value!r} (choose from {', '.join(DEVICES)})")
 
 
-def _positive_int(value: str) -> int:
+def positive_int(value: str) -> int:
     try:
         number = int(value)
     except ValueError:

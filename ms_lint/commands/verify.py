@@ -21,7 +21,7 @@ from typing import List
 from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ms_lint.commands.common import add_selection_options, load_run
 from ms_lint.commands.target_options import (
-    _non_negative_float, _positive_int, add_target_options, read_target_options,
+    _non_negative_float, positive_int, add_target_options, read_target_options,
 )
 
 ERROR_VERDICTS = ("error", "inputs-invalid")  # exit 2 (as ms_lint.verifier.runner.ERROR_VERDICTS)
@@ -45,10 +45,10 @@ def register(subparsers) -> None:
                         help="verify your own rewrite: the function of the same name in OTHER.py against PATH's; "
                              "OTHER.py is imported in PATH's package")
     add_target_options(parser, timeout_help="limit per process, and per script run in script mode (default: 300)")
-    parser.add_argument("--repeat", type=_positive_int, default=3, metavar="K",
+    parser.add_argument("--repeat", type=positive_int, default=3, metavar="K",
                         help="fresh processes per version; medians and the spread (max-min over the median) are "
                              "reported, and a change within the spread is 'no measurable change' (default: 3)")
-    parser.add_argument("--draws", type=_positive_int, default=3, metavar="K",
+    parser.add_argument("--draws", type=positive_int, default=3, metavar="K",
                         help="input draws compared in every process, seeds 0..K-1 (printed); for an MSL201 rewrite "
                              "the branches of the original that ran on each draw are reported (default: 3)")
     parser.add_argument("--rtol", type=_non_negative_float, default=1e-5, help="relative tolerance (default: 1e-5)")
@@ -124,14 +124,14 @@ def graph_targets(source, config, path) -> List[str]:
     return names
 
 
-def _unknown_function(function: str, path: str, source, config) -> str:
+def unknown_function(function: str, path: str, source, config) -> str:
     names = graph_targets(source, config, path)
     listed = ", ".join(names) if names else "none found"
     return f"{path}: --function {function}: no such function or class (graph functions in this file: {listed})"
 
 
-def _target_defined(text: str, function: str) -> bool:
-    from ms_lint.verifier.inputs import _find_def
+def target_defined(text: str, function: str) -> bool:
+    from ms_lint.verifier.inputs import find_def
 
     import ast
 
@@ -139,7 +139,7 @@ def _target_defined(text: str, function: str) -> bool:
         tree = ast.parse(text)
     except SyntaxError:
         return False
-    return bool(_find_def(tree, function))
+    return bool(find_def(tree, function))
 
 
 class _Printer:
@@ -235,10 +235,10 @@ def branch_lines(text: str, config, path: str, function: str) -> List[int]:
 def _def_line(text: str, function: str):
     import ast
 
-    from ms_lint.verifier.inputs import _find_def
+    from ms_lint.verifier.inputs import find_def
 
     try:
-        chain = _find_def(ast.parse(text), function)
+        chain = find_def(ast.parse(text), function)
     except SyntaxError:
         return None
     return chain[0].lineno if chain else None
@@ -287,8 +287,8 @@ def _run_own_rewrite(args, path, source, config, options) -> int:
         original, rewritten, origin = source.text, other.text, args.rewritten
     if args.function:
         for text, where in ((rewritten, args.rewritten or path), (original, origin)):
-            if not _target_defined(text, args.function):
-                return _error(_unknown_function(args.function, where, source, config)
+            if not target_defined(text, args.function):
+                return _error(unknown_function(args.function, where, source, config)
                               if where == path else f"{where}: --function {args.function}: not defined there")
         targets = [args.function]
     else:
@@ -365,8 +365,8 @@ def _run(args: argparse.Namespace) -> int:
         options = _options(args, setup, setup_name, config)
         if own_rewrite:
             return _run_own_rewrite(args, path, source, config, options)
-        if args.function and not _target_defined(source.text, args.function):
-            return _error(_unknown_function(args.function, path, source, config))
+        if args.function and not target_defined(source.text, args.function):
+            return _error(unknown_function(args.function, path, source, config))
         variants = fixer.single_fix_variants(source, config, path)
         stop = False
         for finding, rewritten in variants:

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from ms_lint.verifier.child import Child, ChildFailure, _maxrss_mb, serve_request, summarize_exception
+from ms_lint.verifier.child import Child, ChildFailure, maxrss_mb, serve_request, summarize_exception
 
 
 class StopAfterCompiles(BaseException):
@@ -145,7 +145,7 @@ class ProfileChild(Child):
     def finish(self):
         import resource
 
-        self.result["peak_mb"] = _maxrss_mb(resource)
+        self.result["peak_mb"] = maxrss_mb(resource)
         self.result["ok"] = True
         self.stage("done")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from ms_lint.profiler.parse import CompileTimes, NodeCounts, count_nodes, pair_dumps, parse_profile
-from ms_lint.verifier.runner import _kill_group, child_env
+from ms_lint.verifier.runner import kill_group, child_env
 
 WORKDIR_PREFIX = "ms-lint-profile-"
 DUMP_PASSES = "type_inference,validate"
@@ -101,14 +101,14 @@ def run_profile(request: Dict[str, Any], *, timeout: float, is_user_file: Callab
             try:
                 returncode = proc.wait(timeout=timeout)
             except BaseException as exc:  # timeout, Ctrl-C: never leave the child behind
-                _kill_group(proc)
+                kill_group(proc)
                 if not isinstance(exc, subprocess.TimeoutExpired):
                     raise
                 stage = _read(os.path.join(workdir, "stage.txt")).strip() or "start"
                 error = {"kind": "timeout", "message": f"the {label} run did not finish within {timeout:g} s "
                                                        f"(stuck at: {stage}); raise --timeout"}
                 return ProfileRun(False, {}, error=error, wall_s=time.perf_counter() - started)
-            _kill_group(proc)  # whatever the script started in its session goes too
+            kill_group(proc)  # whatever the script started in its session goes too
         result_text = _read(os.path.join(workdir, "result.json"))
         if not result_text:
             tail = _read(stderr_path).strip()[-600:]

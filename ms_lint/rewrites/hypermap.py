@@ -212,7 +212,7 @@ def plan_map(ctx, values: FunctionValues, elements: Sequence[str], sequences: Se
         call = cst.Call(func=cst.Name("tuple"), args=[cst.Arg(call)])
     anchor = None
     if new_def is not None:
-        anchor = _anchor(ctx, values.func)
+        anchor = anchor_statement(ctx, values.func)
         if anchor is None:
             return None, "no module-level statement to put the mapped function after"
     return MapPlan(call, tuple(dict.fromkeys(imports)), new_def, anchor), None
@@ -341,7 +341,7 @@ def _assigned_names(statements: Sequence[cst.SimpleStatementLine]) -> Set[str]:
     return names
 
 
-def _anchor(ctx, func: cst.FunctionDef) -> Optional[cst.CSTNode]:
+def anchor_statement(ctx, func: cst.FunctionDef) -> Optional[cst.CSTNode]:
     """The module-level statement just before the class or function that holds ``func``."""
     body = list(ctx.module.body)
     owner = ctx.scope.owner_of.get(func)

@@ -39,7 +39,7 @@ from ms_lint.analysis.per_element import (assigned_names, bare_self, body_blocke
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.cstutil import code_of, suite_statements
 from ms_lint.diagnostics import ImportRequest
-from ms_lint.rewrites.hypermap import _anchor, existing_hypermap, unique_name
+from ms_lint.rewrites.hypermap import anchor_statement, existing_hypermap, unique_name
 from ms_lint.rewrites.where import EFFECT, RANDOM, classify_call
 
 MAX_TESTS = 2  # constant tests decided around the map: 2 ** MAX_TESTS registered functions at most
@@ -358,7 +358,7 @@ def _build(ctx, values, loop, elements, variants: List[_Variant], map_inputs, as
         if found is None:
             return None, "cannot spell ops.HyperMap in this module"
         mapper = f"{found[0]}()"
-    anchor = _anchor(ctx, values.func)
+    anchor = anchor_statement(ctx, values.func)
     if anchor is None:
         return None, "no module-level statement to put the mapped function after"
     for qualified in ("mindspore.ops.MultitypeFuncGraph", "mindspore.ops.partial") + (

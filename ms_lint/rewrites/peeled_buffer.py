@@ -40,11 +40,11 @@ from typing import List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in, read_after, read_name_nodes, read_names, statement_block
-from ms_lint.analysis.shapes import WhileCounter, _int_literal
+from ms_lint.analysis.shapes import WhileCounter, int_literal
 from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import call_name_args, code_of, suite_statements
 from ms_lint.diagnostics import UNSAFE, Fix
-from ms_lint.rewrites.tensor_counter import TensorCounterBuilder, _range
+from ms_lint.rewrites.tensor_counter import TensorCounterBuilder, range_call
 from ms_lint.rewrites.vmap import stack_axis
 
 ZEROS = ("mindspore.ops.zeros",)
@@ -77,7 +77,7 @@ class PeeledBufferBuilder(TensorCounterBuilder):
     def for_loop(self, loop: cst.For) -> Optional[Fix]:
         if not appended_lists(loop):
             return super().for_loop(loop)
-        bounds = _range(loop.iter)
+        bounds = range_call(loop.iter)
         if bounds is None or not isinstance(loop.target, cst.Name) or loop.orelse is not None:
             self.refusal = "the loop is not `for i in range(...)` without `else`"
             return None
@@ -155,7 +155,7 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         if len(lists) > 1:
             return "the body grows several lists", None
         acc = lists[0]
-        known, first = _int_literal(start)
+        known, first = int_literal(start)
         if not known or first is None:
             return f"the counter starts at `{code_of(start)}`, not an int literal (the first step is peeled)", None
         if first != 0:
@@ -311,7 +311,7 @@ def _plain(value) -> bool:
     if isinstance(value, cst.Attribute):
         return _plain(value.value)
     if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
-        known, _ = _int_literal(value.slice[0].slice.value)
+        known, _ = int_literal(value.slice[0].slice.value)
         return known and _plain(value.value)
     return False
 
@@ -379,9 +379,9 @@ def _unit_slice(stmt, counter: str) -> Optional[str]:
     lower, upper, stride = piece.lower, piece.upper, piece.step
     if not (isinstance(lower, cst.Name) and lower.value == counter and isinstance(upper, cst.BinaryOperation)
             and isinstance(upper.operator, cst.Add) and isinstance(upper.left, cst.Name)
-            and upper.left.value == counter and _int_literal(upper.right) == (True, 1)):
+            and upper.left.value == counter and int_literal(upper.right) == (True, 1)):
         return None
-    if stride is not None and _int_literal(stride) != (True, 1):
+    if stride is not None and int_literal(stride) != (True, 1):
         return None
     return name
 
@@ -398,11 +398,11 @@ def _squeezes(context, stmt, name: str) -> bool:
     func = call.func
     if isinstance(func, cst.Call) and context.imports.qualify(func.func) in SQUEEZE_PRIMITIVES:
         return (len(args) == 1 and _is_name(args[0].value, name) and len(func.args) == 1
-                and func.args[0].keyword is None and _int_literal(func.args[0].value) == (True, 0))
+                and func.args[0].keyword is None and int_literal(func.args[0].value) == (True, 0))
     if context.imports.qualify(func) in SQUEEZE_FUNCTIONS:
-        return len(args) == 2 and _is_name(args[0].value, name) and _int_literal(args[1].value) == (True, 0)
+        return len(args) == 2 and _is_name(args[0].value, name) and int_literal(args[1].value) == (True, 0)
     if isinstance(func, cst.Attribute) and func.attr.value == "squeeze" and _is_name(func.value, name):
-        return len(args) == 1 and _int_literal(args[0].value) == (True, 0)
+        return len(args) == 1 and int_literal(args[0].value) == (True, 0)
     return False
 
 

@@ -24,7 +24,7 @@ from ms_lint.context import ModuleContext
 from ms_lint.cstutil import call_name_args, suite_statements
 from ms_lint.diagnostics import SAFE, Fix
 from ms_lint.analysis.dataflow import read_after, read_names
-from ms_lint.analysis.shapes import _int_literal
+from ms_lint.analysis.shapes import int_literal
 from ms_lint.cstutil import code_of
 from ms_lint.analysis.values import FunctionValues, Kind
 
@@ -89,7 +89,7 @@ def _shift(tensor: str, stop, small: cst.Assign, rest, index: str):
     if not (isinstance(moved, cst.BinaryOperation) and isinstance(moved.operator, cst.Add)
             and isinstance(moved.left, cst.Name) and moved.left.value == index):
         return None
-    known, offset = _int_literal(moved.right)
+    known, offset = int_literal(moved.right)
     if not known or offset is None or offset <= 0 or code_of(stop) != f"{tensor}.shape[0] - {offset}":
         return None
     return cst.parse_statement(f"{tensor}[:-{offset}] = {tensor}[{offset}:]\n").body[0]

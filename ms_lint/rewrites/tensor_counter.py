@@ -45,7 +45,7 @@ from ms_lint.analysis.dataflow import (
     assigned_in, first_reads, number_start, read_after, read_names, statement_block, written_names,
 )
 from ms_lint.analysis.effects import calls_in
-from ms_lint.analysis.shapes import WhileCounter, _int_literal
+from ms_lint.analysis.shapes import WhileCounter, int_literal
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.fori_loop import SHAPE_CHANGING
 from ms_lint.rewrites.vmap import tuple_accumulation
@@ -72,7 +72,7 @@ class TensorCounterBuilder:
     # -- entry points ------------------------------------------------------------------------------------------
     def for_loop(self, loop: cst.For) -> Optional[Fix]:
         """``for i in range([start,] stop[, step])`` -> ``i = Tensor(start); while i < stop: ...; i += step``."""
-        bounds = _range(loop.iter)
+        bounds = range_call(loop.iter)
         if bounds is None or not isinstance(loop.target, cst.Name) or loop.orelse is not None:
             return None
         start, stop, step = bounds
@@ -393,7 +393,7 @@ def _rebuilds_same_tuple(loop, body, stmt) -> bool:
     for subscript in find(loop.body, cst.Subscript):
         if isinstance(subscript.value, cst.Name) and subscript.value.value == name:
             index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
-            known, literal = _int_literal(index.value) if isinstance(index, cst.Index) else (False, None)
+            known, literal = int_literal(index.value) if isinstance(index, cst.Index) else (False, None)
             if not known or literal is None:
                 return False
             indices.add(literal)
@@ -429,7 +429,7 @@ def _binds_nested(loop, name: str) -> bool:
                for stmt in walk_statements(suite_statements(loop.body), into_defs=False))
 
 
-def _range(iterable: cst.BaseExpression):
+def range_call(iterable: cst.BaseExpression):
     """(start, stop, step) of ``range(...)`` with a literal int step (default 1), or None."""
     if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"):
         return None
@@ -440,7 +440,7 @@ def _range(iterable: cst.BaseExpression):
         return cst.Integer("0"), args[0].value, 1
     step = 1
     if len(args) == 3:
-        known, step = _int_literal(args[2].value)
+        known, step = int_literal(args[2].value)
         if not known or not step:
             return None
     return args[0].value, args[1].value, step

@@ -27,7 +27,7 @@ import libcst as cst
 
 from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
-from ms_lint.analysis.values import FunctionValues, Kind, _rebound_elsewhere, is_literal, literal_value
+from ms_lint.analysis.values import FunctionValues, Kind, rebound_elsewhere, is_literal, literal_value
 from ms_lint.analysis.shapes import init_assignment, init_value
 from ms_lint.names import dotted
 from ms_lint.walk import iter_nodes
@@ -167,7 +167,7 @@ def _module_binding(ctx, name: str) -> Optional[cst.BaseExpression]:
                             if not (isinstance(small, cst.Assign) and isinstance(target, cst.Name)):
                                 return None
                             found.append(small.value)
-    if len(found) != 1 or name in _rebound_elsewhere(ctx.module):
+    if len(found) != 1 or name in rebound_elsewhere(ctx.module):
         return None
     return found[0]
 
@@ -590,12 +590,12 @@ def boolean_condition(ctx, values: FunctionValues, cond: cst.BaseExpression
 def _convert_condition(ctx, cond: cst.BaseExpression, imports: List) -> Optional[cst.BaseExpression]:
     if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, cst.Not):
         inner = _convert_condition(ctx, cond.expression, imports)
-        return _ops_call(ctx, "logical_not", [inner], imports) if inner is not None else None
+        return ops_call(ctx, "logical_not", [inner], imports) if inner is not None else None
     if isinstance(cond, cst.BooleanOperation):
         left = _convert_condition(ctx, cond.left, imports)
         right = _convert_condition(ctx, cond.right, imports)
         name = "logical_and" if isinstance(cond.operator, cst.And) else "logical_or"
-        return _ops_call(ctx, name, [left, right], imports) if left is not None and right is not None else None
+        return ops_call(ctx, name, [left, right], imports) if left is not None and right is not None else None
     return _strip_parens(cond)
 
 
@@ -605,7 +605,7 @@ def _strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def _ops_call(ctx, name: str, args: Sequence[Optional[cst.BaseExpression]], imports: List
+def ops_call(ctx, name: str, args: Sequence[Optional[cst.BaseExpression]], imports: List
               ) -> Optional[cst.Call]:
     spelled = ctx.spell(f"mindspore.ops.{name}")
     if spelled is None or any(a is None for a in args):
@@ -637,7 +637,7 @@ def condition_may_be_shape_one(ctx, values: FunctionValues, cond: cst.BaseExpres
         if values.kind(cond) is not Kind.TENSOR:
             return None
         assigned = init_assignment(ctx, values.owner, cond.attr.value)
-        zero_d = assigned is not None and _is_zero_d_factory(ctx, assigned[0], assigned[1])
+        zero_d = assigned is not None and is_zero_d_factory(ctx, assigned[0], assigned[1])
         return None if zero_d else f"self.{cond.attr.value}"
     if isinstance(cond, cst.Name):
         if cond.value in values.parameters:
@@ -677,19 +677,19 @@ def _step_parameter(ctx, values: FunctionValues, name: str) -> bool:
     if owner is None or values.func.name.value != "construct":
         return False
     for cls in ctx.attributes.class_chain(owner):
-        if any(_is_lr_schedule(ctx.imports.qualify(b.value)) for b in ctx.scope.classes[cls].node.bases):
+        if any(is_lr_schedule(ctx.imports.qualify(b.value)) for b in ctx.scope.classes[cls].node.bases):
             return True
     return False
 
 
-def _is_lr_schedule(qualified: Optional[str]) -> bool:
+def is_lr_schedule(qualified: Optional[str]) -> bool:
     """``nn.LearningRateSchedule``; in MindSpore 2.10 it is only importable from
     ``mindspore.nn.learning_rate_schedule``, which the import table does not shorten."""
     return qualified in ("mindspore.nn.LearningRateSchedule",
                          "mindspore.nn.learning_rate_schedule.LearningRateSchedule")
 
 
-def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.FunctionDef] = None) -> bool:
+def is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.FunctionDef] = None) -> bool:
     """``Parameter(Tensor(0, ms.int32))``, ``Tensor(1.0)``, ``Tensor(limit)`` with ``limit=10.0`` a parameter of
     ``__init__``, ``initializer(0, [], ...)``: visibly 0-d."""
     if not isinstance(value, cst.Call):
@@ -698,11 +698,11 @@ def _is_zero_d_factory(ctx, value: cst.BaseExpression, method: Optional[cst.Func
     args = call_name_args(value)
     last = qualified.rsplit(".", 1)[-1]
     if last == "Parameter" and args:
-        return _is_zero_d_factory(ctx, args[0].value, method)
+        return is_zero_d_factory(ctx, args[0].value, method)
     if last in ("Tensor", "tensor") and args:
         first = args[0].value
         if isinstance(first, cst.Name) and method is not None:
-            first = _scalar_default(method, first.value) or first
+            first = scalar_default(method, first.value) or first
         if is_literal(first) and isinstance(literal_value(first), (int, float)):
             return True
         return method is not None and is_number(ctx, method, args[0].value, args[0].value)
@@ -731,7 +731,7 @@ def _zero_d_reduction(ctx, value: cst.BaseExpression, depth: int = 0) -> bool:
             and value.func.attr.value in FULL_REDUCTION_METHODS and not _looks_like_module(value.func.value))
 
 
-def _scalar_default(method: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+def scalar_default(method: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
     params = list(method.params.params) + list(method.params.kwonly_params)
     for param in params:
         if param.name.value == name and param.default is not None and is_literal(param.default):
@@ -744,7 +744,7 @@ def where_call(ctx, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.Base
                imports: Sequence = ()) -> Optional[Tuple[cst.Call, Tuple]]:
     """``ops.where(cond, a, b)`` spelled for this module, with the imports it needs (None: no spelling)."""
     needed: List = list(imports)
-    call = _ops_call(ctx, "where", [cond, a, b], needed)
+    call = ops_call(ctx, "where", [cond, a, b], needed)
     if call is None:
         return None
     return call, tuple(dict.fromkeys(needed))

@@ -27,7 +27,7 @@ from ms_lint.cstutil import short_code
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.where import (
     EFFECT,
-    _ops_call,
+    ops_call,
     boolean_condition,
     expression_problems,
     classify_call,
@@ -316,7 +316,7 @@ def assign_fix(ctx, values: FunctionValues, node: cst.If) -> Optional[Result]:
     if cond is None:
         return None, why
     needed = list(imports)
-    scalar = _ops_call(ctx, "reshape", [cond], needed)
+    scalar = ops_call(ctx, "reshape", [cond], needed)
     if scalar is None:
         return None, "cannot spell ops.reshape in this module"
     shape = cst.Tuple(elements=[], lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

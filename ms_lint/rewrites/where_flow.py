@@ -657,7 +657,7 @@ class _TableClamp(cst.CSTTransformer):
         return expr.visit(self)  # type: ignore[return-value]
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
-        from ms_lint.rewrites.where import _ops_call
+        from ms_lint.rewrites.where import ops_call
 
         if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
             return updated
@@ -668,7 +668,7 @@ class _TableClamp(cst.CSTTransformer):
         if size is None:
             return updated
         needed: List = []
-        clamped = _ops_call(self.ctx, "clamp", [index, cst.Integer("0"), cst.Integer(str(size - 1))], needed)
+        clamped = ops_call(self.ctx, "clamp", [index, cst.Integer("0"), cst.Integer(str(size - 1))], needed)
         if clamped is None:
             return updated
         self.imports.extend(needed)

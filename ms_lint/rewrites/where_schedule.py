@@ -30,7 +30,7 @@ MAX_DEPTH = 12
 
 def gradient_free_schedule(ctx, values: FunctionValues) -> bool:
     """``construct`` of a learning-rate schedule whose class chain creates no ``Parameter``."""
-    from ms_lint.rewrites.where import _is_lr_schedule
+    from ms_lint.rewrites.where import is_lr_schedule
 
     owner = values.owner
     func = values.func
@@ -42,10 +42,10 @@ def gradient_free_schedule(ctx, values: FunctionValues) -> bool:
         return False  # ``construct(self, global_step)`` only: one input, the step the optimizer passes
     chain = list(ctx.attributes.class_chain(owner))
     bases = [b.value for cls in chain for b in ctx.scope.classes[cls].node.bases]
-    if not any(_is_lr_schedule(ctx.imports.qualify(b)) for b in bases):
+    if not any(is_lr_schedule(ctx.imports.qualify(b)) for b in bases):
         return False
     for base in bases:  # every base is the schedule class or a class of this module that we scan below
-        if not (_is_lr_schedule(ctx.imports.qualify(base))
+        if not (is_lr_schedule(ctx.imports.qualify(base))
                 or (isinstance(base, cst.Name) and base.value in chain)):
             return False
     return not any((ctx.imports.qualify(call.func) or "").rsplit(".", 1)[-1] == "Parameter"
@@ -118,9 +118,9 @@ class FloatProof:
         """A local whose every plain binding is float. A parameter qualifies only when the function's first
         statement rebinds it (``global_step = self.cast(global_step, mstype.float32)``): no read sees the
         argument itself after that."""
-        from ms_lint.rewrites.where_shapes import _plain_bindings
+        from ms_lint.rewrites.where_shapes import plain_bindings
 
-        bound = _plain_bindings(self.values.func, name)
+        bound = plain_bindings(self.values.func, name)
         if not bound:
             return False
         if name in self.values.parameters and not self._first_statement_binds(name):

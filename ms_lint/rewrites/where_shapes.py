@@ -136,7 +136,7 @@ class ShapeLeaves:
                 return True
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 from ms_lint.analysis.shapes import init_assignment
-                from ms_lint.rewrites.where import _scalar_default
+                from ms_lint.rewrites.where import scalar_default
 
                 assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
                 if assigned is None:
@@ -147,7 +147,7 @@ class ShapeLeaves:
                 if number_or_none(self.ctx, method, value, value):
                     return False
                 if isinstance(value, cst.Name):  # ``self.steps = steps``: the ``__init__`` default says
-                    default = _scalar_default(method, value.value)
+                    default = scalar_default(method, value.value)
                     return default is None or _literal_sequence(default)
                 return _literal_sequence(value) if isinstance(
                     value, (cst.Integer, cst.Float, cst.UnaryOperation, cst.BinaryOperation, cst.Tuple,
@@ -228,10 +228,10 @@ class ShapeLeaves:
     def _attribute(self, expr: cst.Attribute, depth: int, strict: bool) -> Optional[Leaves]:
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             from ms_lint.analysis.shapes import init_assignment
-            from ms_lint.rewrites.where import _is_zero_d_factory
+            from ms_lint.rewrites.where import is_zero_d_factory
 
             assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
-            if assigned is not None and (_is_zero_d_factory(self.ctx, assigned[0], assigned[1])
+            if assigned is not None and (is_zero_d_factory(self.ctx, assigned[0], assigned[1])
                                          or self.ctx.imports.qualify(assigned[0]) in PYTHON_NUMBERS
                                          or self._zero_d_arithmetic(assigned[0], assigned[1], 0)
                                          or number_or_none(self.ctx, assigned[1], assigned[0], assigned[0])):
@@ -243,7 +243,7 @@ class ShapeLeaves:
         """``self.decay_steps = total_steps - self.decay_start_steps`` in ``__init__``: arithmetic of Python
         numbers and attributes that hold 0-d tensors (at least one), so a 0-d tensor."""
         from ms_lint.analysis.shapes import init_assignment
-        from ms_lint.rewrites.where import _is_zero_d_factory
+        from ms_lint.rewrites.where import is_zero_d_factory
 
         if depth > 4 or not isinstance(value, cst.BinaryOperation) or isinstance(
                 value.operator, cst.MatrixMultiply):
@@ -252,7 +252,7 @@ class ShapeLeaves:
         for side in (value.left, value.right):
             if isinstance(side, cst.Attribute) and isinstance(side.value, cst.Name) and side.value.value == "self":
                 assigned = init_assignment(self.ctx, self.values.owner, side.attr.value)
-                if assigned is None or not (_is_zero_d_factory(self.ctx, assigned[0], assigned[1])
+                if assigned is None or not (is_zero_d_factory(self.ctx, assigned[0], assigned[1])
                                             or self._zero_d_arithmetic(assigned[0], assigned[1], depth + 1)):
                     return False
                 tensors += 1
@@ -326,7 +326,7 @@ class ShapeLeaves:
         """Values bound to ``name`` by plain ``name = value`` statements; None when any other binding form
         (augmented, unpacking, loop target, ``with``, ``:=``) binds it too."""
         if name not in self._bindings:
-            self._bindings[name] = _plain_bindings(self.values.func, name)
+            self._bindings[name] = plain_bindings(self.values.func, name)
         return self._bindings[name]
 
 
@@ -341,7 +341,7 @@ def _literal_sequence(expr: cst.BaseExpression) -> bool:
     return True
 
 
-def _plain_bindings(func: cst.FunctionDef, name: str) -> Optional[List[cst.BaseExpression]]:
+def plain_bindings(func: cst.FunctionDef, name: str) -> Optional[List[cst.BaseExpression]]:
     found: List[cst.BaseExpression] = []
     for stmt in walk_statements(suite_statements(func.body), into_defs=False):
         if isinstance(stmt, (cst.For, cst.With)) and name in _bound_names(stmt):

@@ -529,7 +529,7 @@ class Child:
         fn, sig_callable, description = self.resolve_target(ms, module)
         self.result["target"] = description
         args, values = self.build_args(ms, sig_callable)
-        self.result["rss_before_call_mb"] = _maxrss_mb(resource)
+        self.result["rss_before_call_mb"] = maxrss_mb(resource)
 
         self.stage("first-call")
         out, first = self.call(ms, fn, args, "first")
@@ -583,7 +583,7 @@ class Child:
         import numpy as np
 
         np.savez(os.path.join(self.workdir, "outputs.npz"), **self.leaves)
-        self.result["peak_mb"] = _maxrss_mb(resource)
+        self.result["peak_mb"] = maxrss_mb(resource)
         self.result["ok"] = True
         self.stage("done")
 
@@ -705,7 +705,7 @@ def _median(values):
     return values[mid] if n % 2 else (values[mid - 1] + values[mid]) / 2
 
 
-def _maxrss_mb(resource):
+def maxrss_mb(resource):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if sys.platform == "darwin":
         return rss / (1024 * 1024)
@@ -755,7 +755,7 @@ def _peak_memory(result) -> None:
     try:
         import resource
 
-        result.setdefault("peak_mb", _maxrss_mb(resource))
+        result.setdefault("peak_mb", maxrss_mb(resource))
     except Exception:
         pass
 

@@ -491,7 +491,7 @@ def encode_values(values: Mapping[str, Any], arrays: Optional[Dict[str, Any]] = 
 _COMMENT_RE = re.compile(r"^\s*#\s*ms-lint\s*:\s*(?P<key>inputs|init)\s*=\s*(?P<value>.*?)\s*$")
 
 
-def _find_def(tree: ast.Module, target: str) -> List[ast.AST]:
+def find_def(tree: ast.Module, target: str) -> List[ast.AST]:
     """The def/class nodes for ``func`` / ``Class`` / ``Class.method``: the target first, then what encloses it
     (for a bare ``Class``: the class, then its ``construct``)."""
     parts = target.split(".")
@@ -535,7 +535,7 @@ def directives_from_source(source: str, function: str) -> Dict[str, str]:
         return {}
     lines = source.splitlines()
     found: Dict[str, str] = {}
-    for node in _find_def(tree, function):
+    for node in find_def(tree, function):
         inputs_parts: List[str] = []
         for line in _comment_block_above(lines, node):
             match = _COMMENT_RE.match(line)
@@ -717,7 +717,7 @@ def required_parameters(source: str, function: str) -> Optional[List[str]]:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    chain = _find_def(tree, function)
+    chain = find_def(tree, function)
     if not chain:
         return None
     node = chain[0]
@@ -751,7 +751,7 @@ def suggest_types(source: str, function: str, params: List[str]) -> Dict[str, st
         tree = ast.parse(source)
     except SyntaxError:
         return suggestions
-    chain = _find_def(tree, function)
+    chain = find_def(tree, function)
     if not chain:
         return suggestions
     node = chain[0]

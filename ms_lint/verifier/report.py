@@ -6,7 +6,7 @@ import json
 from typing import Iterable, List, Optional
 
 from ms_lint.verifier import branches as _branches
-from ms_lint.verifier.runner import Verification, _fmt_ms, _fmt_s, spread_text
+from ms_lint.verifier.runner import Verification, format_ms, format_s, spread_text
 
 _MARK = {
     "verified": "VERIFIED",
@@ -75,12 +75,12 @@ def render_text(verification: Verification) -> str:
         lines.append(f"    - ... and {len(v.differences) - 6} more")
 
     if o.compile_s is not None or r.compile_s is not None:
-        orig_c = _fmt_s(o.compile_s) if o.compile_s is not None else "failed"
-        rew_c = _fmt_s(r.compile_s) if r.compile_s is not None else "failed"
+        orig_c = format_s(o.compile_s) if o.compile_s is not None else "failed"
+        rew_c = format_s(r.compile_s) if r.compile_s is not None else "failed"
         lines.append(f"  compile      {orig_c} -> {rew_c}  {_factor(o.compile_s, r.compile_s)}".rstrip())
     if o.run_ms is not None or r.run_ms is not None:
-        orig_r = _fmt_ms(o.run_ms) if o.run_ms is not None else "-"
-        rew_r = _fmt_ms(r.run_ms) if r.run_ms is not None else "-"
+        orig_r = format_ms(o.run_ms) if o.run_ms is not None else "-"
+        rew_r = format_ms(r.run_ms) if r.run_ms is not None else "-"
         lines.append(f"  run          {orig_r} -> {rew_r} per call  {_factor(o.run_ms, r.run_ms)}".rstrip())
     if o.run_ms is not None or r.run_ms is not None:
         lines.append(f"  peak memory  {_mb(o.peak_mb)} -> {_mb(r.peak_mb)}")
@@ -121,10 +121,10 @@ def _render_script(v: Verification) -> str:
     orig = v.script_runs.get("original", [])
     fixed = v.script_runs.get("fixed", [])
     if len(orig) == 2 and len(fixed) == 2:
-        lines.append(f"  first run    {_fmt_s(orig[0])} -> {_fmt_s(fixed[0])}  (without -> with the fix: writes the "
+        lines.append(f"  first run    {format_s(orig[0])} -> {format_s(fixed[0])}  (without -> with the fix: writes the "
                      "cache)")
         factor = f"{orig[1] / fixed[1]:.1f}x faster" if fixed[1] <= orig[1] else f"{fixed[1] / orig[1]:.1f}x slower"
-        lines.append(f"  second run   {_fmt_s(orig[1])} -> {_fmt_s(fixed[1])}  ({factor}: loads it)")
+        lines.append(f"  second run   {format_s(orig[1])} -> {format_s(fixed[1])}  ({factor}: loads it)")
     if v.script_spread is not None:
         lines.append(f"  spread       the two runs without the fix differ by {v.script_spread:.0%}")
     if fixed:
@@ -132,7 +132,7 @@ def _render_script(v: Verification) -> str:
                      "private folder")
     walls = v.script_runs.get("original_wall", []), v.script_runs.get("fixed_wall", [])
     if len(walls[0]) == 2 and len(walls[1]) == 2:
-        lines.append(f"  process      {_fmt_s(walls[0][1])} -> {_fmt_s(walls[1][1])} second run, whole process "
+        lines.append(f"  process      {format_s(walls[0][1])} -> {format_s(walls[1][1])} second run, whole process "
                      "with `import mindspore`")
     lines.append("  processes    the script's time after `import mindspore`; a fresh python each run, the "
                  "compile-cache variables removed")

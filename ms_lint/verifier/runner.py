@@ -368,7 +368,7 @@ def run_version(
             try:
                 returncode = proc.wait(timeout=timeout)
             except BaseException as exc:  # timeout, Ctrl-C: never leave the child (its own session) behind
-                _kill_group(proc)
+                kill_group(proc)
                 if not isinstance(exc, subprocess.TimeoutExpired):
                     raise
                 error = {"kind": "timeout",
@@ -408,7 +408,7 @@ def _read(path: str) -> str:
         return ""
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
@@ -465,7 +465,7 @@ def _stats(runs: List[_Run]) -> VersionStats:
     return stats
 
 
-def _fmt_s(seconds: Optional[float]) -> str:
+def format_s(seconds: Optional[float]) -> str:
     if seconds is None:
         return "?"
     if seconds < 1e-3:
@@ -475,7 +475,7 @@ def _fmt_s(seconds: Optional[float]) -> str:
     return f"{seconds:.2f} s"
 
 
-def _fmt_ms(ms: Optional[float]) -> str:
+def format_ms(ms: Optional[float]) -> str:
     if ms is None:
         return "?"
     if ms < 1:
@@ -537,23 +537,23 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
 
     out: Dict[str, Any] = {"compile_speedup": compile_speedup, "run_ratio": run_ratio, "break_even_calls": None,
                            "tradeoff_kind": None}
-    speed = f"compile {_fmt_s(oc)} -> {_fmt_s(rc)} ({_factor(oc, rc)}), run {_fmt_ms(orig.run_ms)} -> " \
-            f"{_fmt_ms(rew.run_ms)} per call ({_factor(orun, rrun)})"
+    speed = f"compile {format_s(oc)} -> {format_s(rc)} ({_factor(oc, rc)}), run {format_ms(orig.run_ms)} -> " \
+            f"{format_ms(rew.run_ms)} per call ({_factor(orun, rrun)})"
     if compile_better and run_worse:
         calls = (oc - rc) / (rrun - orun)
         out["break_even_calls"] = max(1, int(math.ceil(round(calls, 6))))
         out["tradeoff_kind"] = "faster-compile-slower-run"
         out["verdict"] = "tradeoff"
-        out["message"] = (f"outputs match; {speed}. The rewrite saves {_fmt_s(oc - rc)} of compile time but costs "
-                          f"{_fmt_ms((rrun - orun) * 1e3)} more per call: it is a net win for processes that make "
+        out["message"] = (f"outputs match; {speed}. The rewrite saves {format_s(oc - rc)} of compile time but costs "
+                          f"{format_ms((rrun - orun) * 1e3)} more per call: it is a net win for processes that make "
                           f"fewer than ~{out['break_even_calls']} calls, a net loss above that")
     elif compile_worse and run_better:
         calls = (rc - oc) / (orun - rrun)
         out["break_even_calls"] = max(1, int(math.ceil(round(calls, 6))))
         out["tradeoff_kind"] = "slower-compile-faster-run"
         out["verdict"] = "tradeoff"
-        out["message"] = (f"outputs match; {speed}. The rewrite costs {_fmt_s(rc - oc)} more compile time but saves "
-                          f"{_fmt_ms((orun - rrun) * 1e3)} per call: it pays off after ~{out['break_even_calls']} "
+        out["message"] = (f"outputs match; {speed}. The rewrite costs {format_s(rc - oc)} more compile time but saves "
+                          f"{format_ms((orun - rrun) * 1e3)} per call: it pays off after ~{out['break_even_calls']} "
                           "calls per process")
     elif compile_worse or run_worse:
         out["verdict"] = "slower"
@@ -564,13 +564,13 @@ def decide(orig: VersionStats, rew: VersionStats) -> Dict[str, Any]:
         same = [what for what, better in (("compile", compile_better), ("run", run_better)) if not better]
         if c_measured and r_measured:
             within = {"compile": f"the compile ratio {_ratio(oc, rc)} is within the {c_rel:.0%} spread "
-                                 f"(+ {_fmt_s(c_abs)})",
+                                 f"(+ {format_s(c_abs)})",
                       "run": f"the run ratio {_ratio(orun, rrun)} is within the {r_rel:.0%} spread "
-                             f"(+ {_fmt_ms(r_abs * 1e3)})"}
+                             f"(+ {format_ms(r_abs * 1e3)})"}
             noise = " and ".join(within[w] for w in same) + " of the repeated measurements"
         else:
-            noise = f"within the noise margin of {REL_NOISE:.0%} + {_fmt_s(COMPILE_ABS_NOISE_S)} compile / " \
-                    f"{_fmt_ms(RUN_ABS_NOISE_S * 1e3)} run (one process per version: no spread measured)"
+            noise = f"within the noise margin of {REL_NOISE:.0%} + {format_s(COMPILE_ABS_NOISE_S)} compile / " \
+                    f"{format_ms(RUN_ABS_NOISE_S * 1e3)} run (one process per version: no spread measured)"
         if len(same) == 2:
             out["message"] = (f"outputs match; no measurable change in compile or run time ({noise}): {speed}")
         elif same:
@@ -958,8 +958,8 @@ def _judge(verification: Verification, runs: Dict[str, List[_Run]], rtol: float,
     if not orig_ok:
         verification.verdict = "original-failed"
         verification.message = (
-            f"the original fails ({_error_text(orig)}); the rewrite compiles in {_fmt_s(rew.compile_s)} and runs "
-            f"in {_fmt_ms(rew.run_ms)} per call: this rewrite fixes a real crash (outputs cannot be compared)"
+            f"the original fails ({_error_text(orig)}); the rewrite compiles in {format_s(rew.compile_s)} and runs "
+            f"in {format_ms(rew.run_ms)} per call: this rewrite fixes a real crash (outputs cannot be compared)"
         )
         return verification
     if not rew_ok:

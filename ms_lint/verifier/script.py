@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ms_lint.verifier.child import scrub_cache_env
 from ms_lint.verifier.location import VersionCopies, locate
-from ms_lint.verifier.runner import Verification, _fmt_s, _kill_group
+from ms_lint.verifier.runner import Verification, format_s, kill_group
 
 SCRIPT_CODES = ("MSL301", "MSL302")
 MIN_REL_NOISE = 0.05
@@ -61,7 +61,7 @@ def _run_once(python: str, script: str, args: Sequence[str], workdir: str, env: 
         try:
             code = proc.wait(timeout=timeout)
         except BaseException as exc:  # timeout, Ctrl-C: never leave the script (its own session) behind
-            _kill_group(proc)
+            kill_group(proc)
             if not isinstance(exc, subprocess.TimeoutExpired):
                 raise
             return {"ok": False, "timeout": True, "wall_s": time.perf_counter() - start, "stdout": "",
@@ -214,10 +214,10 @@ def _judge_script(verification: Verification, runs, started: float) -> Verificat
     verification.script_spread = spread
     before, after = a2["script_s"], b2["script_s"]
     verification.compile_speedup = before / after if after > 0 else None
-    timing = (f"second run {_fmt_s(before)} -> {_fmt_s(after)} "
-              f"({before / after:.2f}x), first run {_fmt_s(a1['script_s'])} -> {_fmt_s(b1['script_s'])} (the "
-              f"script after `import mindspore`; whole process, second run: {_fmt_s(a2['wall_s'])} -> "
-              f"{_fmt_s(b2['wall_s'])})")
+    timing = (f"second run {format_s(before)} -> {format_s(after)} "
+              f"({before / after:.2f}x), first run {format_s(a1['script_s'])} -> {format_s(b1['script_s'])} (the "
+              f"script after `import mindspore`; whole process, second run: {format_s(a2['wall_s'])} -> "
+              f"{format_s(b2['wall_s'])})")
     same = "same stdout on all four runs" if lines else "the script prints nothing, so only its exit status is compared"
     cache = getattr(verification, "script_cache_files", 0)
     if before > after * (1 + margin) + ABS_NOISE_S:
