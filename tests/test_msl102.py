@@ -633,3 +633,82 @@ def test_the_same_update_loop_over_distinct_parameters_is_fixed():
     body = "for p, m, g in zip(self.params, self.moments, grads):\n    ops.assign(m, m + g)\n    ops.assign(p, p - m)"
     (finding,) = [f for f in lint(STEP_CELL.replace("{body}", textwrap.indent(body, " " * 8))) if f.code == "MSL102"]
     assert finding.fix_object is not None and finding.fix_object.applicability == "safe"
+
+
+# -- what a map may run (review findings) ------------------------------------------------------------------------
+HANDED_IN = HEAD + """
+def apply(x, act=None):
+    if act is None:
+        act = ops.ReLU()
+    return act(x)
+
+
+def bump(x, p):
+    update = ops.partial(ops.assign_add, p)
+    update(x)
+    return x * 2
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(p=0.5)
+        self.p = ms.Parameter(ms.Tensor(0.0), name="p")
+
+    def construct(self, grads):
+        a = tuple(apply(x, self.drop) for x in grads)
+        b = tuple(bump(x, self.p) for x in grads)
+        return a, b
+"""
+
+
+def test_a_local_name_is_judged_by_what_it_holds_only_when_it_is_a_built_object():
+    """``act`` is a parameter (a Dropout is passed in); ``update`` holds what ``ops.partial`` returns (an
+    ``assign_add``): neither is a Primitive or Cell built from a class, so neither map is offered."""
+    found = findings(HANDED_IN)
+    assert len(found) == 2 and all(f.fix_object is None for f in found)
+    assert any("`act`" in f.detail for f in found) and any("`update`" in f.detail for f in found)
+
+
+INHERITED = HEAD + """
+class Base(nn.Cell):
+    def construct(self, x):
+        return self.act(x)
+
+
+class Plain(Base):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU()
+
+
+class Noisy(Base):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.Dropout(p=0.5)
+
+
+class Pair(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = Plain()
+        self.b = Noisy()
+
+    def construct(self, x):
+        return self.b(self.a(x))
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.pair = Pair()
+
+    def construct(self, grads):
+        return tuple(self.pair(g) for g in grads)
+"""
+
+
+def test_an_inherited_construct_is_checked_for_each_subclass_that_runs_it():
+    """``Base.construct`` read for ``Plain`` (a ReLU) is read again for ``Noisy`` (a Dropout)."""
+    finding = only(INHERITED)
+    assert finding.fix_object is None and "Dropout" in finding.detail

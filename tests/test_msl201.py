@@ -1080,3 +1080,32 @@ def test_helpers_with_hazards_effects_or_random_ops(helper, applicability, reaso
     else:
         assert finding.fix["applicability"] == applicability
     assert reason in finding.detail
+
+
+IN_PLACE_HELPER = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+def rescale(v, s):
+    v *= s
+    return v
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.s = ms.Tensor(2.0, ms.float32)
+
+    def construct(self, x, t):
+        y = x
+        if t.sum() > 0:
+            y = rescale(x, self.s)
+        return y + x
+"""
+
+
+def test_a_helper_that_updates_its_argument_in_place_is_not_selected():
+    """``v *= s`` on a parameter updates the caller's Tensor in graph mode: a select would do it either way."""
+    found = [f for f in lint(IN_PLACE_HELPER) if f.code == "MSL201"]
+    assert len(found) == 1 and found[0].fix_object is None and "`rescale`" in found[0].detail

@@ -16,7 +16,7 @@ from ms_lint.analysis.project import method_of
 from ms_lint.analysis.shapes import init_value, is_self_attr
 from ms_lint.analysis.values import CONST_BUILTINS, FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import code_of
+from ms_lint.cstutil import all_params, code_of, cut
 from ms_lint.walk import find
 
 
@@ -54,11 +54,11 @@ class EffectChecker:
 
     MAX_MODULE_DEPTH = 3  # module hops followed from the checked one; deeper calls count as unknown effects
 
-    def __init__(self, context: ModuleContext, owner: Optional[str], _seen: Optional[Set[int]] = None,
+    def __init__(self, context: ModuleContext, owner: Optional[str], _seen: Optional[Set[Tuple[int, Optional[str], int]]] = None,
                  _depth: int = 0):
         self.context = context
         self.owner = owner
-        self._seen: Set[int] = set() if _seen is None else _seen  # shared across modules: a cycle ends here
+        self._seen: Set[Tuple[int, Optional[str], int]] = set() if _seen is None else _seen  # shared across modules: a cycle ends here
         self._depth = _depth
         self._function: Optional[cst.FunctionDef] = None  # the function being followed (its local names)
 
@@ -93,12 +93,12 @@ class EffectChecker:
                 return None  # ``raise ValueError(...)``: building the exception changes nothing
             value = context.constants.nodes.get(func.value)  # ``hswish = ops.HSwish()`` at module level
             if isinstance(value, cst.Call):
-                return self._class_reason(context.imports.qualify(value.func), value)
-            local = local_bindings(self._function, func.value) if self._function is not None else []
-            if len(local) == 1 and isinstance(local[0], cst.Call) and isinstance(local[0].func, (cst.Name,
-                                                                                                 cst.Attribute)):
+                return self._held_object_reason(value, func.value)
+            local = [] if self._function is None or func.value in {p.name.value for p in all_params(self._function)} \
+                else local_bindings(self._function, func.value)
+            if len(local) == 1 and isinstance(local[0], cst.Call):
                 # ``reshape = ops.Reshape()`` then ``reshape(x, shape)``: the object that name holds
-                return self._class_reason(context.imports.qualify(local[0].func), local[0])
+                return self._held_object_reason(local[0], func.value)
             return self._name_reason(func.value) or f"`{func.value}` (a callable ms-lint cannot see into)"
         if isinstance(func, cst.Attribute):
             if is_self_attr(func):
@@ -107,7 +107,7 @@ class EffectChecker:
                     return self._follow(method, self.owner)
                 value = init_value(context, self.owner, func.attr.value)
                 if isinstance(value, cst.Call):
-                    return self._class_reason(context.imports.qualify(value.func) or _local_class(value), value)
+                    return self._held_object_reason(value, code_of(func))
                 return f"`{code_of(func)}` (a callable ms-lint cannot see)"
             return self._name_reason(func.attr.value)
         return "a call ms-lint cannot see into"
@@ -121,6 +121,19 @@ class EffectChecker:
         if SIDE_EFFECT_NAME.match(lowered) and not lowered.startswith("tensor_scatter"):
             return f"side effect `{last}`"
         return None
+
+    def _held_object_reason(self, construction: cst.Call, name: str) -> Optional[str]:
+        """Why calling what ``name = construction`` holds is not pure: an object built from a class (a Primitive,
+        a Cell: ``ops.Reshape()``, ``nn.ReLU()``, a class of the project) is judged as that class; what a function
+        returns (``ops.partial(ops.assign_add, p)``) is a callable ms-lint cannot see into."""
+        func = construction.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return f"`{name}` (a callable ms-lint cannot see into)"
+        qualified = self.context.imports.qualify(func) or _local_class(construction)
+        last = (qualified or code_of(func)).rsplit(".", 1)[-1]
+        if not last.lstrip("_")[:1].isupper():  # ``_M2K``: a private class is still a class
+            return f"`{name}` holds what `{cut(code_of(func), 30)}(...)` returns (a callable ms-lint cannot see into)"
+        return self._class_reason(qualified, construction)
 
     def _class_reason(self, qualified: Optional[str], construction: cst.Call) -> Optional[str]:
         local = _local_class(construction)
@@ -166,9 +179,10 @@ class EffectChecker:
         return EffectChecker(context, owner, self._seen, self._depth + 1)._follow(func, owner)
 
     def _follow(self, func: cst.FunctionDef, owner: Optional[str]) -> Optional[str]:
-        if id(func) in self._seen:
+        key = (id(func), owner, id(self.context))  # a base's construct reads each subclass's own attributes
+        if key in self._seen:
             return None
-        self._seen.add(id(func))
+        self._seen.add(key)
         saved = self.owner, self._function
         self.owner, self._function = owner, func
         try:

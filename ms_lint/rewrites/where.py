@@ -25,7 +25,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, suite_statements, target_names, walk_statements
+from ms_lint.cstutil import all_params, call_name_args, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, rebound_elsewhere, is_literal, literal_value
 from ms_lint.analysis.shapes import init_assignment, init_value
@@ -257,8 +257,11 @@ def classify_call(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str
 # -- branches ------------------------------------------------------------------------------------------
 def _helper_expressions(func: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
     """The right-hand sides and the returned value of a helper whose body is a docstring, ``name = expr`` /
-    ``name op= expr`` lines and one final ``return expr``; None for anything else."""
+    ``name op= expr`` lines and one final ``return expr``; None for anything else, and for ``param op= expr`` on a
+    parameter: graph mode updates the caller's Tensor in place there (measured, MSL201 page), which a select
+    would then do whichever way the condition goes."""
     statements = list(suite_statements(func.body))
+    params = {p.name.value for p in all_params(func)}
     found: List[cst.BaseExpression] = []
     for index, stmt in enumerate(statements):
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -269,7 +272,8 @@ def _helper_expressions(func: cst.FunctionDef) -> Optional[List[cst.BaseExpressi
                 continue
             if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
                 found.append(small.value)
-            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) \
+                    and small.target.value not in params:
                 found.append(small.value)
             elif isinstance(small, cst.Return) and small.value is not None and index == len(statements) - 1:
                 found.append(small.value)
