@@ -257,6 +257,19 @@ def test_rewrite_shapes_of_real_code_verify(name, target, inputs, code, line, si
         assert all(row[side] for row in entry["counts"]), entry  # the intended side ran on every draw
 
 
+def test_constant_branch_clipping_rewrite_verifies():
+    """Issue 16, shape 3: MSL102's MultitypeFuncGraph fix of clipping 60 gradients by a constant ``clip_type``
+    (fixtures/verify/clip_grads_60_*.py, the rewritten file being the rule's fix; the ``nn.ClipByNorm`` side is the
+    one taken): outputs match and the map compiles faster than the unrolled loop."""
+    from ms_lint.testing import fix
+
+    original, rewritten, path = _pair("clip_grads_60")
+    assert fix(original, select=["MSL102"]).fixed.split('"""')[-1] == rewritten.split('"""')[-1]
+    v = verify_pair(original, rewritten, function="ClipGrads60", repeat=1, path=path, code="MSL102")
+    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.outputs_match is True
+
+
 def test_momentum_update_multitype_rewrite_verifies():
     """MSL102's MultitypeFuncGraph fix of a 60-parameter index loop with assigns and a Tensor ``if`` on the step
     (fixtures/verify/momentum_update_60_*.py, the rewritten file being the rule's fix): the Parameters after every

@@ -21,6 +21,7 @@ FIXED_BY_MS_LINT = {
     "scale_lists": (["MSL101"], False),
     "class_dice": (["MSL101"], True),
     "momentum_update_60": (["MSL102"], False),
+    "clip_grads_60": (["MSL102"], False),
     "conv_gru_steps": (["MSL101"], True),
 }
 
