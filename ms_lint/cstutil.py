@@ -95,6 +95,12 @@ def small_statements(stmt: cst.BaseStatement) -> Sequence[cst.BaseSmallStatement
     return stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
 
 
+def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:
+    """``self.<attr>`` (any attribute of ``self`` when ``attr`` is None)."""
+    return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+            and (attr is None or expr.attr.value == attr))
+
+
 def call_name_args(call: cst.Call) -> List[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 

@@ -163,7 +163,9 @@ def written_names(stmt: cst.CSTNode) -> List[str]:
 
 def local_bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
     """The values plain ``name = value`` statements of ``func`` (nested definitions left out) assign to ``name``;
-    empty when any other statement binds it too (``name += ...``, unpacking, ``for name in``...)."""
+    empty when anything else binds it too (a parameter, ``name += ...``, unpacking, ``for name in``...)."""
+    if name in {param.name.value for param in parameters_of(func.params)}:
+        return []
     found: List[cst.BaseExpression] = []
     for stmt in walk_statements(suite_statements(func.body), into_defs=False):
         if name not in written_names(stmt):

@@ -16,7 +16,7 @@ from ms_lint.analysis.project import method_of
 from ms_lint.analysis.shapes import init_value, is_self_attr
 from ms_lint.analysis.values import CONST_BUILTINS, FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import all_params, code_of, cut
+from ms_lint.cstutil import code_of, cut
 from ms_lint.walk import find
 
 
@@ -42,6 +42,9 @@ PURE_NUMPY = frozenset(f"numpy.{name}" for name in (
 ))
 
 
+_Followed = Tuple[int, Optional[str], int]  # (id of a def, its owner class, id of its module's context)
+
+
 # -- effects ---------------------------------------------------------------------------------------------------
 class EffectChecker:
     """Why a loop body is not a pure function of its inputs (a random op, a side effect), or None.
@@ -54,11 +57,11 @@ class EffectChecker:
 
     MAX_MODULE_DEPTH = 3  # module hops followed from the checked one; deeper calls count as unknown effects
 
-    def __init__(self, context: ModuleContext, owner: Optional[str], _seen: Optional[Set[Tuple[int, Optional[str], int]]] = None,
+    def __init__(self, context: ModuleContext, owner: Optional[str], _seen: Optional[Set[_Followed]] = None,
                  _depth: int = 0):
         self.context = context
         self.owner = owner
-        self._seen: Set[Tuple[int, Optional[str], int]] = set() if _seen is None else _seen  # shared across modules: a cycle ends here
+        self._seen: Set[_Followed] = set() if _seen is None else _seen  # shared across modules: a cycle ends here
         self._depth = _depth
         self._function: Optional[cst.FunctionDef] = None  # the function being followed (its local names)
 
@@ -94,8 +97,7 @@ class EffectChecker:
             value = context.constants.nodes.get(func.value)  # ``hswish = ops.HSwish()`` at module level
             if isinstance(value, cst.Call):
                 return self._held_object_reason(value, func.value)
-            local = [] if self._function is None or func.value in {p.name.value for p in all_params(self._function)} \
-                else local_bindings(self._function, func.value)
+            local = local_bindings(self._function, func.value) if self._function is not None else []
             if len(local) == 1 and isinstance(local[0], cst.Call):
                 # ``reshape = ops.Reshape()`` then ``reshape(x, shape)``: the object that name holds
                 return self._held_object_reason(local[0], func.value)

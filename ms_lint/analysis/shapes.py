@@ -13,7 +13,7 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, code_of, suite_statements, target_names, walk_statements
+from ms_lint.cstutil import call_name_args, code_of, is_self_attr, suite_statements, target_names, walk_statements
 from ms_lint.walk import find
 
 
@@ -29,11 +29,6 @@ def init_assignment(context: ModuleContext, owner: Optional[str], attr: str
                     ) -> Optional[Tuple[cst.BaseExpression, cst.FunctionDef]]:
     """(value, method) of that one binding of ``self.<attr>``."""
     return context.attributes.single_write(owner, attr)
-
-
-def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:
-    return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
-            and (attr is None or expr.attr.value == attr))
 
 
 def holds_python_sequence(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression) -> bool:

@@ -20,7 +20,8 @@ from ms_lint.analysis.dataflow import written_names
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.cstutil import (
-    all_params, bind_arguments, call_name_args, positional_params, suite_statements, target_names, walk_statements,
+    all_params, bind_arguments, call_name_args, is_self_attr, positional_params, suite_statements, target_names,
+    walk_statements,
 )
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
@@ -274,11 +275,11 @@ class ClassAttributes:
                         elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
                             targets = [small.target]
                         for target in targets:
-                            if _is_self_attr(target, attr):
+                            if is_self_attr(target, attr):
                                 if isinstance(small, cst.AugAssign) or small.value is None:
                                     return None
                                 found.append((small.value, method))
-                            elif any(_is_self_attr(node, attr) for node in find(target, cst.Attribute)):
+                            elif any(is_self_attr(node, attr) for node in find(target, cst.Attribute)):
                                 return None  # ``self.a, self.b = ...``
         return found
 
@@ -859,11 +860,6 @@ class ReturnModel(Protocol):
 def _keyword_is_true(call: cst.Call, name: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name)
                and arg.value.value == "True" for arg in call.args)
-
-
-def _is_self_attr(node: cst.BaseExpression, attr: str) -> bool:
-    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
-            and node.attr.value == attr)
 
 
 def _first_input_only(call: cst.Call) -> bool:

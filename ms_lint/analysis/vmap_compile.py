@@ -12,7 +12,7 @@ from ms_lint.analysis.project import method_of
 from ms_lint.analysis.shapes import holds_python_sequence, init_value
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import code_of, suite_statements, walk_statements
+from ms_lint.cstutil import code_of, is_self_attr, suite_statements, walk_statements
 from ms_lint.walk import find
 
 # Public nn cells checked to run under vmap in MindSpore 2.10 (CPU) with the same results as the loop.
@@ -110,7 +110,7 @@ class VmapCompileCheck:
                     "cannot compile (\"Failed calling Rank with input_x=None\")")
         target = None
         project = context.project
-        if is_self_attribute(func) and owner is not None:
+        if is_self_attr(func) and owner is not None:
             method = context.scope.find_method(owner, func.attr.value)  # type: ignore[union-attr]
             if method is not None:
                 target = (method, owner, True, context)
@@ -219,6 +219,3 @@ def _is_shape_tuple(expr: cst.BaseExpression) -> bool:
 
 
 # -- matching helpers ------------------------------------------------------------------------------------------
-
-def is_self_attribute(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"

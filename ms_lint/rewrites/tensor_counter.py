@@ -46,7 +46,7 @@ from ms_lint.analysis.dataflow import (
 )
 from ms_lint.analysis.effects import calls_in
 from ms_lint.analysis.shapes import WhileCounter, int_literal
-from ms_lint.cstutil import code_of
+from ms_lint.cstutil import code_of, is_self_attr
 from ms_lint.rewrites.fori_loop import SHAPE_CHANGING
 from ms_lint.rewrites.vmap import tuple_accumulation
 from ms_lint.rewrites.where import RANDOM, classify_call
@@ -405,9 +405,7 @@ def _rebuilds_same_tuple(loop, body, stmt) -> bool:
 def _other_branch_of_cell_flag(body, one, other) -> bool:
     """Are ``one`` and ``other`` in opposite branches of an ``if self.flag:`` in ``body``?"""
     for node in walk_statements(body, into_defs=False):
-        if not (isinstance(node, cst.If) and isinstance(node.test, cst.Attribute)
-                and isinstance(node.test.value, cst.Name) and node.test.value.value == "self"
-                and isinstance(node.orelse, cst.Else)):
+        if not (isinstance(node, cst.If) and is_self_attr(node.test) and isinstance(node.orelse, cst.Else)):
             continue
         then = {id(s) for s in walk_statements(suite_statements(node.body), into_defs=False)}
         orelse = {id(s) for s in walk_statements(suite_statements(node.orelse.body), into_defs=False)}

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, code_of, cut, suite_statements
+from ms_lint.cstutil import call_name_args, code_of, cut, is_self_attr, suite_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix, ImportRequest
 from ms_lint.analysis.dataflow import (
     assigned_in, binds_by_walrus, contains_node, declared_nonlocal, enclosing_statement, first_reads, local_names, plain_assignment, read_after, read_name_nodes, read_names, statement_block, written_names,
@@ -41,7 +41,7 @@ from ms_lint.analysis.shapes import (
 )
 from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
-from ms_lint.analysis.vmap_compile import VmapCompileCheck, is_self_attribute
+from ms_lint.analysis.vmap_compile import VmapCompileCheck
 from ms_lint.walk import find
 
 STACK_FUNCTIONS = {"mindspore.ops.stack": "axis", "mindspore.mint.stack": "dim"}
@@ -176,7 +176,7 @@ class VmapBuilder:
                 continue
             base = sub.value
             said = cut(code_of(base), 30)
-            if not (isinstance(base, cst.Name) or is_self_attribute(base)):
+            if not (isinstance(base, cst.Name) or is_self_attr(base)):
                 return self._unbuilt(f"slices `{said}` by `{index}`, not a name or a `self` attribute")
             if isinstance(base, cst.Name) and (base.value in written or base.value == index):
                 return self._unbuilt(f"slices `{said}` by `{index}` and reassigns `{said}`")
