@@ -3,7 +3,7 @@ builds anything. Each limit was measured on 2.10 (CPU, GRAPH_MODE and ``@jit``);
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Set
+from typing import Optional, Sequence, Set
 
 import libcst as cst
 
@@ -12,7 +12,7 @@ from ms_lint.analysis.project import method_of
 from ms_lint.analysis.shapes import holds_python_sequence, init_value
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import code_of, is_self_attr, suite_statements, walk_statements
+from ms_lint.cstutil import code_of, is_self_attr, suite_statements, target_names, walk_statements
 from ms_lint.walk import find
 
 # Public nn cells checked to run under vmap in MindSpore 2.10 (CPU) with the same results as the loop.
@@ -196,21 +196,13 @@ def simple_bindings(stmt: cst.CSTNode):
         for small in stmt.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    for name in _target_list(target.target):
+                    for name in target_names(target.target):
                         yield name, small.value
             elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
                 yield small.target.value, cst.BinaryOperation(small.target, cst.Add(), small.value)
             elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                for name in _target_list(small.target):
+                for name in target_names(small.target):
                     yield name, small.value
-
-
-def _target_list(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for el in target.elements for name in _target_list(el.value)]
-    return []
 
 
 
