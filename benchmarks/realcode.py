@@ -35,6 +35,9 @@ RATCHET = re.compile(r"<!-- ratchet: recall=([0-9.]+) precision=([0-9.]+) -->")
 # The fix ratchet: how many labelled MSL101/102/201 findings got a safe fix, and a fix at all. A fix may move from
 # safe to unsafe (or go) when a rewrite is found unsound; then the recorded figures are lowered by hand, on purpose.
 FIX_RATCHET = re.compile(r"<!-- fixes: safe=([0-9]+) fixed=([0-9]+) -->")
+# The audit ratchet: how many findings the precision audit (realcode/audit.tsv) judged false positives are still
+# reported. It may only go down.
+AUDIT_RATCHET = re.compile(r"<!-- audit: false-positives=([0-9]+) -->")
 
 
 @dataclass
@@ -50,7 +53,7 @@ class Row:
 def read_rows() -> List[Row]:
     rows: List[Row] = []
     for name in sorted(os.listdir(LABELS)):
-        if not name.endswith(".tsv") or name == "causes.tsv":
+        if not name.endswith(".tsv") or name in ("causes.tsv", "audit.tsv"):
             continue
         with open(os.path.join(LABELS, name), encoding="utf-8") as handle:
             lines = [line for line in handle if line.strip() and not line.startswith("#")]
@@ -61,6 +64,18 @@ def read_rows() -> List[Row]:
             rows.append(Row(record["package"].strip(), record["path"].strip(), int(record["line"]), expected,
                             record["reason"].strip(), (record.get("changed") or "").strip()))
     return rows
+
+
+def read_audit() -> Dict[Tuple[str, str, int, str], Tuple[str, str]]:
+    """The precision audit of findings in unlabelled files (benchmarks/realcode/audit.tsv):
+    (package, path, line, code) -> (TP or FP, reason)."""
+    path = os.path.join(LABELS, "audit.tsv")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        lines = [line for line in handle if line.strip() and not line.startswith("#")]
+    return {(r["package"], r["path"], int(r["line"]), r["code"]): (r["verdict"], r["reason"])
+            for r in csv.DictReader(lines, delimiter="\t")}
 
 
 def read_causes() -> Dict[Tuple[str, str, int], str]:
@@ -126,13 +141,14 @@ class Score:
     unscored: Counter
     fixes: Dict[str, Counter]
     no_fix: List[Tuple[str, dict]]
+    unlabelled: List[Tuple[str, dict]]  # (package, finding) in files no row labels
 
 
 def score(rows: List[Row]) -> Score:
     by_package: Dict[str, List[Row]] = defaultdict(list)
     for row in rows:
         by_package[row.package].append(row)
-    result = Score(Counter(), Counter(), Counter(), [], [], Counter(), defaultdict(Counter), [])
+    result = Score(Counter(), Counter(), Counter(), [], [], Counter(), defaultdict(Counter), [], [])
     for package, package_rows in sorted(by_package.items()):
         root = package_root(package)
         findings = run_ms_lint(root, top_folders(root, package_rows))
@@ -163,6 +179,7 @@ def score(rows: List[Row]) -> Score:
             path = finding["path"].replace(os.sep, "/")
             if path not in labelled_files:
                 result.unscored[finding["code"]] += 1
+                result.unlabelled.append((package, finding))
                 continue
             if finding["code"] in FIXABLE:
                 safety = finding["fix"]["applicability"] if finding.get("fix") else "none"
@@ -258,7 +275,50 @@ def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
               for package, f, why in result.false_positives] or ["none"]
     lines += ["", "## Findings in files nobody labelled (not scored)", "",
               ", ".join(f"{code}: {n}" for code, n in sorted(result.unscored.items())) or "none", ""]
+    lines += audit_report(result)
     return "\n".join(lines), recall, precision
+
+
+def audit_counts(result: Score) -> Tuple[Counter, List[Tuple[str, dict, str]], int]:
+    """(verdicts of the audited findings still reported, the false positives among them with the audit's reason,
+    how many findings in unlabelled files the audit has not judged)."""
+    audit = read_audit()
+    verdicts: Counter = Counter()
+    false_positives = []
+    unjudged = 0
+    for package, finding in result.unlabelled:
+        found = audit.get((package, finding["path"].replace(os.sep, "/"), finding["line"], finding["code"]))
+        if found is None:
+            unjudged += 1
+            continue
+        verdicts[found[0]] += 1
+        if found[0] == "FP":
+            false_positives.append((package, finding, found[1]))
+    return verdicts, false_positives, unjudged
+
+
+def cut_reason(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def audit_report(result: Score) -> List[str]:
+    audit = read_audit()
+    if not audit:
+        return []
+    judged = Counter(verdict for verdict, _ in audit.values())
+    verdicts, false_positives, unjudged = audit_counts(result)
+    still = verdicts["TP"] + verdicts["FP"]
+    lines = ["## Precision audit of the findings in unlabelled files", "",
+             f"`realcode/audit.tsv` judges {len(audit)} findings ms-lint reported in files no row labels "
+             f"({judged['TP']} TP, {judged['FP']} FP when audited: precision "
+             f"{shown(ratio(judged['TP'], len(audit)))}). Chosen by the tool's output, they measure precision only.",
+             "", f"Still reported now: {still} of them, {verdicts['TP']} TP and {verdicts['FP']} FP (precision "
+             f"{shown(ratio(verdicts['TP'], still))}); findings in unlabelled files not audited yet: {unjudged}.",
+             "", f"<!-- audit: false-positives={verdicts['FP']} -->", "", "False positives still reported:", ""]
+    lines += [f"- {package} `{f['path']}:{f['line']}` {f['code']}: {cut_reason(why)}"
+              for package, f, why in false_positives] \
+        or ["none"]
+    return lines + [""]
 
 
 def fix_counts(result: Score) -> Tuple[int, int]:
@@ -274,6 +334,15 @@ def recorded_fixes() -> Optional[Tuple[int, int]]:
     except OSError:
         return None
     return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def recorded_audit() -> Optional[int]:
+    try:
+        with open(RESULTS, encoding="utf-8") as handle:
+            match = AUDIT_RATCHET.search(handle.read())
+    except OSError:
+        return None
+    return int(match.group(1)) if match else None
 
 
 def recorded() -> Optional[Tuple[float, float]]:
@@ -301,7 +370,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         CONFIG.extend(["--config", os.path.join(folder, "pyproject.toml")])
         args.no_write = True
     rows = read_rows()
-    before, fixes_before = recorded(), recorded_fixes()
+    before, fixes_before, audit_before = recorded(), recorded_fixes(), recorded_audit()
     result = score(rows)
     text, recall, precision = report(rows, result)
     print(text)
@@ -318,6 +387,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"{fixed} with a fix (recorded {fixes_before[1]})", file=sys.stderr)
             return 1
         print(f"realcode: fixes {safe} safe >= {fixes_before[0]}, {fixed} with a fix >= {fixes_before[1]}")
+    if args.check and audit_before is not None:
+        remaining = audit_counts(result)[0]["FP"]
+        if remaining > audit_before:
+            print(f"realcode: {remaining} audited false positives are reported again (recorded {audit_before})",
+                  file=sys.stderr)
+            return 1
+        print(f"realcode: audited false positives still reported {remaining} <= {audit_before}")
     if not args.no_write and not args.check:
         with open(RESULTS, "w", encoding="utf-8") as handle:
             handle.write(text)

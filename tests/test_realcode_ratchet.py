@@ -21,7 +21,7 @@ def realcode():
 
 
 def _score(realcode, fixes):
-    result = realcode.Score(Counter(), Counter(), Counter(), [], [], Counter(), defaultdict(Counter), [])
+    result = realcode.Score(Counter(), Counter(), Counter(), [], [], Counter(), defaultdict(Counter), [], [])
     for code, counts in fixes.items():
         result.fixes[code].update(counts)
     return result
@@ -41,3 +41,31 @@ def test_the_report_records_the_fix_counts_where_check_reads_them(realcode, tmp_
     monkeypatch.setattr(realcode, "RESULTS", str(results))
     assert realcode.recorded_fixes() == (4, 9)
     assert "| MSL102 | 4 | 5 | 14 |" in text
+
+
+def test_the_audit_counts_judged_findings_still_reported_and_records_the_false_positives(realcode, tmp_path,
+                                                                                      monkeypatch):
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    (labels / "audit.tsv").write_text(
+        "# a comment line\n"
+        "package\tpath\tline\tcode\tverdict\treason\n"
+        "pkg@1\tpkg/a.py\t10\tMSL201\tTP\ta Parameter step\n"
+        "pkg@1\tpkg/a.py\t20\tMSL201\tFP\ta constexpr result\n"
+        "pkg@1\tpkg/b.py\t5\tMSL102\tFP\tPyNative-only code\n")
+    monkeypatch.setattr(realcode, "LABELS", str(labels))
+    result = _score(realcode, {})
+    result.unlabelled.extend([
+        ("pkg@1", {"path": "pkg/a.py", "line": 10, "code": "MSL201"}),
+        ("pkg@1", {"path": "pkg/a.py", "line": 20, "code": "MSL201"}),
+        ("pkg@1", {"path": "pkg/c.py", "line": 1, "code": "MSL101"}),  # not judged
+    ])
+    verdicts, false_positives, unjudged = realcode.audit_counts(result)
+    assert verdicts == Counter({"TP": 1, "FP": 1}) and unjudged == 1
+    assert [(f["path"], f["line"], why) for _, f, why in false_positives] == [("pkg/a.py", 20, "a constexpr result")]
+    text, _, _ = realcode.report([], result)
+    results = tmp_path / "realcode.md"
+    results.write_text(text)
+    monkeypatch.setattr(realcode, "RESULTS", str(results))
+    assert realcode.recorded_audit() == 1
+    assert "2 TP" not in text and "1 TP and 1 FP" in text

@@ -426,3 +426,28 @@ def test_gradient_of_the_first_input_only_is_a_tensor():
     # A constant first input (a Tensor attribute, a Tensor literal): MindSpore 2.10 gives ``()``, no gradient.
     assert env["g_attribute"] is Kind.UNKNOWN
     assert env["g_constant"] is Kind.UNKNOWN
+
+
+@pytest.mark.parametrize("expression, kind", [
+    # MindSpore's internal @constexpr helpers give Python values; the public API gives Tensors.
+    ("ms.numpy.utils_const._check_same_type(x.dtype, ms.float32)", Kind.UNKNOWN),
+    ("ops.composite.multitype_ops._constexpr_utils.is_same_type(x.dtype, ms.int32)", Kind.UNKNOWN),
+    ("ms.numpy.isnan(x)", Kind.TENSOR),
+    ("ops.isnan(x)", Kind.TENSOR),
+])
+def test_private_mindspore_helpers_are_not_the_tensor_api(expression, kind):
+    assert kind_of(expression)[0] is kind
+
+
+@pytest.mark.parametrize("test, names", [
+    ("isinstance(a, (list, tuple))", {"a"}),
+    ("isinstance(a, int) and isinstance(b, float)", {"a", "b"}),
+    ("isinstance(a, Tensor)", set()),
+    ("isinstance(a, (int, Tensor))", set()),
+    ("isinstance(a, list) or isinstance(b, list)", set()),
+    ("isinstance(a.b, list)", set()),
+])
+def test_isinstance_tests_that_prove_python_values(test, names):
+    from ms_lint.analysis.narrowing import python_typed
+
+    assert python_typed(cst.parse_expression(test)) == names

@@ -582,7 +582,8 @@ class ExpressionKinds:
             return Kind.TENSOR_SEQ  # (``ops.Unstack()`` is a Primitive object; ``ParameterTuple(...)`` is the tuple)
         if qualified in CELL_SEQ_FACTORIES:
             return Kind.CELL_SEQ
-        if qualified in TENSOR_FACTORIES or qualified.startswith("mindspore.numpy."):
+        public = is_public_api(qualified)
+        if qualified in TENSOR_FACTORIES or (public and qualified.startswith("mindspore.numpy.")):
             return Kind.TENSOR
         if qualified in CONST_PRIMITIVES:
             return Kind.CONST_OP
@@ -593,7 +594,7 @@ class ExpressionKinds:
             return Kind.GRAD_OP
         if qualified == "mindspore.ops.GradOperation" and _first_input_only(expr):
             return Kind.GRAD_OP_FIRST
-        if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+        if public and qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
             if last[:1].isupper():
@@ -855,6 +856,14 @@ class ReturnModel(Protocol):
     def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind: ...
 
     def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]: ...
+
+
+def is_public_api(qualified: str) -> bool:
+    """Is ``qualified`` a public MindSpore name (no ``_private`` part after ``mindspore``)? The blanket rules
+    "an ``ops``/``mint``/``numpy`` function returns a Tensor" hold for the API, not for MindSpore's internal
+    helpers: ``mindspore.numpy.utils_const._check_same_type`` and ``ops.composite.multitype_ops._constexpr_utils``
+    are ``@constexpr`` functions whose results are Python values at compile time."""
+    return not any(part.startswith("_") for part in qualified.split(".")[1:])
 
 
 def _keyword_is_true(call: cst.Call, name: str) -> bool:

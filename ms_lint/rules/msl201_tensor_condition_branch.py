@@ -33,6 +33,7 @@ from ms_lint.rewrites.where_numbers import number_reason, tensor_constants
 from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_shape_problem
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
+from ms_lint.analysis.narrowing import is_narrowed_operand, narrowed_names
 from ms_lint.analysis.values import FunctionValues, Kind, is_literal, root_param_kinds
 from ms_lint.walk import find
 
@@ -868,7 +869,12 @@ class TensorConditionBranch(Rule):
         # ``if is_training:`` / ``x if not maximize else -x`` / ``if flag and self.verbose`` on a construct/jit
         # argument: as often a Python flag the caller passes as a Tensor; call sites in this module decide it.
         operands = [o for o in _truth_operands(test) if values.kind(o) is Kind.TENSOR]
-        return not all(isinstance(o, cst.Name) and self._flag_parameter(values, o.value) for o in operands)
+        narrowed = {name for operand in operands
+                    for name in narrowed_names(self.context, operand, values.func)}
+        operands = [o for o in operands if not is_narrowed_operand(o, narrowed)]
+        if not operands:
+            return False  # ``isinstance(arg, (list, tuple)) and not arg``: a Python list, whatever callers pass
+        return not all(self._flag_parameter(values, _dispatch_name(o, values.func)) for o in operands)
 
     def _flag_parameter(self, values: FunctionValues, name: str, depth: int = 0) -> bool:
         """An untyped entry-point argument no graph call passes a Tensor for, or a helper argument that every
@@ -1290,6 +1296,30 @@ class _EffectScan(cst.CSTVisitor):
 
 def code_of_node(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def _dispatch_name(operand: cst.BaseExpression, func: cst.FunctionDef) -> str:
+    """The parameter a truth operand tests as a flag or a command code: ``is_training``, or ``command`` in
+    ``command == 1`` when the function uses ``command`` only in such tests (an agent's
+    ``construct(self, command, batch)`` picking act or learn; ``(w - avg) * mu`` after ``if mu != 1`` makes
+    ``mu`` a number it computes with); "" otherwise."""
+    if isinstance(operand, cst.Name):
+        return operand.value
+    name = _code_test_name(operand)
+    if not name:
+        return ""
+    uses = [n for n in find(func.body, cst.Name) if n.value == name]
+    tests = [c for c in find(func.body, cst.Comparison) if _code_test_name(c) == name]
+    return name if len(uses) == len(tests) else ""
+
+
+def _code_test_name(node: cst.CSTNode) -> str:
+    """``name`` for exactly ``name == <int>`` or ``name != <int>``."""
+    if (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+            and isinstance(node.left, cst.Name) and isinstance(node.comparisons[0].comparator, cst.Integer)):
+        return node.left.value
+    return ""
 
 
 def _truth_operands(test: cst.BaseExpression) -> List[cst.BaseExpression]:
