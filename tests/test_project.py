@@ -638,3 +638,57 @@ def test_a_module_that_refuses_graph_mode_runs_its_cells_eagerly(tmp_path, capsy
     # the @jit function compiles in either module; Step.construct only where graph mode is not refused
     assert found == [("pkg/graph.py", 15, "MSL102"), ("pkg/graph.py", 22, "MSL101"),
                      ("pkg/pynative.py", 22, "MSL101")]
+
+
+def test_what_a_method_of_a_held_project_object_returns_decides_its_callers_conditions(tmp_path, capsys):
+    make(tmp_path, {
+        "rl/__init__.py": "",
+        "rl/buffer.py": """\
+            import mindspore as ms
+            from mindspore import Tensor, nn
+
+
+            class StepBuffer(nn.Cell):
+                def __init__(self, steps=3):
+                    super().__init__()
+                    self.count = ms.Parameter(Tensor(0, ms.int32), name="count")
+                    self.steps = steps
+                    self.true = Tensor(True, ms.bool_)
+                    self.false = Tensor(False, ms.bool_)
+
+                def ready(self):
+                    check = self.true
+                    if self.count <= self.steps:  # a Parameter: a Tensor test here too
+                        check = self.false
+                    return check, self.count
+
+                def full_size(self):
+                    return self.steps, self.count
+            """,
+        "rl/trainer.py": """\
+            import mindspore as ms
+            from mindspore import nn
+
+            from .buffer import StepBuffer
+
+
+            class Trainer(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.buffer = StepBuffer()
+
+                @ms.jit
+                def step(self, x):
+                    check, count = self.buffer.ready()
+                    if check:
+                        x = x + count
+                    size, _ = self.buffer.full_size()
+                    if size > 2:
+                        x = x * 2
+                    return x
+            """,
+    })
+    code, found = check(tmp_path, capsys, "rl")
+    # `ready` returns a bool Tensor built in StepBuffer, `full_size` a Python int first: only `if check` is one
+    assert ("rl/trainer.py", 15, "MSL201") in found
+    assert ("rl/trainer.py", 18, "MSL201") not in found

@@ -166,6 +166,24 @@ class ProjectView:
         node = context.scope.module_functions.get(target[1])
         return (context, node) if node is not None else None
 
+    def class_method(self, qualified_class: str, method: str) -> Optional[Tuple[object, cst.FunctionDef]]:
+        """A method of a project class named by its qualified name (``pkg.buffer.NStepBuffer``, what
+        ``self.buffer = NStepBuffer(...)`` built): (its module's context, def), inherited ones included."""
+        found = self.index.resolve(qualified_class)
+        if found is None or not found[1] or found[0] not in self.index.project_modules:
+            return None
+        context = self.context_for(found[0])
+        if context is None or found[1] not in context.scope.classes:
+            return None
+        node = context.scope.find_method(found[1], method)
+        if node is not None:
+            return context, node
+        for base_context, base in context.project.external_bases(found[1]) if context.project is not None else []:
+            node = base_context.scope.find_method(base, method)
+            if node is not None:
+                return base_context, node
+        return None
+
     def project_target(self, dotted: str) -> Optional[Tuple[str, str]]:
         """(module, name) of the project function or class ``dotted`` (as written here) names, else None."""
         if self.module is None:

@@ -918,6 +918,12 @@ def _external_callable(attributes: Optional[ClassAttributes], func: cst.BaseExpr
         found = project.imported_function(func.value)
         if found is not None:
             return found[0], found[1], False
+    if (isinstance(func, cst.Attribute) and is_self_attr(func.value) and owner is not None
+            and attributes is not None):  # ``self.buffer.get_data()`` with ``self.buffer = NStepBuffer(...)``
+        made = attributes.made_by(owner, func.value.attr.value)  # type: ignore[attr-defined]
+        found = project.class_method(made, func.attr.value) if made and "." in made else None
+        if found is not None:
+            return found[0], found[1], True
     return None
 
 
