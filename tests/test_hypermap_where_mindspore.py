@@ -354,6 +354,10 @@ FIXTURE_RUNS.update({
     "branches/md_controllers.py": lambda m: _md_controllers(m),
     "optimizers/parameter_average.py": lambda m: _parameter_average(m),
     "optimizers/per_parameter_updates.py": lambda m: _per_parameter_updates(m),
+    "lookalikes_branches/python_values_in_helpers.py": lambda m: [
+        m.PairwiseGap()(t([1.0, 2.0]), t([0.5, 0.5])),
+        m.PairwiseGap()(t([1.0, np.nan]), t([0.5, 0.5])),
+    ],
     "lookalikes_branches/jit_scalars_and_loops.py": lambda m: [
         m.halve_until(t(np.ones((2, 3))), Tensor(np.int32(3))),
         m.halve_until(t(np.full((2, 3), 0.2)), Tensor(np.int32(2))),

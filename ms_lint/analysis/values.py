@@ -981,7 +981,8 @@ class _FunctionFacts:
     __slots__ = ("membership_tested", "sites", "plain_dicts")
 
     def __init__(self, func: cst.FunctionDef, parameters: Set[str]):
-        self.membership_tested = _membership_tested_parameters(func, parameters)
+        self.membership_tested = _membership_tested_parameters(func, parameters) | _tensor_data_parameters(
+            func, parameters)
         self.sites = ReachingSites(func)
         self.plain_dicts = plain_dicts(func)
 
@@ -1013,6 +1014,26 @@ def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -
         if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.Tuple, cst.List, cst.Set)) \
                 and target.comparator.elements and all(is_literal(e.value) for e in target.comparator.elements):
             found.add(left.value)
+    return found
+
+
+def _tensor_data_parameters(func: cst.FunctionDef, parameters: Set[str]) -> Set[str]:
+    """Parameters the function wraps as the data of a new Tensor (``Tensor(weight_decay, mstype.float32)``).
+
+    Graph code builds a Tensor from Python data: such a parameter is a Python number or list, whatever a jit
+    signature suggests (MindSpore's ``experimental.optim`` optimizers test ``if weight_decay != 0.:`` and then
+    wrap it)."""
+    found: Set[str] = set()
+    for call in find(func.body, cst.Call):
+        callee = call.func
+        named = callee.value if isinstance(callee, cst.Name) else (
+            callee.attr.value if isinstance(callee, cst.Attribute) else "")
+        if named != "Tensor" or not call.args:
+            continue
+        first = call.args[0]
+        if first.keyword is None and not first.star and isinstance(first.value, cst.Name) \
+                and first.value.value in parameters:
+            found.add(first.value.value)
     return found
 
 
