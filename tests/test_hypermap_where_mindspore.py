@@ -133,6 +133,17 @@ def _per_parameter_updates(m):
     return out + [m.ClipGrads(clip_type=k)(grads(scale=3.0)) for k in (0, 1)]
 
 
+def _experimental_sign_sgd(m):
+    """An ``experimental.optim`` optimizer's Parameters after each of 3 steps, plain and maximizing."""
+    out = []
+    for maximize in (False, True):
+        cell = m.SignSGD(params(f"sign{next(_module_ids)}_"), lr=0.5, maximize=maximize)
+        for step in range(3):
+            cell(grads(scale=1.0 + step))
+            out.append([Tensor(p.asnumpy()) for p in cell.parameters])
+    return out
+
+
 # -- runs of every rule example that has a fix: (code, index) -> function of the module giving outputs ------
 def _grad_scaler(m):
     net = dense(3, 2)
@@ -354,6 +365,7 @@ FIXTURE_RUNS.update({
     "branches/md_controllers.py": lambda m: _md_controllers(m),
     "optimizers/parameter_average.py": lambda m: _parameter_average(m),
     "optimizers/per_parameter_updates.py": lambda m: _per_parameter_updates(m),
+    "optimizers/experimental_optim.py": _experimental_sign_sgd,
     "lookalikes_branches/python_values_in_helpers.py": lambda m: [
         m.PairwiseGap()(t([1.0, 2.0]), t([0.5, 0.5])),
         m.PairwiseGap()(t([1.0, np.nan]), t([0.5, 0.5])),

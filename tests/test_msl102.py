@@ -712,3 +712,27 @@ def test_an_inherited_construct_is_checked_for_each_subclass_that_runs_it():
     """``Base.construct`` read for ``Plain`` (a ReLU) is read again for ``Noisy`` (a Dropout)."""
     finding = only(INHERITED)
     assert finding.fix_object is None and "Dropout" in finding.detail
+
+
+def test_comments_between_the_clauses_of_a_mapped_comprehension_move_above_the_statement():
+    code = jit("""
+        clipped = tuple(ops.clip_by_value(g, -scale, scale)  # keep each gradient in range
+                        for g in grads)  # one per parameter
+        return clipped
+    """)
+    out = fixed(code)
+    assert "HyperMap" in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "clipped =" in line)
+    assert lines[at - 1].strip() == "# keep each gradient in range"  # between the clauses: moved above
+    assert lines[at].endswith("# one per parameter")  # the statement's own trailing comment stays
+
+
+def test_experimental_optim_optimizers_take_one_gradient_per_parameter():
+    code = HEAD.replace("from mindspore import nn, ops", "from mindspore import nn, ops\nfrom mindspore.experimental.optim "
+                        "import Optimizer") + textwrap.dedent("""
+        class Flip(Optimizer):
+            def construct(self, gradients):
+                return tuple(ops.neg(g) for g in gradients)
+        """)
+    assert only(code).line == line_of(code, "return tuple(")

@@ -27,13 +27,14 @@ import libcst as cst
 from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.shapes import init_assignment, init_value  # where ``self.x = ...`` is found (value, method)
-from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind, inherits_base
 from ms_lint.cstutil import code_of, suite_statements
 from ms_lint.walk import find
 
 ASSIGN_EFFECTS = {"assign", "assignadd", "assign_add", "assignsub", "assign_sub"}
 # ``nn.Optimizer.get_lr()``: the learning-rate Parameter (or schedule output), one per group when is_group_lr.
 OPTIMIZER_LR = "get_lr"
+NN_OPTIMIZER = frozenset({"mindspore.nn.Optimizer"})
 
 
 def body_blocker(body: Sequence[cst.BaseStatement]) -> Optional[str]:
@@ -316,13 +317,8 @@ def _bound_to_lr(ctx, values: FunctionValues, name: str) -> bool:
 
 
 def _is_optimizer(ctx, owner: Optional[str]) -> bool:
-    if owner is None:
-        return False
-    for cls in ctx.attributes.class_chain(owner):
-        bases = ctx.scope.classes[cls].node.bases
-        if any(ctx.imports.qualify(base.value) == "mindspore.nn.Optimizer" for base in bases):
-            return True
-    return False
+    """An ``nn.Optimizer`` subclass (the class whose ``get_lr`` gives the learning rate)."""
+    return inherits_base(ctx.scope, ctx.imports, ctx.attributes, owner, NN_OPTIMIZER)
 
 
 def self_roots(nodes: Sequence[cst.CSTNode]) -> List[cst.Attribute]:

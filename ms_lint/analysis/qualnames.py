@@ -49,9 +49,15 @@ def canonical(name: str) -> str:
     return name
 
 
+# Packages of MindSpore whose public classes are all Cells (the optimizers of ``experimental.optim`` and
+# ``mint.optim`` derive from ``experimental.optim.Optimizer``, an ``nn.Cell``; their ``lr_scheduler`` is not).
+CELL_PACKAGES = ("mindspore.nn.", "mindspore.experimental.optim.", "mindspore.mint.optim.")
+
+
 def is_cell_base(qualified: Optional[str]) -> bool:
-    """``mindspore.nn.Cell`` and the public nn classes built on it (``nn.Optimizer``, ``nn.LossBase``...)."""
-    if not qualified or not qualified.startswith("mindspore.nn."):
+    """``mindspore.nn.Cell`` and the public classes built on it (``nn.Optimizer``, ``nn.LossBase``,
+    ``experimental.optim.Optimizer``...)."""
+    if not qualified or not qualified.startswith(CELL_PACKAGES) or ".lr_scheduler" in qualified:
         return False
     last = qualified.rsplit(".", 1)[-1]
     return last[:1].isupper()

@@ -858,6 +858,21 @@ class ReturnModel(Protocol):
     def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]: ...
 
 
+# MindSpore's optimizer base classes: ``construct`` takes one gradient per parameter, ``self.parameters`` holds them.
+OPTIMIZER_BASES = frozenset({"mindspore.nn.Optimizer", "mindspore.experimental.optim.Optimizer",
+                             "mindspore.experimental.optim.optimizer.Optimizer"})
+
+
+def inherits_base(scope: GraphScope, imports: ImportTable, attributes: ClassAttributes, owner: Optional[str],
+                  bases: frozenset) -> bool:
+    """Does class ``owner`` (of this module) derive, through its module's class chain, from one of ``bases``
+    (qualified names as the module's imports spell them)?"""
+    if owner is None:
+        return False
+    return any(imports.qualify(base.value) in bases
+               for cls in attributes.class_chain(owner) for base in scope.classes[cls].node.bases)
+
+
 def is_public_api(qualified: str) -> bool:
     """Is ``qualified`` a public MindSpore name (no ``_private`` part after ``mindspore``)? The blanket rules
     "an ``ops``/``mint``/``numpy`` function returns a Tensor" hold for the API, not for MindSpore's internal
