@@ -736,3 +736,14 @@ def test_experimental_optim_optimizers_take_one_gradient_per_parameter():
                 return tuple(ops.neg(g) for g in gradients)
         """)
     assert only(code).line == line_of(code, "return tuple(")
+
+
+def test_comments_inside_an_element_mapped_through_ops_partial_are_kept_too():
+    code = cell("self.scale = ops.ones((), ms.float32)\n", """
+        scaled = tuple(ops.mul(self.scale,  # the scale
+                               g) for g in grads)
+        return scaled
+    """)
+    out = fixed(code)
+    assert "HyperMap" in out or "hyper_map" in out
+    assert "# the scale" in out

@@ -1109,3 +1109,62 @@ def test_a_helper_that_updates_its_argument_in_place_is_not_selected():
     """``v *= s`` on a parameter updates the caller's Tensor in graph mode: a select would do it either way."""
     found = [f for f in lint(IN_PLACE_HELPER) if f.code == "MSL201"]
     assert len(found) == 1 and found[0].fix_object is None and "`rescale`" in found[0].detail
+
+
+def test_a_command_code_counts_only_where_the_entry_point_tests_it():
+    agent = HEAD + textwrap.dedent("""
+        class Agent(nn.Cell):
+            def construct(self, command, batch):
+                if command == 1:
+                    return batch * 2
+                return batch
+        """)
+    assert findings(agent) == []  # no call passes a Tensor: a Python code picking a branch
+    sampler = HEAD + textwrap.dedent("""
+        class Sampler(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Dense(4, 4)
+
+            def _last_step(self, mean, noise, t):
+                if t == 0:
+                    return mean
+                return mean + noise
+
+            def construct(self, x, t):
+                mean = self.net(x) * ops.exp(-t)
+                return self._last_step(mean, ops.randn_like(x), t)
+        """)
+    assert only(sampler).line == line_of(sampler, "if t == 0")  # construct computes with t: a Tensor
+
+
+def test_an_isinstance_guard_narrows_only_the_operand_it_guards():
+    code = jit("""
+        mask = ops.reduce_sum(x) > 0
+        if mask or (isinstance(mask, (list, tuple)) and not mask):
+            x = x + 1
+        return x
+        """)
+    assert only(code).line == line_of(code, "if mask or")
+
+
+def test_wrapping_a_parameter_in_tensor_does_not_make_it_a_python_number():
+    code = HEAD + textwrap.dedent("""
+        from mindspore import Tensor
+
+
+        def helper(x, scale):
+            if scale > 1:
+                x = x / scale
+            return x * Tensor(scale, ms.float32)
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.s = ms.Parameter(Tensor(2.0), name="s")
+
+            def construct(self, x):
+                return helper(x, self.s * 2)
+        """)
+    assert only(code).line == line_of(code, "if scale > 1")  # graph mode builds Tensor(t) from a Tensor too

@@ -8,6 +8,11 @@ graph-side method of a Cell computes it as a bool Tensor, as ``get_overflow_stat
 and the module functions of ``mindspore.amp`` with such a section. The value model reads the file
 (``ms_lint.analysis.values``): ``overflow = self.process_loss_scale(cond)`` in a subclass of
 ``nn.TrainOneStepWithLossScaleCell`` is a Tensor, ``all_finite(grads)`` is a Tensor.
+
+It also lists MindSpore's compile-time helpers: every module function of the package decorated with
+``@constexpr`` or ``@_primexpr`` (or bound as ``name = constexpr(f)``). Their results are Python values computed
+while the graph compiles, although they live under ``mindspore.ops``/``mindspore.numpy``, whose functions
+otherwise return Tensors (``numpy.utils_const._check_same_type(dtype1, dtype2)`` is a bool, not a Tensor).
 """
 from __future__ import annotations
 
@@ -40,6 +45,28 @@ def kind_of(doc: str, takes_inputs: bool):
     if re.match(r"tensor\b", first) or (takes_inputs and re.match(r"bool\b", first)):
         return "tensor"
     return None
+
+
+COMPILE_TIME = {"constexpr", "_primexpr"}
+
+
+def _decorator_name(node: ast.expr) -> str:
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.attr if isinstance(node, ast.Attribute) else (node.id if isinstance(node, ast.Name) else "")
+
+
+def compile_time_helpers(tree: ast.Module, module: str):
+    """Qualified names (as written and canonical) of the module's ``@constexpr``/``@_primexpr`` functions."""
+    for node in tree.body:
+        names = []
+        if isinstance(node, ast.FunctionDef) and any(_decorator_name(d) in COMPILE_TIME for d in node.decorator_list):
+            names = [node.name]
+        elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+              and _decorator_name(node.value) in COMPILE_TIME):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        for name in names:
+            yield f"{module}.{name}"
+            yield canonical(f"{module}.{name}")
 
 
 def takes_inputs(func: ast.FunctionDef, bound: bool) -> bool:
@@ -77,14 +104,28 @@ def main() -> int:
                     kind = kind_of(ast.get_docstring(node) or "", takes_inputs(node, False))
                     if kind:
                         functions[canonical(f"{module}.{node.name}")] = kind
+    compile_time = set()
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            module = os.path.relpath(path, site)[:-3].replace(os.sep, ".").removesuffix(".__init__")
+            try:
+                tree = ast.parse(open(path, encoding="utf-8").read())
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                continue
+            compile_time.update(compile_time_helpers(tree, module))
     version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", open(os.path.join(root, "version.py")).read())
     data = {"mindspore": version.group(1) if version else "unknown",
             "generated_by": "tools/derive_mindspore_api.py",
-            "methods": dict(sorted(methods.items())), "functions": dict(sorted(functions.items()))}
+            "methods": dict(sorted(methods.items())), "functions": dict(sorted(functions.items())),
+            "compile_time": sorted(compile_time)}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
         handle.write("\n")
-    print(f"{len(methods)} methods, {len(functions)} functions -> {os.path.relpath(OUT)}")
+    print(f"{len(methods)} methods, {len(functions)} functions, {len(compile_time)} compile-time helper names "
+          f"-> {os.path.relpath(OUT)}")
     return 0
 
 

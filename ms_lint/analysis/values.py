@@ -93,6 +93,16 @@ GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "wei
 
 
 _API: Optional[Dict[str, Dict[str, str]]] = None
+_COMPILE_TIME: Optional[frozenset] = None
+
+
+def compile_time_helpers() -> frozenset:
+    """MindSpore's ``@constexpr``/``@_primexpr`` functions (qualified names), listed by
+    tools/derive_mindspore_api.py: their results are Python values, not the Tensors ``ops``/``numpy`` give."""
+    global _COMPILE_TIME
+    if _COMPILE_TIME is None:
+        _COMPILE_TIME = frozenset(mindspore_api().get("compile_time", ()))
+    return _COMPILE_TIME
 
 
 def mindspore_api() -> Dict[str, Dict[str, str]]:
@@ -571,6 +581,8 @@ class ExpressionKinds:
         return False
 
     def _kind_of_qualified_call(self, qualified: str, expr: cst.Call, args: List[Kind]) -> Kind:
+        if qualified in compile_time_helpers():
+            return Kind.UNKNOWN  # ``numpy.utils_const._check_same_type``: a Python value computed while compiling
         last = qualified.rsplit(".", 1)[-1]
         if qualified in SHAPE_FUNCTIONS:
             return Kind.CONST
@@ -582,8 +594,7 @@ class ExpressionKinds:
             return Kind.TENSOR_SEQ  # (``ops.Unstack()`` is a Primitive object; ``ParameterTuple(...)`` is the tuple)
         if qualified in CELL_SEQ_FACTORIES:
             return Kind.CELL_SEQ
-        public = is_public_api(qualified)
-        if qualified in TENSOR_FACTORIES or (public and qualified.startswith("mindspore.numpy.")):
+        if qualified in TENSOR_FACTORIES or qualified.startswith("mindspore.numpy."):
             return Kind.TENSOR
         if qualified in CONST_PRIMITIVES:
             return Kind.CONST_OP
@@ -594,7 +605,7 @@ class ExpressionKinds:
             return Kind.GRAD_OP
         if qualified == "mindspore.ops.GradOperation" and _first_input_only(expr):
             return Kind.GRAD_OP_FIRST
-        if public and qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+        if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
             if last[:1].isupper():
@@ -873,14 +884,6 @@ def inherits_base(scope: GraphScope, imports: ImportTable, attributes: ClassAttr
                for cls in attributes.class_chain(owner) for base in scope.classes[cls].node.bases)
 
 
-def is_public_api(qualified: str) -> bool:
-    """Is ``qualified`` a public MindSpore name (no ``_private`` part after ``mindspore``)? The blanket rules
-    "an ``ops``/``mint``/``numpy`` function returns a Tensor" hold for the API, not for MindSpore's internal
-    helpers: ``mindspore.numpy.utils_const._check_same_type`` and ``ops.composite.multitype_ops._constexpr_utils``
-    are ``@constexpr`` functions whose results are Python values at compile time."""
-    return not any(part.startswith("_") for part in qualified.split(".")[1:])
-
-
 def _keyword_is_true(call: cst.Call, name: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name)
                and arg.value.value == "True" for arg in call.args)
@@ -933,9 +936,9 @@ def _external_callable(attributes: Optional[ClassAttributes], func: cst.BaseExpr
         found = project.imported_function(func.value)
         if found is not None:
             return found[0], found[1], False
-    if (isinstance(func, cst.Attribute) and is_self_attr(func.value) and owner is not None
-            and attributes is not None):  # ``self.buffer.get_data()`` with ``self.buffer = NStepBuffer(...)``
-        made = attributes.made_by(owner, func.value.attr.value)  # type: ignore[attr-defined]
+    if isinstance(func, cst.Attribute) and is_self_attr(func.value) and owner is not None:
+        # ``self.buffer.get_data()`` with ``self.buffer = NStepBuffer(...)``: that class's method
+        made = attributes.made_by(owner, func.value.attr.value)  # type: ignore[union-attr,attr-defined]
         found = project.class_method(made, func.attr.value) if made and "." in made else None
         if found is not None:
             return found[0], found[1], True
@@ -996,8 +999,7 @@ class _FunctionFacts:
     __slots__ = ("membership_tested", "sites", "plain_dicts")
 
     def __init__(self, func: cst.FunctionDef, parameters: Set[str]):
-        self.membership_tested = _membership_tested_parameters(func, parameters) | _tensor_data_parameters(
-            func, parameters)
+        self.membership_tested = _membership_tested_parameters(func, parameters)
         self.sites = ReachingSites(func)
         self.plain_dicts = plain_dicts(func)
 
@@ -1029,26 +1031,6 @@ def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -
         if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.Tuple, cst.List, cst.Set)) \
                 and target.comparator.elements and all(is_literal(e.value) for e in target.comparator.elements):
             found.add(left.value)
-    return found
-
-
-def _tensor_data_parameters(func: cst.FunctionDef, parameters: Set[str]) -> Set[str]:
-    """Parameters the function wraps as the data of a new Tensor (``Tensor(weight_decay, mstype.float32)``).
-
-    Graph code builds a Tensor from Python data: such a parameter is a Python number or list, whatever a jit
-    signature suggests (MindSpore's ``experimental.optim`` optimizers test ``if weight_decay != 0.:`` and then
-    wrap it)."""
-    found: Set[str] = set()
-    for call in find(func.body, cst.Call):
-        callee = call.func
-        named = callee.value if isinstance(callee, cst.Name) else (
-            callee.attr.value if isinstance(callee, cst.Attribute) else "")
-        if named != "Tensor" or not call.args:
-            continue
-        first = call.args[0]
-        if first.keyword is None and not first.star and isinstance(first.value, cst.Name) \
-                and first.value.value in parameters:
-            found.add(first.value.value)
     return found
 
 

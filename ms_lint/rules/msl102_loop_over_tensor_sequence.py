@@ -1445,7 +1445,8 @@ class LoopOverTensorSequence(Rule):
         if getattr(replaced, "lpar", None):
             call = call.with_changes(lpar=replaced.lpar, rpar=replaced.rpar)
         edits: List = [(replaced, call)]
-        kept = {id(c.comment) for c in comments_inside(node.elt)}
+        # the element's own comments move into the new def; on the ``ops.partial(op, ...)`` path there is none
+        kept = {id(c.comment) for c in comments_inside(node.elt)} if plan.new_def is not None else set()
         lost = [line for line in comments_inside(replaced) if id(line.comment) not in kept]
         statement = enclosing_statement(self.context, replaced) if lost else None
         if isinstance(statement, cst.SimpleStatementLine):  # the comments between the clauses go above it

@@ -869,12 +869,20 @@ class TensorConditionBranch(Rule):
         # ``if is_training:`` / ``x if not maximize else -x`` / ``if flag and self.verbose`` on a construct/jit
         # argument: as often a Python flag the caller passes as a Tensor; call sites in this module decide it.
         operands = [o for o in _truth_operands(test) if values.kind(o) is Kind.TENSOR]
-        narrowed = {name for operand in operands
-                    for name in narrowed_names(self.context, operand, values.func)}
-        operands = [o for o in operands if not is_narrowed_operand(o, narrowed)]
+        operands = [o for o in operands
+                    if not is_narrowed_operand(o, narrowed_names(self.context, o, values.func))]
         if not operands:
             return False  # ``isinstance(arg, (list, tuple)) and not arg``: a Python list, whatever callers pass
-        return not all(self._flag_parameter(values, _dispatch_name(o, values.func)) for o in operands)
+        return not all(self._python_operand(values, o) for o in operands)
+
+    def _python_operand(self, values: FunctionValues, operand: cst.BaseExpression) -> bool:
+        """Maybe a Python value the caller passes: a flag parameter (``if is_training:``), or a command code
+        (``if command == 1:``) of the entry point itself; through a helper, the entry point may compute with it
+        (``ops.exp(-t)`` then ``self._last(..., t)`` testing ``t == 0``), so a code counts only at the entry."""
+        if isinstance(operand, cst.Name):
+            return self._flag_parameter(values, operand.value)
+        name = _dispatch_name(operand, values.func)
+        return bool(name) and self._untyped_entry_parameter(values, name) and not self._called_with_tensors(values, name)
 
     def _flag_parameter(self, values: FunctionValues, name: str, depth: int = 0) -> bool:
         """An untyped entry-point argument no graph call passes a Tensor for, or a helper argument that every
@@ -1299,12 +1307,10 @@ def code_of_node(node: cst.CSTNode) -> str:
 
 
 def _dispatch_name(operand: cst.BaseExpression, func: cst.FunctionDef) -> str:
-    """The parameter a truth operand tests as a flag or a command code: ``is_training``, or ``command`` in
-    ``command == 1`` when the function uses ``command`` only in such tests (an agent's
-    ``construct(self, command, batch)`` picking act or learn; ``(w - avg) * mu`` after ``if mu != 1`` makes
-    ``mu`` a number it computes with); "" otherwise."""
-    if isinstance(operand, cst.Name):
-        return operand.value
+    """The parameter ``command`` a ``command == 1`` operand tests when ``func`` uses ``command`` only in such
+    tests (an agent's ``construct(self, command, batch)`` picking act or learn; ``(w - avg) * mu`` after
+    ``if mu != 1`` makes ``mu`` a number it computes with; any other mention, an attribute or keyword of that name
+    included, counts as a use); "" otherwise."""
     name = _code_test_name(operand)
     if not name:
         return ""

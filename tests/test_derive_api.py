@@ -1,0 +1,53 @@
+"""tools/derive_mindspore_api.py: what it reads off MindSpore's source (the shipped data in ms_lint/data)."""
+import ast
+import importlib.util
+import os
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _derive():
+    spec = importlib.util.spec_from_file_location("derive_api", os.path.join(HERE, "..", "tools", "derive_mindspore_api.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_compile_time_helpers_are_the_constexpr_and_primexpr_functions_of_a_module():
+    tree = ast.parse(textwrap.dedent("""
+        from mindspore import ops
+        from mindspore.ops.primitive import constexpr, _primexpr
+
+        @constexpr
+        def same(a, b):
+            return a == b
+
+        @ops.constexpr(reuse_result=False)
+        def shape_size(shape):
+            return len(shape)
+
+        @_primexpr
+        def empty(shape):
+            return 0 in shape
+
+        checked_axis = constexpr(lambda axis: axis)
+
+        @ops.jit
+        def graph(x):
+            return x
+
+        def plain(x):
+            return x
+        """))
+    names = set(_derive().compile_time_helpers(tree, "mindspore.numpy.utils_const"))
+    assert names == {f"mindspore.numpy.utils_const.{n}" for n in ("same", "shape_size", "empty", "checked_axis")}
+
+
+def test_the_shipped_data_lists_the_helpers_the_value_model_relies_on():
+    from ms_lint.analysis.values import compile_time_helpers
+
+    helpers = compile_time_helpers()
+    assert "mindspore.numpy.utils_const._check_same_type" in helpers
+    assert "mindspore.ops.composite.multitype_ops._constexpr_utils.is_same_type" in helpers
+    assert "mindspore.ops.isnan" not in helpers
