@@ -99,7 +99,7 @@ class ModuleContext:
 
     def _param_kinds(self, func: cst.FunctionDef) -> Dict[str, Kind]:
         info = self.scope.functions.get(func)
-        bound = self.scope.owner_of.get(func) is not None
+        bound = self.scope.takes_self(func)
         if info is None or info.is_root:
             kinds = root_param_kinds(func, self.imports, bound)
             if info is not None and func.name.value == "construct" and self.project is not None:
@@ -148,7 +148,7 @@ class ModuleContext:
         if func.name.value == "construct" and owner is not None and self.project is not None:
             sites += self.project.construct_call_sites(owner) or []
         for context, caller_def, call in sites:
-            binding = bind_arguments(func, owner is not None, call)
+            binding = bind_arguments(func, self.scope.takes_self(func), call)
             if binding is None:
                 continue
             caller = context.values(caller_def)

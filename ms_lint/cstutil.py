@@ -101,6 +101,11 @@ def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:
             and (attr is None or expr.attr.value == attr))
 
 
+def is_staticmethod(func: cst.FunctionDef) -> bool:
+    """Decorated ``@staticmethod``: called through ``self.f(...)`` or ``obj.f(...)``, it takes no ``self``."""
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in func.decorators)
+
+
 def call_name_args(call: cst.Call) -> List[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.qualnames import CELL_NAME, is_cell_base  # noqa: F401 (re-exported)
-from ms_lint.cstutil import call_name_args, suite_statements
+from ms_lint.cstutil import call_name_args, is_staticmethod, suite_statements
 from ms_lint.names import ImportTable
 from ms_lint.walk import find, iter_with_ancestors
 
@@ -293,6 +293,10 @@ class GraphScope:
         owners = [stmt.name.value if isinstance(stmt, cst.ClassDef) else None for stmt in body]
         return [(info.call, owners[info.top_index]) for info in self.calls]
 
+    def takes_self(self, func: cst.FunctionDef) -> bool:
+        """A method called with its instance first: defined in a class and not ``@staticmethod``."""
+        return self.owner_of.get(func) is not None and not is_staticmethod(func)
+
     def resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
         """``f`` -> module function f; ``self.f`` -> method f of the owner class. Returns (def, bound)."""
         if isinstance(expr, cst.Name) and expr.value in self.module_functions:
@@ -305,7 +309,7 @@ class GraphScope:
         ):
             method = self.find_method(owner, expr.attr.value)
             if method is not None:
-                return method, True
+                return method, not is_staticmethod(method)
         return None
 
     def _add(self, func: cst.FunctionDef, owner: Optional[str], reason: str, is_root: bool) -> None:

@@ -453,3 +453,27 @@ def test_isinstance_tests_that_prove_python_values(test, names):
     from ms_lint.analysis.narrowing import python_typed
 
     assert python_typed(cst.parse_expression(test)) == names
+
+
+def test_a_static_method_called_through_self_binds_its_first_argument_to_its_first_parameter():
+    code = textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Net(nn.Cell):
+            @staticmethod
+            def pick(x, flag=False):
+                if x.sum() > 0:
+                    return x
+                return x * 2
+
+            def construct(self, x):
+                return self.pick(x)
+        """)
+    module = cst.parse_module(code)
+    context = ModuleContext(module, code, "t.py", Config())
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    pick = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "pick")
+    # ``x`` is what construct passes (a Tensor), not ``flag``: with ``self`` dropped it would bind one place off
+    assert context.values(pick).kind(cst.parse_expression("x")) is Kind.TENSOR

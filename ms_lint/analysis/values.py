@@ -20,8 +20,8 @@ from ms_lint.analysis.dataflow import written_names
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.cstutil import (
-    all_params, bind_arguments, call_name_args, is_self_attr, positional_params, suite_statements, target_names,
-    walk_statements,
+    all_params, bind_arguments, call_name_args, is_self_attr, is_staticmethod, positional_params, suite_statements,
+    target_names, walk_statements,
 )
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
@@ -930,7 +930,7 @@ def _external_callable(attributes: Optional[ClassAttributes], func: cst.BaseExpr
         for context, base in attributes.external_bases(owner):
             method = context.scope.find_method(base, func.attr.value)
             if method is not None:
-                return context, method, True
+                return context, method, not is_staticmethod(method)
         return None
     if isinstance(func, cst.Name):
         found = project.imported_function(func.value)
@@ -941,7 +941,7 @@ def _external_callable(attributes: Optional[ClassAttributes], func: cst.BaseExpr
         made = attributes.made_by(owner, func.value.attr.value)  # type: ignore[union-attr,attr-defined]
         found = project.class_method(made, func.attr.value) if made and "." in made else None
         if found is not None:
-            return found[0], found[1], True
+            return found[0], found[1], not is_staticmethod(found[1])
     return None
 
 

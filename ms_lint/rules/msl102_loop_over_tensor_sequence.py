@@ -343,7 +343,7 @@ class _Origins:
         or the length of one (``how="of_length"``)."""
         func = self.values.func
         params = list(func.params.posonly_params) + list(func.params.params)
-        if self.ctx.scope.owner_of.get(func) is not None and params:
+        if self.ctx.scope.takes_self(func) and params:
             params = params[1:]
         names = [p.name.value for p in params]
         if name not in names:

@@ -896,7 +896,7 @@ class TensorConditionBranch(Rule):
         if info is None or info.is_root or not sites:
             return False
         params = list(values.func.params.posonly_params) + list(values.func.params.params)
-        if self.context.scope.owner_of.get(values.func) is not None and params:
+        if self.context.scope.takes_self(values.func) and params:
             params = params[1:]
         names = [p.name.value for p in params]
         for site in sites:
@@ -922,7 +922,7 @@ class TensorConditionBranch(Rule):
         if info is not None and info.is_root:
             scalars = self._literal_arguments(func)
             if scalars:
-                bound = self.context.scope.owner_of.get(func) is not None
+                bound = self.context.scope.takes_self(func)
                 kinds = root_param_kinds(func, self.context.imports, bound)
                 kinds.update({name: Kind.CONST for name in scalars})
                 view = FunctionValues(self.context.scope, self.context.imports, self.context.constants,
@@ -934,7 +934,7 @@ class TensorConditionBranch(Rule):
         """Parameters of ``func`` that some call in the module passes a literal for (``step(x, 3)``,
         ``self.step(x, flag=True)``), by position or keyword."""
         name = func.name.value
-        bound = self.context.scope.owner_of.get(func) is not None
+        bound = self.context.scope.takes_self(func)
         params = list(func.params.posonly_params) + list(func.params.params)
         if bound and params:
             params = params[1:]
@@ -971,7 +971,7 @@ class TensorConditionBranch(Rule):
         if not sites:
             return False
         params = list(values.func.params.posonly_params) + list(values.func.params.params)
-        if self.context.scope.owner_of.get(values.func) is not None and params:
+        if self.context.scope.takes_self(values.func) and params:
             params = params[1:]
         names = [p.name.value for p in params]
         for site in sites:
