@@ -102,6 +102,35 @@ class TensorConditionBranch(Rule):
                 i = i + 1
             return x
         """,
+        """
+        import mindspore as ms
+        from mindspore import Tensor, nn, ops
+        from mindspore.numpy.utils_const import _check_same_type
+
+
+        def to_tensors(*args):
+            out = ()
+            for arg in args:
+                if isinstance(arg, (list, tuple)) and not arg:
+                    arg = Tensor(arg)
+                out += (arg,)
+            return out
+
+
+        class Agent(nn.Cell):
+            def __init__(self, actor, learner):
+                super().__init__()
+                self.actor = actor
+                self.learner = learner
+
+            def construct(self, command, x, y):
+                x, y = to_tensors(x, y)
+                if not _check_same_type(ops.dtype(x), ops.dtype(y)):
+                    y = ops.cast(y, ops.dtype(x))
+                if command == 1:
+                    return self.actor(x + y)
+                return self.learner(x - y)
+        """,
     ]
     INVALID = [
         Invalid(
