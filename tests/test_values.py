@@ -71,6 +71,9 @@ def test_tensors(expression):
     ("self.dense", Kind.CELL),
     ("self.reduce_sum", Kind.OP),
     ("self.use_bias", Kind.UNKNOWN),
+    ("tuple(ops.neg(g) for g in grads)", Kind.TENSOR_SEQ),
+    ("[ops.neg(g) for g in grads]", Kind.TENSOR_SEQ),
+    ("tuple(str(g) for g in grads)", Kind.UNKNOWN),
 ])
 def test_other_kinds(expression, kind):
     assert kind_of(expression)[0] is kind

@@ -520,6 +520,8 @@ class ExpressionKinds:
         element = self.kind(expr.elt)
         return {Kind.CELL: Kind.CELL_SEQ, Kind.TENSOR: Kind.TENSOR_SEQ}.get(element, Kind.UNKNOWN)
 
+    _kind_GeneratorExp = _kind_ListComp  # ``tuple(ops.neg(g) for g in grads)``: what ``tuple(...)`` collects
+
     def _kind_Call(self, expr: cst.Call) -> Kind:
         func = expr.func
         qualified = self.imports.qualify(func)
