@@ -36,10 +36,14 @@ class Net(nn.Cell):
 """
 
 
+def context_of(code):
+    module = cst.parse_module(code)
+    return module, ModuleContext(module, code, "t.py", Config())
+
+
 def kind_of(expression):
     code = textwrap.dedent(HEADER).replace("{probe}", expression)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
     construct = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "construct")
     ret = construct.body.body[-1].body[0]
@@ -96,8 +100,7 @@ def helper_kinds(call_args):
     def f(x):
         return helper({call_args})
     """)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     helper = module.body[2]
     values = context.values(helper)
     return values.env["a"], values.env["b"]
@@ -123,8 +126,7 @@ def test_unrolled_loop_index_is_constant_and_elements_follow_the_sequence():
             d = g2
         return a
     """)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     env = context.values(module.body[2]).env
     assert env["a"] is Kind.CONST and env["i"] is Kind.CONST
     assert env["b"] is Kind.TENSOR
@@ -150,8 +152,7 @@ def test_attributes_set_by_mindspore_base_classes():
         def construct(self, x):
             return self.weights, self.optimizer
     """)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
 
     def returned(cls):
@@ -204,8 +205,7 @@ def test_parameter_tested_for_membership_in_literals_is_a_python_value():
                 return grads
             return clip_type
     """)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
     construct = cls.body.body[0]
     env = context.values(construct).env
@@ -224,8 +224,7 @@ def test_depend_returns_its_first_argument(expression, kind):
 
 def local_env(code, function_index=-1):
     code = textwrap.dedent(code)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
     construct = next(m for m in classes[-1].body.body if isinstance(m, cst.FunctionDef) and m.name.value == "construct")
     return context.values(construct).env
@@ -474,8 +473,7 @@ def test_a_static_method_called_through_self_binds_its_first_argument_to_its_fir
             def construct(self, x):
                 return self.pick(x)
         """)
-    module = cst.parse_module(code)
-    context = ModuleContext(module, code, "t.py", Config())
+    module, context = context_of(code)
     cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
     pick = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "pick")
     # ``x`` is what construct passes (a Tensor), not ``flag``: with ``self`` dropped it would bind one place off

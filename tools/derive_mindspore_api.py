@@ -69,6 +69,19 @@ def compile_time_helpers(tree: ast.Module, module: str):
             yield canonical(f"{module}.{name}")
 
 
+def parsed_modules(start: str, site: str):
+    """(dotted module name, ast) of ``start`` (a ``.py`` file) or of every ``.py`` file under it, in path order;
+    files that do not parse are skipped."""
+    files = [start] if start.endswith(".py") else [
+        os.path.join(folder, name) for folder, _, names in os.walk(start) for name in names if name.endswith(".py")]
+    for path in sorted(files):
+        module = os.path.relpath(path, site)[:-3].replace(os.sep, ".").removesuffix(".__init__")
+        try:
+            yield module, ast.parse(open(path, encoding="utf-8").read())
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+
+
 def takes_inputs(func: ast.FunctionDef, bound: bool) -> bool:
     args = func.args
     return len(args.posonlyargs) + len(args.args) > int(bound) or args.vararg is not None
@@ -83,15 +96,7 @@ def main() -> int:
     site = os.path.dirname(root)
     methods, functions = {}, {}
     for scanned in SCANNED:
-        start = os.path.join(root, scanned)
-        files = [start] if start.endswith(".py") else [
-            os.path.join(folder, name) for folder, _, names in os.walk(start) for name in names if name.endswith(".py")]
-        for path in sorted(files):
-            module = os.path.relpath(path, site)[:-3].replace(os.sep, ".").removesuffix(".__init__")
-            try:
-                tree = ast.parse(open(path, encoding="utf-8").read())
-            except (SyntaxError, UnicodeDecodeError):
-                continue
+        for module, tree in parsed_modules(os.path.join(root, scanned), site):
             for node in tree.body:
                 if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                     owner = canonical(f"{module}.{node.name}")
@@ -105,17 +110,8 @@ def main() -> int:
                     if kind:
                         functions[canonical(f"{module}.{node.name}")] = kind
     compile_time = set()
-    for folder, _, names in os.walk(root):
-        for name in names:
-            if not name.endswith(".py"):
-                continue
-            path = os.path.join(folder, name)
-            module = os.path.relpath(path, site)[:-3].replace(os.sep, ".").removesuffix(".__init__")
-            try:
-                tree = ast.parse(open(path, encoding="utf-8").read())
-            except (SyntaxError, UnicodeDecodeError, ValueError):
-                continue
-            compile_time.update(compile_time_helpers(tree, module))
+    for module, tree in parsed_modules(root, site):
+        compile_time.update(compile_time_helpers(tree, module))
     version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", open(os.path.join(root, "version.py")).read())
     data = {"mindspore": version.group(1) if version else "unknown",
             "generated_by": "tools/derive_mindspore_api.py",

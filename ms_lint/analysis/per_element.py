@@ -27,14 +27,13 @@ import libcst as cst
 from ms_lint.analysis.dataflow import read_name_nodes
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.shapes import init_assignment, init_value  # where ``self.x = ...`` is found (value, method)
-from ms_lint.analysis.values import FunctionValues, Kind, inherits_base
+from ms_lint.analysis.values import NN_OPTIMIZER, FunctionValues, Kind, inherits_base
 from ms_lint.cstutil import code_of, suite_statements
 from ms_lint.walk import find
 
 ASSIGN_EFFECTS = {"assign", "assignadd", "assign_add", "assignsub", "assign_sub"}
 # ``nn.Optimizer.get_lr()``: the learning-rate Parameter (or schedule output), one per group when is_group_lr.
 OPTIMIZER_LR = "get_lr"
-NN_OPTIMIZER = frozenset({"mindspore.nn.Optimizer"})
 
 
 def body_blocker(body: Sequence[cst.BaseStatement]) -> Optional[str]:

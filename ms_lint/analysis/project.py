@@ -178,11 +178,7 @@ class ProjectView:
         node = context.scope.find_method(found[1], method)
         if node is not None:
             return context, node
-        for base_context, base in context.project.external_bases(found[1]) if context.project is not None else []:
-            node = base_context.scope.find_method(base, method)
-            if node is not None:
-                return base_context, node
-        return None
+        return context.project.find_method(found[1], method) if context.project is not None else None
 
     def project_target(self, dotted: str) -> Optional[Tuple[str, str]]:
         """(module, name) of the project function or class ``dotted`` (as written here) names, else None."""

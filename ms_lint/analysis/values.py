@@ -872,8 +872,9 @@ class ReturnModel(Protocol):
 
 
 # MindSpore's optimizer base classes: ``construct`` takes one gradient per parameter, ``self.parameters`` holds them.
-OPTIMIZER_BASES = frozenset({"mindspore.nn.Optimizer", "mindspore.experimental.optim.Optimizer",
-                             "mindspore.experimental.optim.optimizer.Optimizer"})
+NN_OPTIMIZER = frozenset({"mindspore.nn.Optimizer"})  # the one whose ``get_lr`` gives the learning rate
+OPTIMIZER_BASES = NN_OPTIMIZER | {"mindspore.experimental.optim.Optimizer",
+                                  "mindspore.experimental.optim.optimizer.Optimizer"}
 
 
 def inherits_base(scope: GraphScope, imports: ImportTable, attributes: ClassAttributes, owner: Optional[str],

@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, cut, short_code, suite_statements, walk_statements
+from ms_lint.cstutil import call_name_args, cut, positional_params, short_code, suite_statements, walk_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
@@ -342,10 +342,7 @@ class _Origins:
         """A helper parameter is model-sized when a graph call site passes it a model-sized sequence (``how="of"``)
         or the length of one (``how="of_length"``)."""
         func = self.values.func
-        params = list(func.params.posonly_params) + list(func.params.params)
-        if self.ctx.scope.takes_self(func) and params:
-            params = params[1:]
-        names = [p.name.value for p in params]
+        names = [p.name.value for p in positional_params(func, self.ctx.scope.takes_self(func))]
         if name not in names:
             return None
         position = names.index(name)

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import cut, short_code, suite_statements
+from ms_lint.cstutil import cut, positional_params, short_code, suite_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.where import (
     EFFECT,
@@ -911,7 +911,8 @@ class TensorConditionBranch(Rule):
         if isinstance(operand, cst.Name):
             return self._flag_parameter(values, operand.value)
         name = _dispatch_name(operand, values.func)
-        return bool(name) and self._untyped_entry_parameter(values, name) and not self._called_with_tensors(values, name)
+        return (bool(name) and self._untyped_entry_parameter(values, name)
+                and not self._called_with_tensors(values, name))
 
     def _flag_parameter(self, values: FunctionValues, name: str, depth: int = 0) -> bool:
         """An untyped entry-point argument no graph call passes a Tensor for, or a helper argument that every
@@ -924,10 +925,7 @@ class TensorConditionBranch(Rule):
         sites = self.context.scope.call_sites.get(values.func, [])
         if info is None or info.is_root or not sites:
             return False
-        params = list(values.func.params.posonly_params) + list(values.func.params.params)
-        if self.context.scope.takes_self(values.func) and params:
-            params = params[1:]
-        names = [p.name.value for p in params]
+        names = [p.name.value for p in positional_params(values.func, self.context.scope.takes_self(values.func))]
         for site in sites:
             arg = next((a.value for a in site.call.args if a.keyword is not None and a.keyword.value == name), None)
             positional = [a for a in site.call.args if a.keyword is None and not a.star]
@@ -964,10 +962,7 @@ class TensorConditionBranch(Rule):
         ``self.step(x, flag=True)``), by position or keyword."""
         name = func.name.value
         bound = self.context.scope.takes_self(func)
-        params = list(func.params.posonly_params) + list(func.params.params)
-        if bound and params:
-            params = params[1:]
-        names = [p.name.value for p in params]
+        names = [p.name.value for p in positional_params(func, bound)]
         found: Set[str] = set()
         if self._calls_by_name is None:  # every call in the module, by the name it calls (once per file)
             self._calls_by_name = {}
@@ -999,10 +994,7 @@ class TensorConditionBranch(Rule):
         sites = self.context.scope.call_sites.get(values.func, [])
         if not sites:
             return False
-        params = list(values.func.params.posonly_params) + list(values.func.params.params)
-        if self.context.scope.takes_self(values.func) and params:
-            params = params[1:]
-        names = [p.name.value for p in params]
+        names = [p.name.value for p in positional_params(values.func, self.context.scope.takes_self(values.func))]
         for site in sites:
             caller = self.context.values(site.caller)
             arg = next((a.value for a in site.call.args if a.keyword is not None and a.keyword.value == name), None)
