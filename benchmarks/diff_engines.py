@@ -27,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
+import cell_corpus  # noqa: E402  (benchmarks/cell_corpus.py: the generated Cell-heavy corpus)
 import throughput  # noqa: E402  (benchmarks/throughput.py: the corpora)
 
 
@@ -112,7 +113,7 @@ def main(argv=None) -> int:
             elif kind == "packages":
                 throughput.copy_packages(root)
             elif kind == "cells":
-                throughput.cell_corpus.build(root, 150, 3000, args.seed)
+                cell_corpus.build(root, 150, 3000, args.seed)
             elif kind == "synthetic":
                 throughput.synthetic.build(root, 600, args.seed)
             else:

@@ -54,6 +54,15 @@ def test_compile_time_conditions_are_not_flagged(condition):
     assert findings(code) == []
 
 
+def test_a_condition_at_the_end_of_a_chain_of_assignments_is_flagged_and_a_shape_chain_is_not():
+    tensor_chain = jit("h = x * 2\nscore = h + y\nmargin = score - 1\ngap = margin * 0.5\nif gap > 0:\n"
+                       "    x = x + 1\nreturn x")
+    assert [f.line for f in findings(tensor_chain)] == [line_of(tensor_chain, "if gap")]
+    shape_chain = jit("n = x.shape[0]\nhalf = n // 2\nquarter = half // 2\nrest = quarter - 1\nif rest > 0:\n"
+                      "    x = x + 1\nreturn x")
+    assert findings(shape_chain) == []
+
+
 def test_config_attributes_training_and_loop_indices_are_not_flagged():
     code = HEAD + textwrap.dedent("""
         class Net(nn.Cell):

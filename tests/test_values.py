@@ -478,3 +478,48 @@ def test_a_static_method_called_through_self_binds_its_first_argument_to_its_fir
     pick = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "pick")
     # ``x`` is what construct passes (a Tensor), not ``flag``: with ``self`` dropped it would bind one place off
     assert context.values(pick).kind(cst.parse_expression("x")) is Kind.TENSOR
+
+
+def test_a_chain_of_single_assignments_keeps_kinds_and_ints_however_long():
+    # Each name is bound once; every link reads the one before it. Two passes over the bindings once lost the
+    # third link (``c``) and everything after it.
+    code = textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def f(x):
+            a = x * 2
+            b = a + 1
+            c = b + 1
+            d = ops.exp(c) - 1
+            n = 4
+            m = n * 2
+            k = m + 1
+            steps = k * 10
+            return d
+        """)
+    module, context = context_of(code)
+    values = context.values(module.body[2])
+    assert [values.env[name] for name in "abcd"] == [Kind.TENSOR] * 4
+    assert [values.fold(cst.parse_expression(name)) for name in ("n", "m", "k", "steps")] == [4, 8, 9, 90]
+
+
+def test_a_name_used_in_a_loop_before_its_only_binding_takes_that_binding_on_the_second_pass():
+    code = textwrap.dedent("""
+        import mindspore as ms
+
+
+        @ms.jit
+        def f(x, n=3):
+            for i in range(n):
+                if i > 0:
+                    x = x + prev
+                prev = x * 2
+            return x
+        """)
+    module, context = context_of(code)
+    values = context.values(module.body[1])
+    assert values.env["prev"] is Kind.TENSOR
+    assert values.kind(cst.parse_expression("x + prev")) is Kind.TENSOR

@@ -14,7 +14,6 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value
-from ms_lint.walk import find
 
 # Module contexts per process: (index id, module name) -> context or None. Built for cross-module questions or
 # by the file's own check (``remember``): a worker parses each module with libcst once, whichever asks first.
@@ -227,7 +226,7 @@ class ProjectView:
             caller = context.scope.function_named(caller_qualname) if context is not None else None
             if caller is None:
                 return None
-            for call in find(caller.body, cst.Call):
+            for call in context.calls_in(caller):
                 name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
                     call.func.value if isinstance(call.func, cst.Name) else None)
                 if name == func.name.value:
@@ -252,7 +251,7 @@ class ProjectView:
                 caller = context.scope.function_named(method.qualname) if context is not None else None
                 if caller is None:
                     return None
-                for call in find(caller.body, cst.Call):
+                for call in context.calls_in(caller):
                     func = call.func.value if isinstance(call.func, cst.Subscript) else call.func  # ``self.blocks[i]``
                     if (isinstance(func, cst.Attribute) and func.attr.value == attr
                             and isinstance(func.value, cst.Name) and func.value.value == "self"):

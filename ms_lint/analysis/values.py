@@ -1076,7 +1076,12 @@ def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -
 def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
     """Two passes over the function's assignments in source order, joining every binding of each name (and, for
     names it rebinds, remembering each binding's kind: ``ReachingBindings`` gives a use the join of the bindings
-    that reach it, not of all of them)."""
+    that reach it, not of all of them).
+
+    A name bound once takes its kind as soon as its binding is read, so the statements after it see it in the same
+    pass: ``a = x * 2; b = a + 1; c = b + 1; if c > 0`` is a Tensor test however long the chain. (Names bound more
+    than once get the join of all their bindings at the end of a pass; the second pass gives uses before a
+    binding, in loops, what the first one found.)"""
     sequence: Optional[ReachingBindings] = getattr(model, "sequence", None)
     bindings: Dict[str, List[Kind]] = {}
     int_bindings: Dict[str, List[Optional[int]]] = {}
@@ -1100,6 +1105,11 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
                 int_bindings.setdefault(target, []).append(value)
                 if sequence is not None and not model.returns_off:
                     sequence.record(stmt, target, kind)
+                if target.isidentifier() and target not in rebound and target not in fixed:
+                    # its only binding (a dict key's pseudo-name may have several): its kind from here on
+                    model.env[target] = kind
+                    if value is not None:
+                        model.int_env[target] = value
             if sequence is not None and model.returns_off:
                 model.returns_off = False
                 for target, kind, _value in _statement_bindings(model, stmt, loop_indices):
