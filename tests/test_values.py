@@ -523,3 +523,37 @@ def test_a_name_used_in_a_loop_before_its_only_binding_takes_that_binding_on_the
     values = context.values(module.body[1])
     assert values.env["prev"] is Kind.TENSOR
     assert values.kind(cst.parse_expression("x + prev")) is Kind.TENSOR
+
+
+def test_a_method_chain_is_evaluated_in_time_linear_in_its_length(monkeypatch):
+    # ``_kind_Call`` reads the receiver, and the callee's ``_kind_Attribute`` read it again: each link doubled the
+    # work, so a 12-link builder chain took thousands of evaluations (mindspore-rl's MCTS.__init__: seconds).
+    from ms_lint.analysis import values as values_module
+
+    def evaluations(links):
+        chain = "Builder()" + "".join(f".add_attr('k{i}', {i})" for i in range(links))
+        code = textwrap.dedent(f"""
+            import mindspore as ms
+
+
+            @ms.jit
+            def f(x):
+                op = {chain}
+                return op
+            """)
+        module, context = context_of(code)
+        model = context.values(module.body[1])
+        calls = []
+        original = values_module.ExpressionKinds.kind
+
+        def counted(self, expr):
+            calls.append(expr)
+            return original(self, expr)
+
+        monkeypatch.setattr(values_module.ExpressionKinds, "kind", counted)
+        model.kind(cst.parse_expression(chain))
+        monkeypatch.setattr(values_module.ExpressionKinds, "kind", original)
+        return len(calls)
+
+    short, long = evaluations(6), evaluations(12)
+    assert long <= 2.5 * short  # linear: about twice the work for twice the links (it was 2^6 = 64 times)

@@ -230,6 +230,7 @@ class ClassAttributes:
         self._ints: Dict[str, Dict[str, int]] = {}
         self._origins: Dict[str, Dict[str, str]] = {}  # class -> attr -> where a constructor-default int came from
         self._made: Dict[str, Dict[str, str]] = {}  # class -> attr -> what built it (``self.map = C.HyperMap()``)
+        self._envs: Dict[Tuple[cst.FunctionDef, Optional[str]], "_InitEnv"] = {}
 
     def _collect(self, class_name: str) -> None:
         kinds: Dict[str, List[Kind]] = {}
@@ -240,9 +241,12 @@ class ClassAttributes:
         for cls in chain:
             info = self.scope.classes[cls]
             for method in info.methods.values():
+                assignments = list(self_assignments(method))
+                if not assignments:
+                    continue  # nothing to learn here: no environment to build (two passes over its statements)
                 is_init = method.name.value == "__init__"
-                env = _InitEnv(self, method, self.imports, cls if is_init else None)
-                for attr, value in env.self_assignments():
+                env = self._method_env(method, cls if is_init else None)
+                for attr, value in assignments:
                     kinds.setdefault(attr, []).append(env.kind(value))
                     builder = value.func if isinstance(value, cst.Call) else None
                     made.setdefault(attr, []).append(
@@ -306,8 +310,16 @@ class ClassAttributes:
         found = self.writes(class_name, attr, complete=True)
         if found is None:
             return None
-        envs: Dict[cst.FunctionDef, ExpressionKinds] = {}
-        return [(value, envs.setdefault(method, _InitEnv(self, method, self.imports, None))) for value, method in found]
+        return [(value, self._method_env(method, None)) for value, method in found]
+
+    def _method_env(self, method: cst.FunctionDef, constructed_class: Optional[str]) -> "_InitEnv":
+        """The environment of a method read for its ``self.<attr>`` writes, built once (two passes over its
+        statements: a large ``__init__`` is asked about by every attribute of the class)."""
+        key = (method, constructed_class)
+        env = self._envs.get(key)
+        if env is None:
+            env = self._envs[key] = _InitEnv(self, method, self.imports, constructed_class)
+        return env
 
     def class_chain(self, class_name: str) -> List[str]:
         """The class and its bases defined in this module, nearest first (breadth first, each once)."""
@@ -456,8 +468,9 @@ class ExpressionKinds:
         qualified = self.imports.qualify(expr)
         if qualified and qualified.startswith("mindspore."):
             return Kind.CONST  # mindspore.float32, ms.GRAPH_MODE...
-        base = self.kind(expr.value)
-        if base is Kind.TENSOR and attr in ("T", "real", "imag", "mT"):
+        # The base only matters for these: evaluating it for every attribute made a method chain
+        # (``a.f(x).g(y).h(z)``, whose calls also evaluate their receivers) cost 2^length.
+        if attr in ("T", "real", "imag", "mT") and self.kind(expr.value) is Kind.TENSOR:
             return Kind.TENSOR
         return Kind.UNKNOWN
 
@@ -663,6 +676,23 @@ class ExpressionKinds:
         return None
 
 
+def self_assignments(method: cst.FunctionDef):
+    """(attribute, value) of every ``self.<attribute> = value`` statement of the method, in source order."""
+    for stmt in walk_statements(suite_statements(method.body), into_defs=False):
+        for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+            targets: List[cst.BaseExpression] = []
+            value = None
+            if isinstance(small, cst.Assign):
+                targets = [t.target for t in small.targets]
+                value = small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                targets, value = [small.target], small.value
+            for target in targets:
+                if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == "self"):
+                    yield target.attr.value, value
+
+
 class _InitEnv(ExpressionKinds):
     """Environment of a method being read for ``self.attr = ...`` assignments (``__init__`` mostly)."""
 
@@ -704,21 +734,6 @@ class _InitEnv(ExpressionKinds):
             if node.value in self.param_origins:
                 return self.param_origins[node.value]
         return None
-
-    def self_assignments(self):
-        for stmt in walk_statements(suite_statements(self.method.body), into_defs=False):
-            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
-                targets: List[cst.BaseExpression] = []
-                value = None
-                if isinstance(small, cst.Assign):
-                    targets = [t.target for t in small.targets]
-                    value = small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    targets, value = [small.target], small.value
-                for target in targets:
-                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == "self"):
-                        yield target.attr.value, value
 
     def _kind_Attribute(self, expr: cst.Attribute) -> Kind:
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
