@@ -117,6 +117,8 @@ class ModuleContext:
         # A helper: a parameter is a Tensor only when every call site in graph code passes one.
         if func in self._param_stack:
             return {}
+        if not _reads_parameters(func, bound):
+            return {}  # no kind of a parameter is ever asked here: its callers (other modules) need not be read
         self._param_stack.add(func)
         try:
             return self._param_kinds_from_calls(func, bound)
@@ -274,6 +276,16 @@ class ModuleContext:
         if self._identifiers is None:
             self._identifiers = code_identifiers(self.text)
         return name in self._identifiers
+
+
+def _reads_parameters(func: cst.FunctionDef, bound: bool) -> bool:
+    """Does the function's own code (not a nested function's or class's: those have their own value models)
+    name one of its named parameters? ``_get_cache_prim(cls)`` uses ``cls`` only in the functions it returns."""
+    names = {param.name.value for param in positional_params(func, bound)}
+    if not names:
+        return False
+    return any(name.value in names
+               for name in find(func.body, cst.Name, prune=(cst.FunctionDef, cst.ClassDef)))
 
 
 def _python_sequence(value: cst.BaseExpression) -> bool:

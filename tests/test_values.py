@@ -557,3 +557,40 @@ def test_a_method_chain_is_evaluated_in_time_linear_in_its_length(monkeypatch):
 
     short, long = evaluations(6), evaluations(12)
     assert long <= 2.5 * short  # linear: about twice the work for twice the links (it was 2^6 = 64 times)
+
+
+def test_callers_are_read_only_for_a_helper_whose_own_code_names_a_parameter(monkeypatch):
+    code = textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import nn
+
+
+        def factory(cls):
+            def make(*args):
+                return cls(*args)
+            return make
+
+
+        def scale(x, factor):
+            return x * factor
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                op = factory(nn.ReLU)
+                return scale(x, 2)
+        """)
+    module, context = context_of(code)
+    asked = []
+    original = ModuleContext._param_kinds_from_calls
+
+    def recorded(self, func, bound):
+        asked.append(func.name.value)
+        return original(self, func, bound)
+
+    monkeypatch.setattr(ModuleContext, "_param_kinds_from_calls", recorded)
+    defs = {node.name.value: node for node in module.body if isinstance(node, cst.FunctionDef)}
+    context.values(defs["factory"])  # ``cls`` is named only inside ``make``: no kind of it is ever asked
+    assert asked == []
+    assert context.values(defs["scale"]).env["x"] is Kind.TENSOR  # from construct's call
+    assert asked == ["scale"]
