@@ -282,6 +282,7 @@ def _reads_parameters(func: cst.FunctionDef, bound: bool) -> bool:
     """Does the function's own code (not a nested function's or class's: those have their own value models)
     name one of its named parameters? ``_get_cache_prim(cls)`` uses ``cls`` only in the functions it returns."""
     names = {param.name.value for param in positional_params(func, bound)}
+    names.update(param.name.value for param in func.params.kwonly_params)  # ``gate(x, score=s)``
     if not names:
         return False
     return any(name.value in names

@@ -141,9 +141,9 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int) -> List[List[T
     sizes: Dict[str, int] = {}
     for path, _ in tasks:
         try:
-            sizes[path] = os.stat(path).st_size
+            sizes[path] = max(1, os.stat(path).st_size)  # empty files still count: they spread too
         except OSError:
-            sizes[path] = 0
+            sizes[path] = 1
     target = max(1, sum(sizes.values()) // (workers * BATCHES_PER_WORKER))
     weighed: List[Tuple[int, List[Tuple[str, int]]]] = []
     current: List[Tuple[str, int]] = []

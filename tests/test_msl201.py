@@ -63,6 +63,44 @@ def test_a_condition_at_the_end_of_a_chain_of_assignments_is_flagged_and_a_shape
     assert findings(shape_chain) == []
 
 
+def test_a_comprehension_variable_is_not_the_local_of_the_same_name():
+    # ``w`` in the comprehension is its own loop variable over Python ints, not the Tensor ``w`` bound above
+    code = HEAD + textwrap.dedent("""
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Dense(4, 4)
+                self.sizes = (1, 2, 3)
+
+            def construct(self, x):
+                y = self.dense(x)
+                z = y * 2
+                w = z + 1
+                out = w
+                flags = [w > 1 for w in self.sizes]
+                if flags[0]:
+                    out = out + 1
+                return out
+        """)
+    assert findings(code) == []
+
+
+def test_a_helper_reading_only_keyword_only_parameters_takes_their_kinds_from_its_callers():
+    code = HEAD + textwrap.dedent("""
+        def gate(x, *, score):
+            if score > 0:
+                return score * 2
+            return score
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                s = ops.reduce_sum(x)
+                return gate(x, score=s)
+        """)
+    assert [f.line for f in findings(code)] == [line_of(code, "if score")]
+
+
 def test_config_attributes_training_and_loop_indices_are_not_flagged():
     code = HEAD + textwrap.dedent("""
         class Net(nn.Cell):

@@ -35,3 +35,10 @@ def test_the_batch_holding_a_large_file_goes_first(tmp_path):
     batches = neighbour_batches(tasks, workers=2)
     assert str(tmp_path / "b/huge.py") in [path for path, _ in batches[0]]
     assert sum(len(batch) for batch in batches) == 41
+
+
+def test_empty_files_are_still_spread_over_the_workers(tmp_path):
+    tasks = write_tree(tmp_path, {f"pkg/m{i:02d}.py": 0 for i in range(30)})
+    batches = neighbour_batches(tasks, workers=2)
+    assert len(batches) == 2 * BATCHES_PER_WORKER
+    assert sorted(task for batch in batches for task in batch) == sorted(tasks)

@@ -441,6 +441,7 @@ class ExpressionKinds:
         self.env: Dict[str, Kind] = {}
         self.int_env: Dict[str, int] = {}
         self.plain_dicts: Set[str] = set()  # names of string-keyed dicts read by constant keys (dict_keys.py)
+        self._shadowed: Set[str] = set()  # loop variables of the comprehension being evaluated
 
     # -- classification ----------------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Kind:
@@ -453,6 +454,8 @@ class ExpressionKinds:
     def _kind_Name(self, expr: cst.Name) -> Kind:
         if expr.value in ("True", "False", "None"):
             return Kind.CONST
+        if expr.value in self._shadowed:
+            return Kind.UNKNOWN  # a comprehension's own loop variable
         if expr.value in self.env:
             return self.env[expr.value]
         if self.constants.is_constant(expr.value):
@@ -530,10 +533,25 @@ class ExpressionKinds:
     _kind_List = _kind_Tuple
 
     def _kind_ListComp(self, expr: cst.ListComp) -> Kind:
-        element = self.kind(expr.elt)
+        element = self._comprehension_element(expr)
         return {Kind.CELL: Kind.CELL_SEQ, Kind.TENSOR: Kind.TENSOR_SEQ}.get(element, Kind.UNKNOWN)
 
     _kind_GeneratorExp = _kind_ListComp  # ``tuple(ops.neg(g) for g in grads)``: what ``tuple(...)`` collects
+
+    def _comprehension_element(self, comp) -> Kind:
+        """The element's kind, its own loop variables unknown: they are the comprehension's, not the function's
+        names of the same spelling (``flags = [w > 1 for w in self.sizes]`` after ``w = z + 1``)."""
+        own: Set[str] = set()
+        clause = comp.for_in
+        while clause is not None:
+            own.update(target_names(clause.target, include_starred=True))
+            clause = clause.inner_for_in
+        hidden = own - self._shadowed
+        self._shadowed |= hidden
+        try:
+            return self.kind(comp.elt)
+        finally:
+            self._shadowed -= hidden
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
         func = expr.func
