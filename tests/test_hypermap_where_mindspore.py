@@ -281,14 +281,18 @@ FIXTURE_RUNS = {
     "branches/warmup_decay_chains.py": lambda m: [
         m.ThreeRegimeLoss()(t(v), t(np.zeros(2))) for v in ([0.3, -0.5], [2.0, 3.0], [9.0, -7.0])
     ] + [m.scaled_gap(t(v), t(1.0)) for v in (3.0, 1.0, -2.0)]
-    + [m.RestartCosine(t_mult=k)(_step(v)) for k in (1, 2) for v in (0, 7, 10, 15, 23, 40)]
-    + [getattr(m, name)()(_step(v, one)) for name in ("WarmupHoldCosine", "WarmupThenLinear")
+    + [cell(_step(v)) for k in (1, 2) for cell in [m.RestartCosine(t_mult=k)] for v in (0, 7, 10, 15, 23, 40)]
+    + [cell(_step(v, one)) for name in ("WarmupHoldCosine", "WarmupThenLinear") for cell in [getattr(m, name)()]
        for v in (0, 4, 9, 12, 14, 16, 30, 64, 65, 200) for one in (False, True)],
+    # one Cell per configuration, called at every step as an optimizer calls its schedule (it compiles once per
+    # step shape; fresh Cells per step compiled 72 times a version for the same coverage)
     "branches/typed_schedules.py": lambda m: [
-        m.CoolDownSchedule(0.1, warmup_steps=w, keep_steps=3, decay_steps=10, final_steps=2, lr_end1=0.01)(
-            _step(v, one)) for w in (0, 4) for v in (0, 2, 4, 6, 8, 12, 16, 17, 18, 19, 40) for one in (False, True)
-    ] + [m.LinearDecaySchedule(0.05, 30, warmup_steps=w)(_step(v, one))
-         for w in (0, 5) for v in (0, 3, 5, 6, 29, 30, 31) for one in (False, True)],
+        cell(_step(v, one)) for w in (0, 4)
+        for cell in [m.CoolDownSchedule(0.1, warmup_steps=w, keep_steps=3, decay_steps=10, final_steps=2,
+                                        lr_end1=0.01)]
+        for v in (0, 2, 4, 6, 8, 12, 16, 17, 18, 19, 40) for one in (False, True)
+    ] + [cell(_step(v, one)) for w in (0, 5) for cell in [m.LinearDecaySchedule(0.05, 30, warmup_steps=w)]
+         for v in (0, 3, 5, 6, 29, 30, 31) for one in (False, True)],
     "branches/attention_masks.py": lambda m: [
         m.apply_padding_mask(t(np.ones((2, 3))), t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])),
         m.apply_padding_mask(t(np.ones((2, 3))), t(np.ones((2, 3)))),

@@ -201,7 +201,7 @@ def test_typed_schedule_safe_select_verifies_with_zero_warmup(inputs):
     original, rewritten, path = _pair("typed_schedule")
     v = verify_pair(original, rewritten, function="CoolDownSchedule", inputs=inputs, repeat=1, path=path,
                     code="MSL201")
-    assert v.verdict in ("verified", "tradeoff"), v.message
+    assert v.verdict in ("verified", "tradeoff", "slower"), v.message  # timing: see test_conditional_assign_...
     assert v.outputs_match is True
 
 
@@ -213,7 +213,10 @@ def test_conditional_assign_selects_verify(inputs):
     original, rewritten, path = _pair("average_update")
     v = verify_pair(original, rewritten, function="AverageUpdate", inputs=inputs, repeat=1, path=path,
                     code="MSL201")
-    assert v.verdict in ("verified", "tradeoff"), v.message
+    # one process per version: two small branches compile in 0.2-0.3 s either way, and a 2-core CI machine spreads
+    # single compiles by about 50% (measured: 254 -> 194 ms in one run, 224 -> 267 ms in the next), so "slower"
+    # is a timing verdict here, not a wrong rewrite (CI failed on it once: 288 -> 383 ms)
+    assert v.verdict in ("verified", "tradeoff", "slower"), v.message
     assert v.outputs_match is True
 
 

@@ -103,8 +103,9 @@ def test_unsafe_schedule_chains_match_on_every_phase(tmp_path, shape_one):
 
 def test_unsafe_schedule_example_matches_under_graph_mode(tmp_path):
     before, after = _fixed_pair(tmp_path, rule_by_code("MSL201").INVALID[11], unsafe=True)
+    cells = before.WarmupThenLinear(), after.WarmupThenLinear()  # built once: compiled once, run at every step
     for step in _steps(False):
-        same(before.WarmupThenLinear()(step), after.WarmupThenLinear()(step))
+        same(cells[0](step), cells[1](step))
 
 
 MODELLED_ON_REAL = """
@@ -165,9 +166,10 @@ def test_schedule_written_like_real_code_matches(tmp_path):
     assert outcome.fixed.count("ops.where(") == 4 and "percent" not in outcome.fixed
     assert not fix(outcome.fixed, unsafe=True, select=["MSL201"]).changed
     before, after = load(tmp_path, textwrap.dedent(MODELLED_ON_REAL)), load(tmp_path, outcome.fixed)
+    cells = before.CoolDown(), after.CoolDown()  # built once: each compiles once per step shape
     for shape_one in (False, True):
         for step in _steps(shape_one):
-            same(before.CoolDown()(step), after.CoolDown()(step))
+            same(cells[0](step), cells[1](step))
 
 
 TYPED_CONFIGS = {
@@ -214,9 +216,12 @@ def test_typed_schedule_example_matches_with_and_without_warmup(tmp_path):
     for kwargs in (dict(learning_rate=0.1, total_steps=20, warmup_steps=4),
                    dict(learning_rate=0.1, total_steps=20, warmup_steps=0),
                    dict(learning_rate=0.1, total_steps=20, warmup_ratio=0.25)):
+        # one pair of Cells per configuration, called at every step as an optimizer calls its schedule: each
+        # compiles once per step shape and the compiled graphs are what run on the later steps
+        cells = before.LinearWarmup(**kwargs), after.LinearWarmup(**kwargs)
         for value in (0, 2, 4, 5, 19, 20, 30):
             for step in (Tensor(np.array(value, np.int32)), Tensor(np.array([value], np.int32))):
-                same(before.LinearWarmup(**kwargs)(step), after.LinearWarmup(**kwargs)(step))
+                same(cells[0](step), cells[1](step))
 
 
 def test_subcell_branches_match_but_a_counting_cell_counts_on_every_call(tmp_path):
@@ -266,9 +271,10 @@ def test_number_constants_in_a_cell_and_why_the_fix_is_unsafe(tmp_path):
     outcome = fix_text(read_source(str(path)), config, unsafe=True)
     assert "ms.Tensor(FP16_MAX, scores.dtype)" in outcome.fixed
     before, after = load(tmp_path, outcome.original), load(tmp_path, outcome.fixed)
+    cells = before.ClampedScores(), after.ClampedScores()
     for dtype in (np.float16, np.float32):
         for scores in _overflowing(dtype):
-            same(before.ClampedScores()(scores), after.ClampedScores()(scores))
+            same(cells[0](scores), cells[1](scores))
     # where the value itself is the result, the `if` gives a Python number and the select a Tensor
     module = load(tmp_path, textwrap.dedent("""
         import mindspore as ms
