@@ -140,30 +140,93 @@ class SummaryStore:
 
 class FingerprintStore:
     """The cross-file fingerprints of the checked files for one project state (``analysis.index.project_state``):
-    a warm run whose project has not changed reads them here instead of building the project index."""
+    a warm run whose project has not changed reads them here instead of building the project index.
+
+    Next to them, in a second file read only when the state differs, each project file's (mtime, size, content
+    digest): when every file whose stamp moved still holds the same bytes (``touch``, an editor saving an
+    unchanged buffer, a checkout that rewrote files with their old text), the fingerprints still hold, and the
+    run stays warm instead of loading every summary to compute them again."""
 
     def __init__(self, root: str, folder: Optional[str] = None):
         base = os.path.abspath(folder) if folder else os.path.join(root, CACHE_DIR)
-        self.file = os.path.join(base, __version__, f"fingerprints-{_code_fingerprint()}.json")
+        fingerprint = _code_fingerprint()
+        self.file = os.path.join(base, __version__, f"fingerprints-{fingerprint}.json")
+        self.stamps_file = os.path.join(base, __version__, f"stamps-{fingerprint}.json")
+        # set by ``load`` when the fingerprints held across touched files: the stamps to save them under
+        self.refreshed: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None
 
-    def load(self, state: str) -> Dict[str, str]:
-        try:
-            with open(self.file, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except (OSError, ValueError):
+    def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None) -> Dict[str, str]:
+        data = _read_json(self.file)
+        if not isinstance(data, dict) or not isinstance(data.get("fingerprints"), dict):
             return {}
-        return data.get("fingerprints", {}) if isinstance(data, dict) and data.get("state") == state else {}
+        if data.get("state") == state:
+            return data["fingerprints"]
+        if stamps is not None:
+            self.refreshed = self._same_content(stamps)
+            if self.refreshed is not None:
+                return data["fingerprints"]
+        return {}
 
-    def save(self, state: str, fingerprints: Dict[str, str]) -> None:
-        folder = os.path.dirname(self.file)
-        try:
-            os.makedirs(folder, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"state": state, "fingerprints": fingerprints}, handle)
-            os.replace(tmp, self.file)
-        except OSError:
-            pass
+    def _same_content(self, stamps: Dict[str, Tuple[int, int]]
+                      ) -> Optional[Dict[str, Tuple[int, int, Optional[str]]]]:
+        """When the project holds the files it held when the fingerprints were stored, with the same bytes:
+        their new stamps, with the stored digests; else None."""
+        from ms_lint.analysis.index import digest_of
+
+        stored = _read_json(self.stamps_file)
+        if not isinstance(stored, dict) or stored.keys() != stamps.keys():
+            return None
+        refreshed: Dict[str, Tuple[int, int, Optional[str]]] = {}
+        for path, (mtime_ns, size) in stamps.items():
+            old = stored[path]
+            if not isinstance(old, list) or len(old) != 3:
+                return None
+            if old[0] != mtime_ns or old[1] != size:
+                if old[1] != size or old[2] is None:
+                    return None
+                try:
+                    with open(path, "rb") as handle:
+                        raw = handle.read()
+                except OSError:
+                    return None
+                if digest_of(raw) != old[2]:
+                    return None
+            refreshed[path] = (mtime_ns, size, old[2])
+        return refreshed
+
+    def save(self, state: str, fingerprints: Dict[str, str],
+             stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None) -> None:
+        """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
+        (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints."""
+        _write_json(self.file, {"state": state, "fingerprints": fingerprints})
+        if stamps is not None:
+            _write_json(self.stamps_file, {path: list(stamp) for path, stamp in stamps.items()})
+        else:
+            try:
+                os.remove(self.stamps_file)
+            except OSError:
+                pass
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: str, data: Any) -> None:
+    """Atomically (temporary file + rename); a cache that cannot be written is not an error."""
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _code_fingerprint() -> str:

@@ -217,17 +217,20 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
 
     fingerprints: Dict[str, str] = {}
     if use_cache:
-        from ms_lint.analysis.index import project_files, project_state
+        from ms_lint.analysis.index import content_stamps, project_files, project_stamps, project_state
         from ms_lint.cache import FingerprintStore
 
         store = FingerprintStore(first.root, cache_dir)
-        state = project_state(project_files(files)[0], first.fingerprint())
-        fingerprints = store.load(state)
+        stamps = project_stamps(project_files(files)[0])
+        state = project_state((), first.fingerprint(), stamps)
+        fingerprints = store.load(state, stamps)
         missing = [path for path in files if os.path.abspath(path) not in fingerprints]
         if missing:
             fingerprints.update({os.path.abspath(p): project().fingerprint_for(p) for p in missing})
-            store.save(state, fingerprints)
+            store.save(state, fingerprints, content_stamps(project(), stamps))
             save_summaries(project())
+        elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
+            store.save(state, fingerprints, store.refreshed)
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:

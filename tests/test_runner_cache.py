@@ -40,8 +40,10 @@ def project(write):
 
 def cache_files(tmp_path):
     folder = tmp_path / CACHE_DIR
-    # the results files (fingerprints-*.json holds the project index's cross-file fingerprints)
-    return sorted(p for p in folder.rglob("*.json") if not p.name.startswith("fingerprints-")) if folder.exists() else []
+    # the results files (fingerprints-*.json holds the project index's cross-file fingerprints, stamps-*.json the
+    # (mtime, size, digest) of the project's files they were computed from)
+    return sorted(p for p in folder.rglob("*.json")
+                  if not p.name.startswith(("fingerprints-", "stamps-"))) if folder.exists() else []
 
 
 def forbid_analysis(monkeypatch):
@@ -69,6 +71,57 @@ def test_touching_without_changing_content_still_uses_the_cache(run_cli, project
     forbid_analysis(monkeypatch)
     _, warm = check_json(run_cli, ".")
     assert warm == cold
+
+
+def forbid_index(monkeypatch):
+    """From now on building the project index fails the test: the cross-file fingerprints must be reused."""
+    def build(*args, **kwargs):
+        raise AssertionError("the project index was built although no file's content changed")
+
+    monkeypatch.setattr(runner, "build_index", build)
+
+
+def touch(path, seconds=5):
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + seconds * 1_000_000_000))
+
+
+def test_touched_files_keep_the_fingerprints_without_building_the_index(run_cli, project, tmp_path, monkeypatch):
+    """``touch``, an editor saving an unchanged buffer, a checkout rewriting a file with its old text: the project
+    state moves, but every moved file holds the bytes the fingerprints were computed from."""
+    _, cold = check_json(run_cli, ".")
+    forbid_index(monkeypatch)
+    forbid_analysis(monkeypatch)
+    touch(tmp_path / "models" / "flagged.py")
+    touch(tmp_path / "util" / "not_mindspore.py")
+    assert check_json(run_cli, ".")[1] == cold
+    touch(tmp_path / "models" / "clean.py", 9)  # the stamps saved by the touched run still hold the digests
+    assert check_json(run_cli, ".")[1] == cold
+
+
+@pytest.mark.parametrize("change", ["same-size edit", "new file", "removed file"])
+def test_a_real_change_among_touched_files_builds_the_index_again(run_cli, project, tmp_path, monkeypatch, change):
+    """A moved stamp is trusted only with the old bytes: an edit of the same length, a file added or removed
+    (which can change other files' findings) all compute the fingerprints again."""
+    check_json(run_cli, ".")
+    touch(tmp_path / "models" / "clean.py")
+    built = []
+    real_build = runner.build_index
+    monkeypatch.setattr(runner, "build_index", lambda *a, **k: built.append(1) or real_build(*a, **k))
+    if change == "same-size edit":
+        target = tmp_path / "util" / "not_mindspore.py"
+        text = target.read_text()
+        target.write_text(text.replace("helper", "helpex"))
+        assert len(target.read_text()) == len(text)
+        touch(target, 0)
+    elif change == "new file":
+        project("models/extra.py", FLAGGED)
+    else:
+        (tmp_path / "models" / "cache_ctx.py").unlink()
+    _, after = check_json(run_cli, ".")
+    assert built, "the fingerprints were reused across a real change"
+    assert any(f["path"] == "models/extra.py" for f in after) == (change == "new file")
+    assert any(f["path"] == "models/cache_ctx.py" for f in after) == (change != "removed file")
 
 
 def test_an_edited_file_is_analyzed_again(run_cli, project, tmp_path):

@@ -145,18 +145,39 @@ def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
     return paths, roots
 
 
-def project_state(paths: Iterable[str], salt: str) -> str:
-    """Changes when any file of the project changes (mtime, size), appears or goes: while it holds, every
-    file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is what it was, and the index need not be
-    built to look results up (a warm run stats the files and reads two cache files)."""
-    stamp = hashlib.blake2b(salt.encode(), digest_size=16)
+def project_stamps(paths: Iterable[str]) -> Dict[str, Tuple[int, int]]:
+    """(mtime_ns, size) of each file of the project that can be stat'ed, by absolute path."""
+    stamps: Dict[str, Tuple[int, int]] = {}
     for path in sorted({os.path.abspath(p) for p in paths}):
         try:
             st = os.stat(path)
         except OSError:
             continue
-        stamp.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+        stamps[path] = (st.st_mtime_ns, st.st_size)
+    return stamps
+
+
+def project_state(paths: Iterable[str], salt: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None) -> str:
+    """Changes when any file of the project changes (mtime, size), appears or goes: while it holds, every
+    file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is what it was, and the index need not be
+    built to look results up (a warm run stats the files and reads two cache files). ``stamps``: the
+    ``project_stamps`` of ``paths``, when the caller has them."""
+    stamp = hashlib.blake2b(salt.encode(), digest_size=16)
+    for path, (mtime_ns, size) in sorted((stamps if stamps is not None else project_stamps(paths)).items()):
+        stamp.update(f"{path}\0{mtime_ns}\0{size}\n".encode())
     return stamp.hexdigest()
+
+
+def content_stamps(index: "ProjectIndex", stamps: Dict[str, Tuple[int, int]]
+                   ) -> Dict[str, Tuple[int, int, Optional[str]]]:
+    """``stamps`` with the content digest the index summarized each file from (None where it holds no summary
+    of those bytes: a file that does not parse), for ``FingerprintStore.save``."""
+    out: Dict[str, Tuple[int, int, Optional[str]]] = {}
+    for path, (mtime_ns, size) in stamps.items():
+        entry = index.cache.entries.get(path)
+        same = entry is not None and entry[0] == mtime_ns and entry[1] == size
+        out[path] = (mtime_ns, size, entry[2].digest if same else None)
+    return out
 
 
 PARALLEL_SUMMARIES = 200  # below this many files to summarize, starting workers costs more than it saves
