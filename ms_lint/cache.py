@@ -201,11 +201,14 @@ class FingerprintStore:
         _write_json(self.file, {"state": state, "fingerprints": fingerprints})
         if stamps is not None:
             _write_json(self.stamps_file, {path: list(stamp) for path, stamp in stamps.items()})
-        else:
-            try:
-                os.remove(self.stamps_file)
-            except OSError:
-                pass
+        current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else ""}
+        folder = os.path.dirname(self.file)
+        try:  # those of an older ms-lint source (and stamps that no longer describe these fingerprints)
+            for name in os.listdir(folder):
+                if name.startswith(("fingerprints-", "stamps-")) and name.endswith(".json") and name not in current:
+                    os.remove(os.path.join(folder, name))
+        except OSError:
+            pass
 
 
 def _read_json(path: str) -> Any:

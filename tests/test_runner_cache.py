@@ -99,6 +99,17 @@ def test_touched_files_keep_the_fingerprints_without_building_the_index(run_cli,
     assert check_json(run_cli, ".")[1] == cold
 
 
+def test_fingerprints_of_an_older_ms_lint_source_are_removed(run_cli, project, tmp_path):
+    check_json(run_cli, ".")
+    folder = next((tmp_path / CACHE_DIR).rglob("fingerprints-*.json")).parent
+    (folder / "fingerprints-0000000000000000.json").write_text("{}")
+    (folder / "stamps-0000000000000000.json").write_text("{}")
+    project("models/clean.py", FLAGGED)  # a new project state: the fingerprints are computed and saved again
+    check_json(run_cli, ".")
+    assert sorted(p.name.split("-")[0] for p in folder.glob("*.json") if p.name.startswith(("fing", "stamps"))) \
+        == ["fingerprints", "stamps"]
+
+
 @pytest.mark.parametrize("change", ["same-size edit", "new file", "removed file"])
 def test_a_real_change_among_touched_files_builds_the_index_again(run_cli, project, tmp_path, monkeypatch, change):
     """A moved stamp is trusted only with the old bytes: an edit of the same length, a file added or removed
