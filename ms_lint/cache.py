@@ -155,26 +155,33 @@ class FingerprintStore:
         # set by ``load`` when the fingerprints held across touched files: the stamps to save them under
         self.refreshed: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None
 
-    def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None) -> Dict[str, str]:
+    def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None, salt: str = "") -> Dict[str, str]:
+        """The fingerprints stored for ``state``; or, given the project's ``stamps`` and the ``salt`` (the
+        configuration's fingerprint) the state was hashed with, those stored for the same files and bytes under
+        the same configuration."""
         data = _read_json(self.file)
         if not isinstance(data, dict) or not isinstance(data.get("fingerprints"), dict):
             return {}
         if data.get("state") == state:
             return data["fingerprints"]
         if stamps is not None:
-            self.refreshed = self._same_content(stamps)
+            self.refreshed = self._same_content(stamps, salt)
             if self.refreshed is not None:
                 return data["fingerprints"]
         return {}
 
-    def _same_content(self, stamps: Dict[str, Tuple[int, int]]
+    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str
                       ) -> Optional[Dict[str, Tuple[int, int, Optional[str]]]]:
         """When the project holds the files it held when the fingerprints were stored, with the same bytes:
         their new stamps, with the stored digests; else None."""
         from ms_lint.analysis.index import digest_of
 
-        stored = _read_json(self.stamps_file)
-        if not isinstance(stored, dict) or stored.keys() != stamps.keys():
+        data = _read_json(self.stamps_file)
+        # another configuration makes other fingerprints of the same files (cell-bases, what the rules ask)
+        if not isinstance(data, dict) or data.get("salt") != salt or not isinstance(data.get("files"), dict):
+            return None
+        stored = data["files"]
+        if stored.keys() != stamps.keys():
             return None
         refreshed: Dict[str, Tuple[int, int, Optional[str]]] = {}
         for path, (mtime_ns, size) in stamps.items():
@@ -195,12 +202,12 @@ class FingerprintStore:
         return refreshed
 
     def save(self, state: str, fingerprints: Dict[str, str],
-             stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None) -> None:
+             stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "") -> None:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
         (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints."""
         _write_json(self.file, {"state": state, "fingerprints": fingerprints})
         if stamps is not None:
-            _write_json(self.stamps_file, {path: list(stamp) for path, stamp in stamps.items()})
+            _write_json(self.stamps_file, {"salt": salt, "files": {path: list(stamp) for path, stamp in stamps.items()}})
         current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else ""}
         folder = os.path.dirname(self.file)
         try:  # those of an older ms-lint source (and stamps that no longer describe these fingerprints)

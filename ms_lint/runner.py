@@ -222,15 +222,16 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
 
         store = FingerprintStore(first.root, cache_dir)
         stamps = project_stamps(project_files(files)[0])
-        state = project_state((), first.fingerprint(), stamps)
-        fingerprints = store.load(state, stamps)
+        salt = first.fingerprint()
+        state = project_state((), salt, stamps)
+        fingerprints = store.load(state, stamps, salt)
         missing = [path for path in files if os.path.abspath(path) not in fingerprints]
         if missing:
             fingerprints.update({os.path.abspath(p): project().fingerprint_for(p) for p in missing})
-            store.save(state, fingerprints, content_stamps(project(), stamps))
+            store.save(state, fingerprints, content_stamps(project(), stamps), salt)
             save_summaries(project())
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
-            store.save(state, fingerprints, store.refreshed)
+            store.save(state, fingerprints, store.refreshed, salt)
     findings: List[Finding] = []
     pending: List[str] = []
     for path in files:

@@ -127,12 +127,35 @@ def test_a_real_change_among_touched_files_builds_the_index_again(run_cli, proje
         touch(target, 0)
     elif change == "new file":
         project("models/extra.py", FLAGGED)
-    else:
+    elif change == "removed file":
         (tmp_path / "models" / "cache_ctx.py").unlink()
     _, after = check_json(run_cli, ".")
     assert built, "the fingerprints were reused across a real change"
     assert any(f["path"] == "models/extra.py" for f in after) == (change == "new file")
     assert any(f["path"] == "models/cache_ctx.py" for f in after) == (change != "removed file")
+
+
+def test_stored_fingerprints_follow_the_bytes_and_the_configuration(tmp_path):
+    """The store's own rule: moved stamps are forgiven only for the same bytes under the same configuration (another
+    configuration, e.g. other cell-bases, makes other fingerprints of the same files)."""
+    from ms_lint.analysis.index import digest_of, project_stamps
+    from ms_lint.cache import FingerprintStore
+
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    stamps = project_stamps([str(source)])
+    digests = {path: (*stamp, digest_of(source.read_bytes())) for path, stamp in stamps.items()}
+    FingerprintStore(str(tmp_path)).save("state-1", {str(source): "fp"}, digests, salt="config-a")
+    touch(source)
+    moved = project_stamps([str(source)])
+    assert FingerprintStore(str(tmp_path)).load("state-1") == {str(source): "fp"}  # the state it was saved under
+    assert FingerprintStore(str(tmp_path)).load("state-2") == {}  # no stamps given: nothing to compare
+    store = FingerprintStore(str(tmp_path))
+    assert store.load("state-2", moved, salt="config-a") == {str(source): "fp"}
+    assert store.refreshed == {str(source): (*moved[str(source)], digests[str(source)][2])}
+    assert FingerprintStore(str(tmp_path)).load("state-2", moved, salt="config-b") == {}
+    source.write_text("x = 2\n")  # same size, other bytes
+    assert FingerprintStore(str(tmp_path)).load("state-3", project_stamps([str(source)]), salt="config-a") == {}
 
 
 def test_an_edited_file_is_analyzed_again(run_cli, project, tmp_path):
