@@ -31,7 +31,7 @@ class ResultsCache:
         try:
             with open(self.file, "r", encoding="utf-8") as handle:
                 self.entries = json.load(handle)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             self.entries = {}
 
     @staticmethod
@@ -142,10 +142,12 @@ class FingerprintStore:
     """The cross-file fingerprints of the checked files for one project state (``analysis.index.project_state``):
     a warm run whose project has not changed reads them here instead of building the project index.
 
-    Next to them, in a second file read only when the state differs, each project file's (mtime, size, content
-    digest): when every file whose stamp moved still holds the same bytes (``touch``, an editor saving an
-    unchanged buffer, a checkout that rewrote files with their old text), the fingerprints still hold, and the
-    run stays warm instead of loading every summary to compute them again."""
+    Next to them, in a second file read only when the state differs, the (mtime, size, content digest) of each
+    project file and of each module outside the project the index read (a sibling package, an installed base
+    class), with the state and configuration they were saved under: when every file whose stamp moved still
+    holds the same bytes (``touch``, an editor saving an unchanged buffer, a checkout that rewrote files with
+    their old text), the fingerprints still hold, and the run stays warm instead of loading every summary to
+    compute them again."""
 
     def __init__(self, root: str, folder: Optional[str] = None):
         base = os.path.abspath(folder) if folder else os.path.join(root, CACHE_DIR)
@@ -165,31 +167,36 @@ class FingerprintStore:
         if data.get("state") == state:
             return data["fingerprints"]
         if stamps is not None:
-            self.refreshed = self._same_content(stamps, salt)
+            self.refreshed = self._same_content(stamps, salt, data.get("state"))
             if self.refreshed is not None:
                 return data["fingerprints"]
         return {}
 
-    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str
+    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str, saved_state: object
                       ) -> Optional[Dict[str, Tuple[int, int, Optional[str]]]]:
-        """When the project holds the files it held when the fingerprints were stored, with the same bytes:
-        their new stamps, with the stored digests; else None."""
+        """When the project holds the files it held when the fingerprints were stored, and they and the modules
+        outside it that the index read then (a sibling package, an installed base class) have the same bytes:
+        the new stamps, with the stored digests; else None."""
         from ms_lint.analysis.index import digest_of
 
         data = _read_json(self.stamps_file)
-        # another configuration makes other fingerprints of the same files (cell-bases, what the rules ask)
-        if not isinstance(data, dict) or data.get("salt") != salt or not isinstance(data.get("files"), dict):
+        # written with these fingerprints (not by another run that saved between them), under this configuration
+        # (another one, e.g. other cell-bases, makes other fingerprints of the same files)
+        if (not isinstance(data, dict) or data.get("state") != saved_state or data.get("salt") != salt
+                or not isinstance(data.get("files"), dict)):
             return None
         stored = data["files"]
-        if stored.keys() != stamps.keys():
-            return None
+        if not stamps.keys() <= stored.keys():
+            return None  # a new project file
         refreshed: Dict[str, Tuple[int, int, Optional[str]]] = {}
-        for path, (mtime_ns, size) in stamps.items():
-            old = stored[path]
-            if not isinstance(old, list) or len(old) != 3:
+        for path, old in stored.items():
+            # project files have their stamps; a removed project file or an outside module is stat'ed here
+            now = stamps.get(path) or self._stat(path)
+            if now is None or not isinstance(old, list) or len(old) != 3:
                 return None
+            mtime_ns, size = now
             if old[0] != mtime_ns or old[1] != size:
-                if old[1] != size or old[2] is None:
+                if old[1] != size or not isinstance(old[2], str):
                     return None
                 try:
                     with open(path, "rb") as handle:
@@ -201,13 +208,22 @@ class FingerprintStore:
             refreshed[path] = (mtime_ns, size, old[2])
         return refreshed
 
+    @staticmethod
+    def _stat(path: str) -> Optional[Tuple[int, int]]:
+        try:
+            st = os.stat(path)
+        except (OSError, TypeError, ValueError):
+            return None
+        return st.st_mtime_ns, st.st_size
+
     def save(self, state: str, fingerprints: Dict[str, str],
              stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "") -> None:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
         (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints."""
         _write_json(self.file, {"state": state, "fingerprints": fingerprints})
         if stamps is not None:
-            _write_json(self.stamps_file, {"salt": salt, "files": {path: list(stamp) for path, stamp in stamps.items()}})
+            _write_json(self.stamps_file, {"state": state, "salt": salt,
+                                           "files": {path: list(stamp) for path, stamp in stamps.items()}})
         current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else ""}
         folder = os.path.dirname(self.file)
         try:  # those of an older ms-lint source (and stamps that no longer describe these fingerprints)
@@ -222,7 +238,7 @@ def _read_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # missing, not JSON, or nested too deep to load: rebuild
         return None
 
 

@@ -158,6 +158,53 @@ def test_stored_fingerprints_follow_the_bytes_and_the_configuration(tmp_path):
     assert FingerprintStore(str(tmp_path)).load("state-3", project_stamps([str(source)]), salt="config-a") == {}
 
 
+def test_fingerprints_saved_by_another_run_are_not_paired_with_these_stamps(tmp_path):
+    """Two runs that save between each other's two files (fingerprints, then stamps) must not leave one run's
+    stamps vouching for the other run's fingerprints."""
+    from ms_lint.analysis.index import digest_of, project_stamps
+    from ms_lint.cache import FingerprintStore
+
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    stamps = project_stamps([str(source)])
+    digests = {path: (*stamp, digest_of(source.read_bytes())) for path, stamp in stamps.items()}
+    FingerprintStore(str(tmp_path)).save("state-x", {str(source): "fp-x"}, digests, salt="c")
+    store = FingerprintStore(str(tmp_path))
+    with open(store.stamps_file) as handle:
+        stamps_of_x = handle.read()
+    store.save("state-y", {str(source): "fp-y"}, digests, salt="c")  # the other run saves both files...
+    with open(store.stamps_file, "w") as handle:  # ...and the first run's stamps land last
+        handle.write(stamps_of_x)
+    touch(source)
+    assert FingerprintStore(str(tmp_path)).load("state-z", project_stamps([str(source)]), salt="c") == {}
+
+
+def test_a_module_outside_the_checked_packages_is_stamped_too(run_cli, write, tmp_path):
+    """A base class in a sibling package (read by the index, not a project file of the checked package): when it
+    changes, touching a checked file must not revive the fingerprints computed against the old base."""
+    write("pkg_a/__init__.py", "")
+    write("pkg_a/net.py", "from mindspore import ops\nfrom pkg_b.base import Base\n\n\nclass Net(Base):\n"
+          "    def construct(self, x):\n        out = []\n        for i in range(x.shape[0]):\n"
+          "            out.append(ops.relu(x[i]) * 2)\n        return ops.stack(out)\n")
+    write("pkg_b/__init__.py", "")
+    write("pkg_b/base.py", "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    _, before = check_json(run_cli, "pkg_a")
+    assert [f["code"] for f in before] == ["MSL101"]
+    write("pkg_b/base.py", "class Base:\n    pass  # a plain class now, not a Cell\n")
+    touch(tmp_path / "pkg_a" / "net.py")
+    _, after = check_json(run_cli, "pkg_a")
+    _, fresh = check_json(run_cli, "--no-cache", "pkg_a")
+    assert after == fresh == []
+
+
+def test_a_deeply_nested_cache_file_is_ignored(run_cli, project, tmp_path):
+    _, cold = check_json(run_cli, ".")
+    for cache_file in (tmp_path / CACHE_DIR).rglob("*.json"):
+        cache_file.write_text("[" * 100_000)
+    touch(tmp_path / "models" / "flagged.py")
+    assert check_json(run_cli, ".")[1] == cold
+
+
 def test_an_edited_file_is_analyzed_again(run_cli, project, tmp_path):
     _, before = check_json(run_cli, ".")
     assert any(f["path"] == "models/flagged.py" for f in before)

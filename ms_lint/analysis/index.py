@@ -171,12 +171,17 @@ def project_state(paths: Iterable[str], salt: str, stamps: Optional[Dict[str, Tu
 def content_stamps(index: "ProjectIndex", stamps: Dict[str, Tuple[int, int]]
                    ) -> Dict[str, Tuple[int, int, Optional[str]]]:
     """``stamps`` with the content digest the index summarized each file from (None where it holds no summary
-    of those bytes: a file that does not parse), for ``FingerprintStore.save``."""
+    of those bytes: a file that does not parse), and the stamps of the modules outside them that the index read
+    (their digests are in the fingerprints too), for ``FingerprintStore.save``."""
     out: Dict[str, Tuple[int, int, Optional[str]]] = {}
     for path, (mtime_ns, size) in stamps.items():
         entry = index.cache.entries.get(path)
         same = entry is not None and entry[0] == mtime_ns and entry[1] == size
         out[path] = (mtime_ns, size, entry[2].digest if same else None)
+    for path in index.by_path:  # modules outside the project the fingerprints read: a sibling package, a base class
+        entry = index.cache.entries.get(path)
+        if path not in out and entry is not None:
+            out[path] = (entry[0], entry[1], entry[2].digest)
     return out
 
 
