@@ -34,14 +34,6 @@ class ResultsCache:
         except (OSError, ValueError, RecursionError):
             self.entries = {}
 
-    @staticmethod
-    def _stat(path: str):
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
-
     def lookup(self, path: str, depends: str = "") -> Optional[List[Finding]]:
         """Cached findings of ``path``, if its content and ``depends`` (what its findings owe to other files of
         the project: ``ProjectIndex.fingerprint_for``) are those they were computed from."""
@@ -49,7 +41,7 @@ class ResultsCache:
         entry = self.entries.get(key)
         if entry is None or entry.get("depends", "") != depends:
             return None
-        stat = self._stat(path)
+        stat = _stat(path)
         if stat is None:
             return None
         if [entry["mtime_ns"], entry["size"]] != list(stat):
@@ -64,7 +56,7 @@ class ResultsCache:
         """Remember ``findings`` for ``path``. ``stamp`` describes the bytes they were computed from (the runner's
         workers send it, so the file is not read again here); without it the file is stat'ed and hashed now."""
         if stamp is None:
-            stat = self._stat(path)
+            stat = _stat(path)
             digest = _digest(path)
             if stat is None or digest is None:
                 return
@@ -177,8 +169,6 @@ class FingerprintStore:
         """When the project holds the files it held when the fingerprints were stored, and they and the modules
         outside it that the index read then (a sibling package, an installed base class) have the same bytes:
         the new stamps, with the stored digests; else None."""
-        from ms_lint.analysis.index import digest_of
-
         data = _read_json(self.stamps_file)
         # written with these fingerprints (not by another run that saved between them), under this configuration
         # (another one, e.g. other cell-bases, makes other fingerprints of the same files)
@@ -191,30 +181,15 @@ class FingerprintStore:
         refreshed: Dict[str, Tuple[int, int, Optional[str]]] = {}
         for path, old in stored.items():
             # project files have their stamps; a removed project file or an outside module is stat'ed here
-            now = stamps.get(path) or self._stat(path)
+            now = stamps.get(path) or _stat(path)
             if now is None or not isinstance(old, list) or len(old) != 3:
                 return None
             mtime_ns, size = now
             if old[0] != mtime_ns or old[1] != size:
-                if old[1] != size or not isinstance(old[2], str):
-                    return None
-                try:
-                    with open(path, "rb") as handle:
-                        raw = handle.read()
-                except OSError:
-                    return None
-                if digest_of(raw) != old[2]:
+                if old[1] != size or not isinstance(old[2], str) or _digest(path) != old[2]:
                     return None
             refreshed[path] = (mtime_ns, size, old[2])
         return refreshed
-
-    @staticmethod
-    def _stat(path: str) -> Optional[Tuple[int, int]]:
-        try:
-            st = os.stat(path)
-        except (OSError, TypeError, ValueError):
-            return None
-        return st.st_mtime_ns, st.st_size
 
     def save(self, state: str, fingerprints: Dict[str, str],
              stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "") -> None:
@@ -232,6 +207,15 @@ class FingerprintStore:
                     os.remove(os.path.join(folder, name))
         except OSError:
             pass
+
+
+def _stat(path: str) -> Optional[Tuple[int, int]]:
+    """(mtime_ns, size), or None for a path that cannot be stat'ed (gone, or not a path: a corrupt cache file)."""
+    try:
+        st = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def _read_json(path: str) -> Any:

@@ -223,7 +223,7 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         store = FingerprintStore(first.root, cache_dir)
         stamps = project_stamps(project_files(files)[0])
         salt = first.fingerprint()
-        state = project_state((), salt, stamps)
+        state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt)
         missing = [path for path in files if os.path.abspath(path) not in fingerprints]
         if missing:

@@ -157,13 +157,13 @@ def project_stamps(paths: Iterable[str]) -> Dict[str, Tuple[int, int]]:
     return stamps
 
 
-def project_state(paths: Iterable[str], salt: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None) -> str:
-    """Changes when any file of the project changes (mtime, size), appears or goes: while it holds, every
-    file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is what it was, and the index need not be
-    built to look results up (a warm run stats the files and reads two cache files). ``stamps``: the
-    ``project_stamps`` of ``paths``, when the caller has them."""
+def project_state(stamps: Dict[str, Tuple[int, int]], salt: str) -> str:
+    """Changes when any file of the project changes (mtime, size), appears or goes (``stamps``: its
+    ``project_stamps``): while it holds, every file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is
+    what it was, and the index need not be built to look results up (a warm run stats the files and reads two
+    cache files)."""
     stamp = hashlib.blake2b(salt.encode(), digest_size=16)
-    for path, (mtime_ns, size) in sorted((stamps if stamps is not None else project_stamps(paths)).items()):
+    for path, (mtime_ns, size) in sorted(stamps.items()):
         stamp.update(f"{path}\0{mtime_ns}\0{size}\n".encode())
     return stamp.hexdigest()
 
