@@ -34,14 +34,15 @@ class ResultsCache:
         except (OSError, ValueError, RecursionError):
             self.entries = {}
 
-    def lookup(self, path: str, depends: str = "") -> Optional[List[Finding]]:
+    def lookup(self, path: str, depends: str = "", key: Optional[str] = None,
+               stat: Optional[Tuple[int, int]] = None) -> Optional[List[Finding]]:
         """Cached findings of ``path``, if its content and ``depends`` (what its findings owe to other files of
-        the project: ``ProjectIndex.fingerprint_for``) are those they were computed from."""
-        key = os.path.abspath(path)
-        entry = self.entries.get(key)
+        the project: ``ProjectIndex.fingerprint_for``) are those they were computed from. ``key`` (its absolute
+        path) and ``stat`` (its (mtime_ns, size)) when the caller has them already."""
+        entry = self.entries.get(key or os.path.abspath(path))
         if entry is None or entry.get("depends", "") != depends:
             return None
-        stat = _stat(path)
+        stat = stat or _stat(path)
         if stat is None:
             return None
         if [entry["mtime_ns"], entry["size"]] != list(stat):

@@ -76,12 +76,13 @@ class Config:
     def _exclude_matchers(self) -> Tuple[Optional["re.Pattern[str]"], List[str]]:
         """The name patterns as one regex (what ``fnmatch.fnmatch`` does for each, in one match: discovery calls
         this for every file and folder), and the path patterns. Rebuilt when the exclude lists change."""
-        patterns = tuple(pattern.rstrip("/") for pattern in self.exclude + self.extend_exclude)
+        lists = (tuple(self.exclude), tuple(self.extend_exclude))
         cached = self.__dict__.get("_exclude_cache")
-        if cached is None or cached[0] != patterns:
+        if cached is None or cached[0] != lists:
+            patterns = [pattern.rstrip("/") for pattern in lists[0] + lists[1]]
             names = [p for p in patterns if "/" not in p]
             regex = re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in names)) if names else None
-            cached = (patterns, regex, [p for p in patterns if "/" in p])
+            cached = (lists, regex, [p for p in patterns if "/" in p])
             self.__dict__["_exclude_cache"] = cached
         return cached[1], cached[2]
 
@@ -233,6 +234,12 @@ class ConfigSet:
             self._by_folder[folder] = found
         self._by_path[path] = found
         return found
+
+    def remember(self, path: str, config: Config) -> None:
+        """``config`` is ``path``'s: a file found in a folder whose Config discovery just asked for (saves the
+        ``for_path`` of every file a stat to tell a file from a folder)."""
+        if self.fixed is None:
+            self._by_path.setdefault(path, config)
 
     def default(self) -> Config:
         """The Config of the current folder (for stdin without ``--stdin-filename``)."""

@@ -76,4 +76,5 @@ def _walk(root: str, configs: ConfigSet, unreadable: List[Tuple[str, str]]) -> I
             if name.endswith(PYTHON_SUFFIXES):
                 full = os.path.join(folder, name)
                 if not config.is_excluded(full):
+                    configs.remember(full, config)
                     yield full

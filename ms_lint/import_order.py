@@ -33,7 +33,7 @@ def first_party_names(path: Optional[str]) -> FrozenSet[str]:
     """Top-level names that are this project's own: the file's top package and its source root's entries."""
     if not path:
         return frozenset()
-    from ms_lint.analysis.index import package_of
+    from ms_lint.analysis.layout import package_of
 
     package, root = package_of(path)
     names = {package.split(".")[0]} if package else set()

@@ -10,7 +10,7 @@ from typing import Collection, Dict, Iterable, Optional
 
 import libcst as cst
 
-from ms_lint.analysis.index import package_of
+from ms_lint.analysis.layout import package_of
 from ms_lint.analysis.qualnames import CANONICAL_PREFIXES, canonical  # noqa: F401 (re-exported)
 from ms_lint.analysis.summary import resolve_relative
 from ms_lint.cstutil import small_statements, walk_statements

@@ -215,9 +215,11 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             built.append(build_index(files, first, use_cache, cache_dir, jobs))
         return built[0]
 
+    absolute = [os.path.abspath(path) for path in files]
     fingerprints: Dict[str, str] = {}
+    stamps: Dict[str, Tuple[int, int]] = {}
     if use_cache:
-        from ms_lint.analysis.index import content_stamps, project_files, project_stamps, project_state
+        from ms_lint.analysis.layout import project_files, project_stamps, project_state
         from ms_lint.cache import FingerprintStore
 
         store = FingerprintStore(first.root, cache_dir)
@@ -225,8 +227,10 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         salt = first.fingerprint()
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt)
-        missing = [path for path in files if os.path.abspath(path) not in fingerprints]
+        missing = [path for path, key in zip(files, absolute) if key not in fingerprints]
         if missing:
+            from ms_lint.analysis.index import content_stamps
+
             fingerprints.update({os.path.abspath(p): project().fingerprint_for(p) for p in missing})
             store.save(state, fingerprints, content_stamps(project(), stamps), salt)
             save_summaries(project())
@@ -234,8 +238,9 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             store.save(state, fingerprints, store.refreshed, salt)
     findings: List[Finding] = []
     pending: List[str] = []
-    for path in files:
-        cached = cache_of(path).lookup(path, fingerprints[os.path.abspath(path)]) if use_cache else None
+    for path, key in zip(files, absolute):
+        # the project's stamps were taken just now: the cache need not stat the file again
+        cached = cache_of(path).lookup(path, fingerprints[key], key, stamps.get(key)) if use_cache else None
         if cached is None:
             pending.append(path)
         elif cached:
@@ -243,10 +248,11 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             for finding in cached:
                 finding.path = shown
             findings.extend(cached)
-    for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project() if pending else None):
-        findings.extend(file_findings)
-        if use_cache and stamp is not None:
-            cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
+    if pending:  # a warm run imports neither the worker pool nor the parsers
+        for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project()):
+            findings.extend(file_findings)
+            if use_cache and stamp is not None:
+                cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
     for cache in caches.values():
         cache.save()
     findings.sort(key=Finding.sort_key)

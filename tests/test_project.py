@@ -9,7 +9,8 @@ import sys
 import textwrap
 
 
-from ms_lint.analysis.index import ProjectIndex, constructor_value, is_test_module
+from ms_lint.analysis.index import ProjectIndex, constructor_value
+from ms_lint.analysis.layout import is_test_module
 from ms_lint.cli import main
 
 

@@ -138,7 +138,7 @@ def test_a_real_change_among_touched_files_builds_the_index_again(run_cli, proje
 def test_stored_fingerprints_follow_the_bytes_and_the_configuration(tmp_path):
     """The store's own rule: moved stamps are forgiven only for the same bytes under the same configuration (another
     configuration, e.g. other cell-bases, makes other fingerprints of the same files)."""
-    from ms_lint.analysis.index import digest_of, project_stamps
+    from ms_lint.analysis.layout import digest_of, project_stamps
     from ms_lint.cache import FingerprintStore
 
     source = tmp_path / "a.py"
@@ -161,7 +161,7 @@ def test_stored_fingerprints_follow_the_bytes_and_the_configuration(tmp_path):
 def test_fingerprints_saved_by_another_run_are_not_paired_with_these_stamps(tmp_path):
     """Two runs that save between each other's two files (fingerprints, then stamps) must not leave one run's
     stamps vouching for the other run's fingerprints."""
-    from ms_lint.analysis.index import digest_of, project_stamps
+    from ms_lint.analysis.layout import digest_of, project_stamps
     from ms_lint.cache import FingerprintStore
 
     source = tmp_path / "a.py"
@@ -309,12 +309,14 @@ def test_parallel_run_fills_the_cache_for_the_next_run(run_cli, write, tmp_path,
 
 
 def test_a_warm_run_does_not_import_the_parser(project, tmp_path):
-    """The warm path must stay cheap: no libcst (or MindSpore) import when every result is cached."""
+    """The warm path must stay cheap: no libcst (or MindSpore) import when every result is cached, nor the project
+    index's ``ast`` summaries or the worker pool's multiprocessing (a fifth of a warm run's time together)."""
+    heavy = ('libcst', 'mindspore', 'ms_lint.analysis.summary', 'multiprocessing')
     script = (
         "import sys\n"
         "from ms_lint.cli import main\n"
         "code = main(['check', '--format', 'json', '.'])\n"
-        "loaded = sorted(m for m in ('libcst', 'mindspore') if m in sys.modules)\n"
+        f"loaded = sorted(m for m in {heavy!r} if m in sys.modules)\n"
         "sys.stderr.write('LOADED=' + ','.join(loaded) + '\\n')\n"
     )
     env = dict(os.environ)
@@ -323,8 +325,8 @@ def test_a_warm_run_does_not_import_the_parser(project, tmp_path):
                               timeout=120)
         loaded = [line for line in done.stderr.splitlines() if line.startswith("LOADED=")]
         assert loaded, done.stderr
-        if run == "cold":
-            assert "libcst" in loaded[0]  # the check itself is real: a cold run does parse
+        if run == "cold":  # the check itself is real: a cold run does parse and index
+            assert "libcst" in loaded[0] and "ms_lint.analysis.summary" in loaded[0]
     assert loaded == ["LOADED="], done.stderr
 
 

@@ -24,6 +24,7 @@ import warnings
 from importlib.machinery import PathFinder
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from ms_lint.analysis.layout import digest_of, module_name_of, package_of, project_files
 from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize
 
@@ -31,8 +32,6 @@ CELL_ROOT = "mindspore.nn.Cell"
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.primitive.constexpr",
                            "mindspore.ops.primitive._primexpr"}
-SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", "build", "dist", "node_modules",
-             ".ms_lint_cache", "site-packages"}
 # Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
 # and reading its 2,000 modules to learn that ``nn.Dense`` is a Cell would cost more than the whole check.
 NOT_READ = ("mindspore",)
@@ -40,51 +39,6 @@ NOT_READ = ("mindspore",)
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
 Holders = Dict[ClassRef, List[Tuple[str, str, str]]]  # class -> (module, class, attribute) holding one
-
-
-def is_test_module(path: str) -> bool:
-    name = os.path.basename(path)
-    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or "tests" in parts[:-1] or "test" in parts[:-1])
-
-
-def package_of(path: str, memo: Optional[Dict[str, Tuple[Optional[str], str]]] = None
-               ) -> Tuple[Optional[str], str]:
-    """(dotted package holding ``path``, the folder above its top package: where imports start). ``memo``
-    (folder -> answer) shares the walk up between the files of one run."""
-    return _package_of_folder(os.path.dirname(os.path.abspath(path)), {} if memo is None else memo)
-
-
-def _package_of_folder(folder: str, memo: Dict[str, Tuple[Optional[str], str]]) -> Tuple[Optional[str], str]:
-    walked: List[str] = []
-    while folder not in memo and os.path.isfile(os.path.join(folder, "__init__.py")):
-        walked.append(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    package, root = memo.get(folder, (None, folder))
-    if folder not in memo and (not walked or walked[-1] != folder):
-        memo[folder] = (None, folder)  # the first folder without an __init__.py: a source root
-    for inner in reversed(walked):  # from the top package down
-        name = os.path.basename(inner)
-        package = f"{package}.{name}" if package else name
-        memo[inner] = (package, root)
-    return memo[walked[0]] if walked else (package, root)
-
-
-def module_name_of(path: str) -> Tuple[str, Optional[str], str]:
-    """(module name, its package, source root) for a file."""
-    package, root = package_of(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    if stem == "__init__":
-        return package or stem, package, root
-    return (f"{package}.{stem}" if package else stem), package, root
-
-
-def digest_of(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSummary]:
@@ -108,64 +62,6 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
         return None
     finally:
         sys.setrecursionlimit(limit)
-
-
-def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
-    """(every Python file of the packages that hold ``files``, and the files themselves; the source roots where
-    imports start: the folder above each top package, and the folder of each file outside packages)."""
-    tops: Set[str] = set()
-    roots: List[str] = []
-    paths: List[str] = []
-    memo: Dict[str, Tuple[Optional[str], str]] = {}
-    for path in files:
-        package, root = package_of(path, memo)
-        if root not in roots:
-            roots.append(root)
-        folder = os.path.dirname(os.path.abspath(path))
-        if package is None and folder not in roots:
-            roots.append(folder)
-        if package:
-            tops.add(os.path.join(root, package.split(".")[0]))
-        paths.append(path)
-    for top in sorted(tops):
-        for folder, dirs, names in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-            paths.extend(os.path.join(folder, name) for name in names if name.endswith(".py"))
-    for root in sorted({os.path.dirname(top) for top in tops}):
-        # The entry scripts next to the package (``train.py`` beside ``src/``): what they construct and call is
-        # part of the project. Not in an installed-packages folder, whose top-level modules are other projects.
-        if os.path.basename(root) in ("site-packages", "dist-packages"):
-            continue
-        try:
-            names = sorted(os.listdir(root))
-        except OSError:
-            continue
-        paths.extend(os.path.join(root, name) for name in names
-                     if name.endswith(".py") and os.path.isfile(os.path.join(root, name)))
-    return paths, roots
-
-
-def project_stamps(paths: Iterable[str]) -> Dict[str, Tuple[int, int]]:
-    """(mtime_ns, size) of each file of the project that can be stat'ed, by absolute path."""
-    stamps: Dict[str, Tuple[int, int]] = {}
-    for path in sorted({os.path.abspath(p) for p in paths}):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        stamps[path] = (st.st_mtime_ns, st.st_size)
-    return stamps
-
-
-def project_state(stamps: Dict[str, Tuple[int, int]], salt: str) -> str:
-    """Changes when any file of the project changes (mtime, size), appears or goes (``stamps``: its
-    ``project_stamps``): while it holds, every file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is
-    what it was, and the index need not be built to look results up (a warm run stats the files and reads two
-    cache files)."""
-    stamp = hashlib.blake2b(salt.encode(), digest_size=16)
-    for path, (mtime_ns, size) in sorted(stamps.items()):
-        stamp.update(f"{path}\0{mtime_ns}\0{size}\n".encode())
-    return stamp.hexdigest()
 
 
 def content_stamps(index: "ProjectIndex", stamps: Dict[str, Tuple[int, int]]

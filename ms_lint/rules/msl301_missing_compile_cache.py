@@ -22,7 +22,7 @@ import libcst as cst
 
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.names import dotted
-from ms_lint.analysis.index import is_test_module
+from ms_lint.analysis.layout import is_test_module
 from ms_lint.rules._cache_common import (
     ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
     mentions_cache_settings, mode_of, parse_line, set_context_calls, string_literal,

@@ -1,0 +1,130 @@
+"""Where a project's modules live, read from the file system alone: the package holding a file and the folder its
+imports start from, every Python file of the checked packages, and their (mtime, size) stamps.
+
+Apart from the project index (``ms_lint.analysis.index``) so that a warm run, which only stats the project's files
+to see that nothing changed, imports neither ``ast`` nor the summaries.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", "build", "dist", "node_modules",
+             ".ms_lint_cache", "site-packages"}
+
+
+def is_test_module(path: str) -> bool:
+    name = os.path.basename(path)
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or "tests" in parts[:-1] or "test" in parts[:-1])
+
+
+def package_of(path: str, memo: Optional[Dict[str, Tuple[Optional[str], str]]] = None
+               ) -> Tuple[Optional[str], str]:
+    """(dotted package holding ``path``, the folder above its top package: where imports start). ``memo``
+    (folder -> answer) shares the walk up between the files of one run."""
+    return _package_of_folder(os.path.dirname(os.path.abspath(path)), {} if memo is None else memo)
+
+
+def _package_of_folder(folder: str, memo: Dict[str, Tuple[Optional[str], str]]) -> Tuple[Optional[str], str]:
+    walked: List[str] = []
+    while folder not in memo and os.path.isfile(os.path.join(folder, "__init__.py")):
+        walked.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    package, root = memo.get(folder, (None, folder))
+    if folder not in memo and (not walked or walked[-1] != folder):
+        memo[folder] = (None, folder)  # the first folder without an __init__.py: a source root
+    for inner in reversed(walked):  # from the top package down
+        name = os.path.basename(inner)
+        package = f"{package}.{name}" if package else name
+        memo[inner] = (package, root)
+    return memo[walked[0]] if walked else (package, root)
+
+
+def module_name_of(path: str) -> Tuple[str, Optional[str], str]:
+    """(module name, its package, source root) for a file."""
+    package, root = package_of(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "__init__":
+        return package or stem, package, root
+    return (f"{package}.{stem}" if package else stem), package, root
+
+
+def digest_of(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
+    """(every Python file of the packages that hold ``files``, and the files themselves, as absolute paths, each
+    once; the source roots where imports start: the folder above each top package, and the folder of each file
+    outside packages)."""
+    tops: Set[str] = set()
+    roots: List[str] = []
+    paths: List[str] = []
+    memo: Dict[str, Tuple[Optional[str], str]] = {}
+    seen: Set[str] = set()
+    for path in files:
+        absolute = os.path.abspath(path)
+        folder = os.path.dirname(absolute)
+        package, root = _package_of_folder(folder, memo)
+        if root not in roots:
+            roots.append(root)
+        if package is None and folder not in roots:
+            roots.append(folder)
+        if package:
+            tops.add(os.path.join(root, package.split(".")[0]))
+        if absolute not in seen:
+            seen.add(absolute)
+            paths.append(absolute)
+    for top in sorted(tops):  # absolute and normal: so are the paths joined to it
+        for folder, dirs, names in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            for name in names:
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    if path not in seen:
+                        seen.add(path)
+                        paths.append(path)
+    for root in sorted({os.path.dirname(top) for top in tops}):
+        # The entry scripts next to the package (``train.py`` beside ``src/``): what they construct and call is
+        # part of the project. Not in an installed-packages folder, whose top-level modules are other projects.
+        if os.path.basename(root) in ("site-packages", "dist-packages"):
+            continue
+        try:
+            names = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            if name.endswith(".py") and path not in seen and os.path.isfile(path):
+                seen.add(path)
+                paths.append(path)
+    return paths, roots
+
+
+def project_stamps(paths: Iterable[str]) -> Dict[str, Tuple[int, int]]:
+    """(mtime_ns, size) of each file of the project that can be stat'ed, by absolute path."""
+    stamps: Dict[str, Tuple[int, int]] = {}
+    for path in sorted({p if os.path.isabs(p) else os.path.abspath(p) for p in paths}):  # ``project_files``'s are
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        stamps[path] = (st.st_mtime_ns, st.st_size)
+    return stamps
+
+
+def project_state(stamps: Dict[str, Tuple[int, int]], salt: str) -> str:
+    """Changes when any file of the project changes (mtime, size), appears or goes (``stamps``: its
+    ``project_stamps``): while it holds, every file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is
+    what it was, and the index need not be built to look results up (a warm run stats the files and reads two
+    cache files)."""
+    stamp = hashlib.blake2b(salt.encode(), digest_size=16)
+    for path, (mtime_ns, size) in sorted(stamps.items()):
+        stamp.update(f"{path}\0{mtime_ns}\0{size}\n".encode())
+    return stamp.hexdigest()
