@@ -38,11 +38,14 @@ class ResultsCache:
                stat: Optional[Tuple[int, int]] = None) -> Optional[List[Finding]]:
         """Cached findings of ``path``, if its content and ``depends`` (what its findings owe to other files of
         the project: ``ProjectIndex.fingerprint_for``) are those they were computed from. ``key`` (its absolute
-        path) and ``stat`` (its (mtime_ns, size)) when the caller has them already."""
+        path) and ``stat`` (its (mtime_ns, size), taken earlier in the run) when the caller has them: a ``stat``
+        that is not the entry's own is taken again here (the file may have changed since; the digest then
+        decides, and the entry takes the stamp of the bytes it was compared with)."""
         entry = self.entries.get(key or os.path.abspath(path))
         if entry is None or entry.get("depends", "") != depends:
             return None
-        stat = stat or _stat(path)
+        if stat is None or [entry["mtime_ns"], entry["size"]] != list(stat):
+            stat = _stat(path)
         if stat is None:
             return None
         if [entry["mtime_ns"], entry["size"]] != list(stat):

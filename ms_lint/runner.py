@@ -239,8 +239,10 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
     findings: List[Finding] = []
     pending: List[str] = []
     for path, key in zip(files, absolute):
-        # the project's stamps were taken just now: the cache need not stat the file again
-        cached = cache_of(path).lookup(path, fingerprints[key], key, stamps.get(key)) if use_cache else None
+        # the project's stamps were taken just now: the cache need not stat the file again, unless ``..`` in the
+        # path makes its absolute spelling name another file (``link/../x.py`` with ``link`` a symlink)
+        stat = stamps.get(key) if ".." not in path else None
+        cached = cache_of(path).lookup(path, fingerprints[key], key, stat) if use_cache else None
         if cached is None:
             pending.append(path)
         elif cached:

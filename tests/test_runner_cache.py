@@ -365,3 +365,34 @@ def test_summaries_of_installed_modules_read_for_fingerprints_are_kept(run_cli, 
     _, warm = check_json(run_cli, ".")
     assert warm == cold
     assert not [p for p in parsed if str(site) in p]  # the installed modules came from the stored summaries
+
+
+def test_a_stamp_taken_before_the_lookup_is_checked_again_when_it_is_not_the_entrys(tmp_path):
+    """The runner hands ``lookup`` the stamps it took at the start of the run. A file saved since then must be
+    stat'ed again: the entry keeps the stamp of the bytes whose digest matched, never the stale one (which, once
+    the file went back to other bytes under that mtime and size, would serve these findings for them)."""
+    module = tmp_path / "m.py"
+    module.write_text(FLAGGED, encoding="utf-8")
+    st = os.stat(module)
+    cache = ResultsCache(str(tmp_path), "cfg")
+    cache.store(str(module), [], None, "deps")
+    stale = (st.st_mtime_ns - 10**9, st.st_size)  # what the run saw before an editor saved the same bytes
+    assert cache.lookup(str(module), "deps", str(module), stale) == []
+    entry = cache.entries[str(module)]
+    assert (entry["mtime_ns"], entry["size"]) == (st.st_mtime_ns, st.st_size)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_path_through_a_symlink_and_dotdot_is_stat_ed_as_given(run_cli, write, tmp_path):
+    """``link/../x.py`` with ``link`` a symlink names another file than its absolute spelling (``./x.py``): the
+    cache must compare the file the path names, or an edit of it is never seen."""
+    write("real/x.py", FLAGGED)
+    (tmp_path / "real" / "sub").mkdir()
+    write("x.py", "print('another file')\n")
+    os.symlink(tmp_path / "real" / "sub", tmp_path / "link")
+    given = os.path.join("link", "..", "x.py")
+    first = check_json(run_cli, given)[1]
+    assert [f["code"] for f in first] == ["MSL101"]
+    assert check_json(run_cli, given)[1] == first  # warm
+    write("real/x.py", CLEAN)
+    assert check_json(run_cli, given)[1] == check_json(run_cli, "--no-cache", given)[1] == []
