@@ -130,8 +130,10 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     try:
         if context is None:
             context = ModuleContext(module, text, source.path, config, project)
-            if trees is None:
-                project.remember(context)
+            # this file's own cross-module questions (the sub-cells it calls in its own Cells) and later files'
+            # ask this context; the editor's shadow of the buffer (``lsp.documents._BufferContext``) would parse
+            # and model the same text a second time
+            project.remember(context)
         result.context = context
         reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
     except RecursionError:
