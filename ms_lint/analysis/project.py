@@ -37,7 +37,10 @@ def claim(index: ProjectIndex) -> None:
 
 
 def _store(key: Tuple[int, str], context) -> None:
-    if len(_CONTEXTS) >= _MAX_CONTEXTS:
+    """Keep ``context`` under ``key``; at the limit, forget the others first. Replacing a slot never forgets: the
+    language server seeds one slot per open buffer before an analysis, whose own context then takes its slot, and
+    clearing there would send the questions about the other buffers to their files on disk."""
+    if key not in _CONTEXTS and len(_CONTEXTS) >= _MAX_CONTEXTS:
         _CONTEXTS.clear()
     _CONTEXTS[key] = context
 

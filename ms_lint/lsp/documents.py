@@ -211,6 +211,7 @@ class Checker:
         """Questions other modules' analyses ask about an open document (``ProjectView.context_for``) are answered
         from its buffer, not from the file on disk: its context is built from the buffer when first asked."""
         from ms_lint.analysis import project
+        from ms_lint.analysis.layout import digest_of
 
         summary = index.by_path.get(key)
         if summary is None:
@@ -219,6 +220,11 @@ class Checker:
         slot = (id(index), summary.name)
         found = project._CONTEXTS.get(slot)
         if isinstance(found, _BufferContext) and found.raw == raw and found.config is config:
+            return
+        if summary.digest != digest_of(raw):
+            # the buffer did not parse (the index keeps the summary of its last text that did: a half-typed edit):
+            # questions about it get what ``context_for`` gives for a file that does not parse, no context
+            project._CONTEXTS[slot] = None
             return
         shadow = self.shadows.setdefault(key, IncrementalParser())
         project._CONTEXTS[slot] = _BufferContext(index, summary.path, raw, config, shadow)

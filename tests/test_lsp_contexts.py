@@ -1,0 +1,74 @@
+"""The language server's cross-module contexts: questions about an open document are answered from its buffer."""
+import textwrap
+
+from ms_lint.analysis import project
+from ms_lint.lsp.documents import Checker
+
+BLOCKS = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def construct(self, x, step):
+            if step > 10:
+                x = x + 1
+            return x
+    """)
+NET_ON_DISK = textwrap.dedent("""\
+    from mindspore import nn
+
+    from .blocks import Block
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+
+        def construct(self, x, step):
+            return self.block(x, 3)
+    """)
+NET_BUFFER = NET_ON_DISK.replace("self.block(x, 3)", "self.block(x, step)")
+
+
+def _codes(checked):
+    return [(f.code, f.line) for f in checked.findings]
+
+
+def test_a_full_context_store_does_not_drop_the_open_buffers(tmp_path, monkeypatch):
+    """``Block.construct``'s ``step`` is a Tensor only in the unsaved buffer of ``net.py`` (on disk it gets 3). When
+    the store of module contexts is full as ``blocks.py`` is checked, its analysis taking the slot seeded for its
+    own buffer must not clear the seeded buffers (the question about ``net.py`` then read the file on disk)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "blocks.py").write_text(BLOCKS, encoding="utf-8")
+    (package / "net.py").write_text(NET_ON_DISK, encoding="utf-8")
+    checker = Checker()
+    checker.check(str(package / "net.py"), NET_BUFFER)
+    # every slot but the one blocks.py's buffer is about to be seeded into is taken
+    monkeypatch.setattr(project, "_MAX_CONTEXTS", len(project._CONTEXTS) + 1)
+    checked = checker.check(str(package / "blocks.py"), BLOCKS)
+    assert _codes(checked) == [("MSL201", 6)]
+    # the finding comes from the buffer: once it is closed, the file on disk gives none
+    checker.close(str(package / "net.py"))
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []
+
+
+def test_an_open_document_that_does_not_parse_does_not_break_the_others(tmp_path):
+    """A half-typed edit (an unclosed parenthesis) in ``net.py``: checking ``blocks.py`` asks about ``net.py``'s
+    buffer, which cannot be parsed; it must get what a file that does not parse gives (no context), not an
+    internal error (MSL900 on blocks.py)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "blocks.py").write_text(BLOCKS, encoding="utf-8")
+    (package / "net.py").write_text(NET_BUFFER, encoding="utf-8")
+    checker = Checker()
+    assert _codes(checker.check(str(package / "net.py"), NET_BUFFER)) == []
+    broken = checker.check(str(package / "net.py"), NET_BUFFER.replace("self.block(x, step)", "self.block(x, step"))
+    assert [code for code, _ in _codes(broken)] == ["MSL900"]  # the syntax error, reported on net.py itself
+    # what ``ms-lint check`` gives with net.py unparseable on disk: no call site seen, ``step`` a Tensor parameter
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
