@@ -72,3 +72,26 @@ def test_an_open_document_that_does_not_parse_does_not_break_the_others(tmp_path
     assert [code for code, _ in _codes(broken)] == ["MSL900"]  # the syntax error, reported on net.py itself
     # what ``ms-lint check`` gives with net.py unparseable on disk: no call site seen, ``step`` a Tensor parameter
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
+
+
+def test_fix_all_on_one_document_leaves_the_others_reading_its_buffer(tmp_path):
+    """``fixed()`` analyzes the fixed text under the document's path and then gives the index its buffer back; the
+    other documents' code actions must still read that buffer (``step`` is a Tensor only there), not the file."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "blocks.py").write_text(BLOCKS, encoding="utf-8")
+    flagged = "        if x.sum() > 0:\n            x = x * 2\n"
+    on_disk = NET_ON_DISK.replace("        return self.block(x, 3)\n", flagged + "        return self.block(x, 3)\n")
+    (package / "net.py").write_text(on_disk, encoding="utf-8")
+    buffer = on_disk.replace("self.block(x, 3)", "self.block(x, step)")
+    checker = Checker()
+    checker.check(str(package / "net.py"), buffer)
+    blocks = checker.check(str(package / "blocks.py"), BLOCKS)
+    assert _codes(blocks) == [("MSL201", 6)]
+    net = checker.check(str(package / "net.py"), buffer)
+    assert net.fixed(True) != buffer  # net.py's own `if` gets a fix
+    variants = blocks.variants()
+    assert [finding.code for finding, _ in variants] == ["MSL201"]
+    assert "ops.where" in blocks.fixed(True)

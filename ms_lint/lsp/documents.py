@@ -144,7 +144,7 @@ class Checker:
             self.buffers[key] = result.source.raw
             analysis = self._analyze(result.source, result.config, path)
             source, config = result.source, result.config
-            result.restore = lambda: self._index(source, config)
+            result.restore = lambda: self._restore(source, config)
             result.analysis = analysis
             result.findings = analysis.findings
         except Exception as exc:  # an ms-lint bug must not stop the server: report it on the file
@@ -193,6 +193,14 @@ class Checker:
                 self._seed_context(index, other, raw, config)
         parser = self.parsers.setdefault(key, IncrementalParser())
         return analyze_source(source, config, path, index=index, trees=parser)
+
+    def _restore(self, source: SourceFile, config: Config) -> None:
+        """After a fix was analyzed under this document's path: the index holds its buffer again, and so does the
+        slot other documents' cross-module questions read (else their code actions read the file on disk)."""
+        index = self._index(source, config)
+        key = os.path.abspath(source.path)
+        if key in self.buffers:
+            self._seed_context(index, key, self.buffers[key], config)
 
     def _index(self, source: SourceFile, config: Config):
         """The project index of the document's package (``index_for``'s: one per package and config, kept by this
