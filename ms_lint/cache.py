@@ -12,6 +12,7 @@ import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from ms_lint import __version__
+from ms_lint.analysis.layout import digest_of
 from ms_lint.diagnostics import Finding
 
 CACHE_DIR = ".ms_lint_cache"
@@ -262,8 +263,9 @@ def _write_marker(path: str, text: str) -> None:
 
 
 def _digest(path: str) -> Optional[str]:
+    """The file's ``digest_of`` (the digest the index gives a module's bytes), or None when it cannot be read."""
     try:
         with open(path, "rb") as handle:
-            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+            return digest_of(handle.read())
     except OSError:
         return None

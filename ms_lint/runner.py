@@ -227,11 +227,11 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         salt = first.fingerprint()
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt)
-        missing = [path for path, key in zip(files, absolute) if key not in fingerprints]
+        missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
         if missing:
             from ms_lint.analysis.index import content_stamps
 
-            fingerprints.update({os.path.abspath(p): project().fingerprint_for(p) for p in missing})
+            fingerprints.update({key: project().fingerprint_for(path) for path, key in missing})
             store.save(state, fingerprints, content_stamps(project(), stamps), salt)
             save_summaries(project())
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state

@@ -35,16 +35,22 @@ def _codes(checked):
     return [(f.code, f.line) for f in checked.findings]
 
 
-def test_a_full_context_store_does_not_drop_the_open_buffers(tmp_path, monkeypatch):
-    """``Block.construct``'s ``step`` is a Tensor only in the unsaved buffer of ``net.py`` (on disk it gets 3). When
-    the store of module contexts is full as ``blocks.py`` is checked, its analysis taking the slot seeded for its
-    own buffer must not clear the seeded buffers (the question about ``net.py`` then read the file on disk)."""
+def _package(tmp_path, net_on_disk):
+    """A configured project: ``pkg/blocks.py`` (``BLOCKS``) and ``pkg/net.py`` holding ``net_on_disk``."""
     (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / "blocks.py").write_text(BLOCKS, encoding="utf-8")
-    (package / "net.py").write_text(NET_ON_DISK, encoding="utf-8")
+    (package / "net.py").write_text(net_on_disk, encoding="utf-8")
+    return package
+
+
+def test_a_full_context_store_does_not_drop_the_open_buffers(tmp_path, monkeypatch):
+    """``Block.construct``'s ``step`` is a Tensor only in the unsaved buffer of ``net.py`` (on disk it gets 3). When
+    the store of module contexts is full as ``blocks.py`` is checked, its analysis taking the slot seeded for its
+    own buffer must not clear the seeded buffers (the question about ``net.py`` then read the file on disk)."""
+    package = _package(tmp_path, NET_ON_DISK)
     checker = Checker()
     checker.check(str(package / "net.py"), NET_BUFFER)
     # every slot but the one blocks.py's buffer is about to be seeded into is taken
@@ -60,12 +66,7 @@ def test_an_open_document_that_does_not_parse_does_not_break_the_others(tmp_path
     """A half-typed edit (an unclosed parenthesis) in ``net.py``: checking ``blocks.py`` asks about ``net.py``'s
     buffer, which cannot be parsed; it must get what a file that does not parse gives (no context), not an
     internal error (MSL900 on blocks.py)."""
-    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "blocks.py").write_text(BLOCKS, encoding="utf-8")
-    (package / "net.py").write_text(NET_BUFFER, encoding="utf-8")
+    package = _package(tmp_path, NET_BUFFER)
     checker = Checker()
     assert _codes(checker.check(str(package / "net.py"), NET_BUFFER)) == []
     broken = checker.check(str(package / "net.py"), NET_BUFFER.replace("self.block(x, step)", "self.block(x, step"))
@@ -77,14 +78,9 @@ def test_an_open_document_that_does_not_parse_does_not_break_the_others(tmp_path
 def test_fix_all_on_one_document_leaves_the_others_reading_its_buffer(tmp_path):
     """``fixed()`` analyzes the fixed text under the document's path and then gives the index its buffer back; the
     other documents' code actions must still read that buffer (``step`` is a Tensor only there), not the file."""
-    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "blocks.py").write_text(BLOCKS, encoding="utf-8")
     flagged = "        if x.sum() > 0:\n            x = x * 2\n"
     on_disk = NET_ON_DISK.replace("        return self.block(x, 3)\n", flagged + "        return self.block(x, 3)\n")
-    (package / "net.py").write_text(on_disk, encoding="utf-8")
+    package = _package(tmp_path, on_disk)
     buffer = on_disk.replace("self.block(x, 3)", "self.block(x, step)")
     checker = Checker()
     checker.check(str(package / "net.py"), buffer)
