@@ -1,6 +1,8 @@
 """The language server's cross-module contexts: questions about an open document are answered from its buffer."""
 import textwrap
 
+import pytest
+
 from ms_lint.analysis import project
 from ms_lint.lsp.documents import Checker
 
@@ -91,3 +93,39 @@ def test_fix_all_on_one_document_leaves_the_others_reading_its_buffer(tmp_path):
     variants = blocks.variants()
     assert [finding.code for finding, _ in variants] == ["MSL201"]
     assert "ops.where" in blocks.fixed(True)
+
+
+TOP = textwrap.dedent("""\
+    from mindspore import nn
+
+    from .net import Net
+
+
+    class Top(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = Net()
+
+        def construct(self, x, step):
+            count = 3
+            return self.net(x, count)
+    """)
+
+
+@pytest.mark.parametrize("edit", [("count = 3", "count = step"), ("self.net(x, count)", "self.net(x, step)")],
+                         ids=["summary-kept", "summary-changed"])
+def test_an_edit_reaches_the_contexts_built_from_the_old_text(tmp_path, edit):
+    """``Block.construct``'s ``step`` comes from ``Net.construct``'s, which comes from ``Top``'s call: 3 on disk,
+    the Tensor ``step`` after an edit of the open ``top.py`` (inside ``construct``: the index's summary of the module
+    keeps its shape; or in the call, which the summary records). ``net.py``'s context, built when ``blocks.py`` was
+    first checked, worked out its ``step`` from ``top.py``'s old text: the edit must reach it too."""
+    package = _package(tmp_path, NET_ON_DISK.replace("self.block(x, 3)", "self.block(x, step)"))
+    (package / "top.py").write_text(TOP, encoding="utf-8")
+    checker = Checker()
+    checker.check(str(package / "top.py"), TOP)
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []
+    checker.check(str(package / "top.py"), TOP.replace(*edit))
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
+    # and back: the finding goes with the edit that made it
+    checker.check(str(package / "top.py"), TOP)
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []

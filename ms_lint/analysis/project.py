@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -53,6 +53,9 @@ class ProjectView:
         summary = index.by_path.get(self.path)
         self.module = summary.name if summary is not None else None
         self._graph: Optional[Dict[str, str]] = None
+        # the modules whose contexts this view handed out: what this module's analysis may have worked out from
+        # their text (the language server drops this context when one of them is edited)
+        self.asked: Set[str] = set()
 
     # -- classes and graph scope ----------------------------------------------------------------------
     def is_cell_class(self, qualname: str) -> bool:
@@ -79,6 +82,7 @@ class ProjectView:
     def context_for(self, module: str):
         """The libcst analysis of another module of the project (None when it cannot be read or parsed)."""
         claim(self.index)
+        self.asked.add(module)
         key = (id(self.index), module)
         if key in _CONTEXTS:
             return _CONTEXTS[key]

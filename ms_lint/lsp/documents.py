@@ -265,21 +265,23 @@ def _update(index, key: str, raw: bytes) -> None:
     """Give the index this text of the file. ``ProjectIndex.update_file`` forgets everything the index worked out
     (graph closure, resolved names); when the new summary differs from the old one only in line numbers (which
     nothing the index keeps depends on), the summary is swapped in and the rest kept: typing inside a function
-    does not rebuild the project's graph closure."""
+    does not rebuild the project's graph closure, and only the module contexts built from the old text (its own,
+    and those that asked about it) are dropped. Otherwise every context of the index goes: any of them may hold
+    what the index answered from the old summary (a class being a Cell, graph scope)."""
     from ms_lint.analysis.index import digest_of, summarize_file
 
     known = index.by_path.get(key)
     if known is not None and known.digest == digest_of(raw):
         return
-    _forget_contexts(index, {key})
     if known is not None and index.modules.get(known.name) is known:
         summary = summarize_file(key, raw)
         if summary is not None and _same_shape(known, summary):
+            _forget_contexts(index, {key})
             index.by_path[key] = summary
             index.modules[summary.name] = summary
             return
+    _forget_contexts(index, None)
     index.update_file(key, raw)
-    _forget_contexts(index, {key})
 
 
 def _same_shape(a, b) -> bool:
@@ -297,10 +299,32 @@ def _same_shape(a, b) -> bool:
 
 
 def _forget_contexts(index, paths) -> None:
-    """Drop the cross-module analyses (``ms_lint.analysis.project``) built from these files' old text."""
+    """Drop the cross-module analyses (``ms_lint.analysis.project``) built from these files' old text: their own
+    contexts and, through ``ProjectView.asked``, every context that asked about one of them (a base class's
+    context holds value models its callers' text decided), transitively. ``paths`` None: every context of the
+    index."""
     from ms_lint.analysis import project
 
-    names = {summary.name for path in paths
-             for summary in [index.by_path.get(os.path.abspath(path))] if summary is not None}
-    for key in [k for k in project._CONTEXTS if k[0] == id(index) and k[1] in names]:
+    slots = [k for k in project._CONTEXTS if k[0] == id(index)]
+    if paths is None:
+        stale = set(slots)
+    else:
+        names = {summary.name for path in paths
+                 for summary in [index.by_path.get(os.path.abspath(path))] if summary is not None}
+        stale = set()
+        while True:
+            more = {k for k in slots if k not in stale and (k[1] in names or _asked(project._CONTEXTS[k]) & names)}
+            if not more:
+                break
+            stale |= more
+            names |= {k[1] for k in more}
+    for key in stale:
         del project._CONTEXTS[key]
+
+
+def _asked(context) -> set:
+    """The modules a stored context asked about (none yet for a buffer context not built)."""
+    if isinstance(context, _BufferContext):
+        context = context.__dict__.get("_context")
+    view = getattr(context, "project", None) if context is not None else None
+    return getattr(view, "asked", set())
