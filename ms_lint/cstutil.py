@@ -6,6 +6,24 @@ from typing import Iterator, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 
+def _not_validated(self) -> None:
+    return None
+
+
+def parse_module(text: str) -> cst.Module:
+    """``cst.parse_module`` without the per-node validation libcst runs as its parser builds each node (every
+    ``CSTNode.__post_init__`` calls ``_validate``): the parser only builds valid nodes, and the check costs about
+    13% of a parse (2.1 of 15.7 s CPU on the 481 model modules of the eight-package corpus). Nodes the rewrites
+    build afterwards are validated as usual; a fixed text is re-parsed with ``cst.parse_module`` itself."""
+    base = cst.CSTNode
+    validated = base.__dict__["__post_init__"]
+    base.__post_init__ = _not_validated  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(text)
+    finally:
+        base.__post_init__ = validated  # type: ignore[method-assign]
+
+
 def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     """Statements of a block; a one-line suite (``if x: y = 1``) counts as one simple statement."""
     if isinstance(suite, cst.IndentedBlock):

@@ -22,6 +22,7 @@ from ms_lint.analysis.project import ProjectView
 from ms_lint.codes import UNANALYZABLE
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
+from ms_lint.cstutil import parse_module
 from ms_lint.diagnostics import Finding
 from ms_lint.noqa import is_suppressed, skips_file
 from ms_lint.positions import StatementPositions
@@ -117,7 +118,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         module = context.module
     else:
         try:
-            module = trees.parse(text) if trees is not None else cst.parse_module(text)
+            module = trees.parse(text) if trees is not None else parse_module(text)
         except cst.ParserSyntaxError as exc:
             result.findings.append(_syntax_error(path, text, exc))
             return result

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value
+from ms_lint.cstutil import parse_module
 
 # Module contexts per process: (index id, module name) -> context or None. Built for cross-module questions or
 # by the file's own check (``remember``): a worker parses each module with libcst once, whichever asks first.
@@ -94,7 +95,7 @@ class ProjectView:
         if summary is not None:
             try:
                 source = read_source(summary.path)
-                tree = cst.parse_module(source.text)
+                tree = parse_module(source.text)
                 context = ModuleContext(tree, source.text, summary.path, self.config,
                                         project=ProjectView(self.index, summary.path, self.config))
             except (UnreadableSource, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):

@@ -25,6 +25,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from ms_lint.cstutil import parse_module
 from ms_lint.positions import NodePositions, _TokenCountingState, node_positions
 
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -66,7 +67,7 @@ class IncrementalParser:
             return self.module
         module = self._reparse(text) if self.module is not None and self._statements else None
         if module is None:
-            module = cst.parse_module(text)  # what it raises is the engine's to report, as for any parse
+            module = parse_module(text)  # what it raises is the engine's to report, as for any parse
             self.full_parses += 1
             self._index(text, module, self._statements_of(module, module.body))
         return module
@@ -128,7 +129,7 @@ class IncrementalParser:
         if not chunk_start <= prefix or changed_end > old_end or new_end < chunk_start:
             return None
         try:
-            chunk = cst.parse_module(text[chunk_start:new_end])
+            chunk = parse_module(text[chunk_start:new_end])
         except (cst.ParserSyntaxError, RecursionError, MemoryError):
             return None
         if (chunk.default_indent != module.default_indent or chunk.default_newline != module.default_newline
