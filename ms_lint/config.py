@@ -41,6 +41,9 @@ class Config:
     # A class whose base can be read nowhere (``class M(PreTrainedModel)``, package not installed): a Cell when it
     # defines ``construct`` ("cell-if-construct"), or never ("not-cell"). Measured in benchmarks/results/realcode.md.
     unresolved_bases: str = "cell-if-construct"
+    # Packages named for PyNative mode: a module one of whose dotted name's parts is one of these names or ends in
+    # ``_<name>`` (``mindformers.pynative.optimizer``, ``modeling_qwen3_pynative``) runs its Cells eagerly.
+    pynative_packages: List[str] = field(default_factory=lambda: ["pynative"])
     verify: Dict[str, Any] = field(default_factory=dict)
     root: str = field(default_factory=os.getcwd)  # folder of the pyproject.toml (or cwd): paths are relative to it
     source: Optional[str] = None  # the pyproject.toml it came from
@@ -299,13 +302,17 @@ def _apply_table(config: Config, table: Dict[str, Any], where: str) -> Config:
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise ConfigError(f"{name}: expected a list of qualified class names (\"pkg.module.Base\")")
             config.cell_bases = [v.strip() for v in value]
+        elif key == "pynative-packages":
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip().isidentifier() for v in value):
+                raise ConfigError(f"{name}: expected a list of package names ([\"pynative\"]; [] turns it off)")
+            config.pynative_packages = [v.strip() for v in value]
         elif key == "verify":
             if not isinstance(value, dict):
                 raise ConfigError(f"{name}: expected a table")
             config.verify = value
         else:
             known = ("select, ignore, per-file-ignores, exclude, extend-exclude, unroll-threshold, graph-mode, "
-                     "cell-bases, unresolved-bases, verify")
+                     "cell-bases, unresolved-bases, pynative-packages, verify")
             raise ConfigError(f"{where}: unknown key {key!r} in [tool.ms-lint] (known keys: {known})")
     return config
 

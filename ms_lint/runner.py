@@ -163,15 +163,14 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int) -> List[List[T
 def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None,
                 jobs: Optional[int] = None):
     """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached."""
-    from ms_lint.analysis.index import ProjectIndex, SummaryCache
+    from ms_lint.analysis.index import ProjectIndex, SummaryCache, index_options
     from ms_lint.cache import SummaryStore
     from ms_lint.pool import fewer_collections
 
     store = SummaryStore(config.root, cache_dir) if use_cache else None
     summaries = SummaryCache(store.load() if store else None)
     with fewer_collections():
-        index = ProjectIndex.for_files(files, summaries, jobs=jobs, cell_bases=config.cell_bases,
-                                       unresolved_construct_is_cell=config.unresolved_bases == "cell-if-construct")
+        index = ProjectIndex.for_files(files, summaries, jobs=jobs, **index_options(config))
     index.summary_store = store
     save_summaries(index)
     return index

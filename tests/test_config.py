@@ -12,6 +12,7 @@ def config_from(tmp_path, body):
 def test_defaults_without_pyproject(tmp_path):
     config = load_config(start=str(tmp_path / "nowhere"))
     assert config.unroll_threshold == 16 and config.graph_mode == "auto"
+    assert config.pynative_packages == ["pynative"]
     assert config.is_enabled("MSL101")
 
 
@@ -38,6 +39,8 @@ def test_all_keys(tmp_path):
     ("graph-mode = 'always'\n", "graph-mode"),
     ("select = ['XYZ1']\n", "select"),
     ("exclude = 'build'\n", "exclude"),
+    ("pynative-packages = 'pynative'\n", "pynative-packages"),
+    ("pynative-packages = ['my.pkg']\n", "pynative-packages"),
 ])
 def test_bad_values_name_the_key(tmp_path, body, named):
     with pytest.raises(ConfigError) as error:

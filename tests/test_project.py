@@ -633,12 +633,52 @@ REFUSES = """\
 
 
 def test_a_module_that_refuses_graph_mode_runs_its_cells_eagerly(tmp_path, capsys):
-    make(tmp_path, {"pkg/__init__.py": "", "pkg/pynative.py": REFUSES.format(mode="PYNATIVE_MODE"),
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/eager.py": REFUSES.format(mode="PYNATIVE_MODE"),
                     "pkg/graph.py": REFUSES.format(mode="GRAPH_MODE")})
     code, found = check(tmp_path, capsys, "pkg")
     # the @jit function compiles in either module; Step.construct only where graph mode is not refused
-    assert found == [("pkg/graph.py", 15, "MSL102"), ("pkg/graph.py", 22, "MSL101"),
-                     ("pkg/pynative.py", 22, "MSL101")]
+    assert found == [("pkg/eager.py", 22, "MSL101"), ("pkg/graph.py", 15, "MSL102"),
+                     ("pkg/graph.py", 22, "MSL101")]
+
+
+STEP = """\
+    from mindspore import jit, nn, ops
+
+
+    class Step(nn.Cell):
+        def construct(self, grads):
+            out = ()
+            for grad in grads:
+                out += (ops.relu(grad),)
+            return out
+
+
+    @jit
+    def rows(x):
+        return [ops.relu(x[i]) for i in range(x.shape[0])]
+    """
+STEPS = {"pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/optim.py": STEP,
+         "pkg/models/__init__.py": "", "pkg/models/step.py": STEP, "pkg/models/step_pynative.py": STEP}
+
+
+def test_a_package_named_for_pynative_mode_runs_its_cells_eagerly(tmp_path, capsys):
+    """mindformers keeps its PyNative-mode stack in ``mindformers/pynative/`` and PyNative models in
+    ``modeling_*_pynative.py``, chosen at run time: their Cells run eagerly (``@jit`` code still compiles)."""
+    make(tmp_path, STEPS)
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/models/step.py", 7, "MSL102"), ("pkg/models/step.py", 14, "MSL101"),
+                     ("pkg/models/step_pynative.py", 14, "MSL101"), ("pkg/pynative/optim.py", 14, "MSL101")]
+
+
+def test_pynative_packages_names_them_and_an_empty_list_turns_it_off(tmp_path, capsys):
+    make(tmp_path, dict(STEPS, **{"pyproject.toml": '[tool.ms-lint]\npynative-packages = []\n'}))
+    code, found = check(tmp_path, capsys, "pkg")
+    assert [f for f in found if f[2] == "MSL102"] == [
+        ("pkg/models/step.py", 7, "MSL102"), ("pkg/models/step_pynative.py", 7, "MSL102"),
+        ("pkg/pynative/optim.py", 7, "MSL102")]
+    make(tmp_path, {"pyproject.toml": '[tool.ms-lint]\npynative-packages = ["models"]\n'})
+    code, found = check(tmp_path, capsys, "pkg")
+    assert [f for f in found if f[2] == "MSL102"] == [("pkg/pynative/optim.py", 7, "MSL102")]
 
 
 def test_what_a_method_of_a_held_project_object_returns_decides_its_callers_conditions(tmp_path, capsys):

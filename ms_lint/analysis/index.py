@@ -152,7 +152,7 @@ class ProjectIndex:
     """Summaries of the project's modules (read eagerly) and of installed modules (read when first named)."""
 
     def __init__(self, cache: Optional[SummaryCache] = None, cell_bases: Iterable[str] = (),
-                 unresolved_construct_is_cell: bool = True):
+                 unresolved_construct_is_cell: bool = True, pynative_packages: Iterable[str] = ("pynative",)):
         self.cache = cache or SummaryCache()
         self.summary_store = None  # ms_lint.cache.SummaryStore that keeps ``cache`` between runs (set by the runner)
         self.modules: Dict[str, ModuleSummary] = {}
@@ -161,6 +161,7 @@ class ProjectIndex:
         self.project_modules: Set[str] = set()
         self.cell_bases = set(cell_bases)
         self.unresolved_construct_is_cell = unresolved_construct_is_cell
+        self.pynative_packages = tuple(pynative_packages)
         self._missing: Set[str] = set()
         self._top_specs: Dict[str, object] = {}
         self._cell: Dict[ClassRef, bool] = {}
@@ -377,6 +378,14 @@ class ProjectIndex:
         return summary.classes.get(ref[1]) if summary is not None else None
 
     # -- cells -------------------------------------------------------------------------------------
+    def named_pynative(self, module: str) -> bool:
+        """A module of a package named for PyNative mode (``pynative-packages``: ``mindformers.pynative.optimizer
+        .adamw``, ``models.qwen3.modeling_qwen3_train_pynative``): its Cells run eagerly, as the code around them
+        chooses at run time (``if get_context("mode") == PYNATIVE_MODE: return PyNativeModel(config)``), which no
+        static reading follows."""
+        return any(part == word or part.endswith("_" + word)
+                   for part in module.split(".") for word in self.pynative_packages)
+
     def is_cell(self, ref: ClassRef) -> bool:
         """The class's bases reach ``nn.Cell`` (or a declared ``cell-bases`` class) through modules we can read.
         A base that can be read nowhere makes a class with a ``construct`` method a Cell
@@ -586,9 +595,10 @@ class _GraphClosure:
         wrappers = self._jit_wrappers()
         for name in sorted(index.project_modules):
             summary = index.modules[name]
-            pynative_only = summary.refuses_graph_mode or (bool(summary.set_context_modes) and all(
-                mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
-                for _, mode in summary.set_context_modes))
+            pynative_only = summary.refuses_graph_mode or index.named_pynative(name) or (
+                bool(summary.set_context_modes) and all(
+                    mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
+                    for _, mode in summary.set_context_modes))
             for qual, info in summary.classes.items():
                 if not pynative_only and info.has_construct and index.is_cell((name, qual)):
                     self._add(name, info.methods["construct"], f"construct of nn.Cell subclass {info.name}")
@@ -752,7 +762,19 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str) -> Tuple[O
 
 # Indexes built for files analysed one at a time (the flake8 plugin, tests, the fixer): one per package and
 # configuration, per process.
-_INDEXES: Dict[Tuple[str, Tuple[str, ...]], ProjectIndex] = {}
+_INDEXES: Dict[tuple, ProjectIndex] = {}
+
+
+def index_options(config) -> Dict[str, object]:
+    """The ``ProjectIndex`` options a configuration sets."""
+    return {"cell_bases": tuple(config.cell_bases),
+            "unresolved_construct_is_cell": config.unresolved_bases == "cell-if-construct",
+            "pynative_packages": tuple(config.pynative_packages)}
+
+
+def index_key(anchor: str, config) -> tuple:
+    """Where ``index_for`` keeps the index of the package at ``anchor`` under this configuration."""
+    return (anchor,) + tuple(sorted(index_options(config).items()))
 
 
 def index_for(source, config) -> ProjectIndex:
@@ -760,13 +782,12 @@ def index_for(source, config) -> ProjectIndex:
     the text being checked (an editor's buffer may differ from the disk)."""
     package, root = package_of(source.path)
     anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
-    key = (anchor, tuple(config.cell_bases), config.unresolved_bases)
+    key = index_key(anchor, config)
     index = _INDEXES.get(key)
     if index is None:
         if len(_INDEXES) > 32:
             _INDEXES.clear()
-        index = ProjectIndex.for_files([source.path], cell_bases=config.cell_bases,
-                                       unresolved_construct_is_cell=config.unresolved_bases == "cell-if-construct")
+        index = ProjectIndex.for_files([source.path], **index_options(config))
         _INDEXES[key] = index
     index.update_file(source.path, source.raw)
     return index

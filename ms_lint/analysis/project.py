@@ -69,10 +69,11 @@ class ProjectView:
         return ref is not None and ref[0] != self.module and self.index.is_cell(ref)
 
     def refuses_graph_mode(self) -> bool:
-        """This module raises unless the mode is PyNative (``if get_context("mode") != PYNATIVE_MODE: raise``):
-        its Cells' ``construct`` methods run eagerly (``@jit`` code still compiles)."""
+        """This module raises unless the mode is PyNative (``if get_context("mode") != PYNATIVE_MODE: raise``), or
+        its package is named for PyNative mode (``ProjectIndex.named_pynative``): its Cells' ``construct`` methods
+        run eagerly (``@jit`` code still compiles)."""
         summary = self.index.by_path.get(self.path)
-        return summary is not None and summary.refuses_graph_mode
+        return summary is not None and (summary.refuses_graph_mode or self.index.named_pynative(summary.name))
 
     def graph_functions(self) -> Dict[str, str]:
         if self._graph is None:

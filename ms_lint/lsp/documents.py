@@ -205,12 +205,12 @@ class Checker:
     def _index(self, source: SourceFile, config: Config):
         """The project index of the document's package (``index_for``'s: one per package and config, kept by this
         process), built on first use as ``check`` builds it, with this buffer's summary."""
-        from ms_lint.analysis.index import _INDEXES, index_for
+        from ms_lint.analysis.index import _INDEXES, index_for, index_key
         from ms_lint.analysis.layout import package_of
 
         package, root = package_of(source.path)
         anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
-        known = _INDEXES.get((anchor, tuple(config.cell_bases), config.unresolved_bases))
+        known = _INDEXES.get(index_key(anchor, config))
         if known is not None:
             _update(known, os.path.abspath(source.path), source.raw)  # before index_for's own update: see _update
         return index_for(source, config)
