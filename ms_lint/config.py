@@ -41,8 +41,8 @@ class Config:
     # A class whose base can be read nowhere (``class M(PreTrainedModel)``, package not installed): a Cell when it
     # defines ``construct`` ("cell-if-construct"), or never ("not-cell"). Measured in benchmarks/results/realcode.md.
     unresolved_bases: str = "cell-if-construct"
-    # Packages named for PyNative mode: a module one of whose dotted name's parts is one of these names or ends in
-    # ``_<name>`` (``mindformers.pynative.optimizer``, ``modeling_qwen3_pynative``) runs its Cells eagerly.
+    # Packages named for PyNative mode: a module one of whose dotted name's parts is one of these names
+    # (``mindformers.pynative.optimizer``) runs its Cells eagerly (``ProjectIndex.named_pynative``).
     pynative_packages: List[str] = field(default_factory=lambda: ["pynative"])
     verify: Dict[str, Any] = field(default_factory=dict)
     root: str = field(default_factory=os.getcwd)  # folder of the pyproject.toml (or cwd): paths are relative to it

@@ -257,6 +257,7 @@ class GraphScope:
                 and owner is not None
                 and func.name.value == "construct"
                 and self.is_cell_class(owner)
+                and not (self.project is not None and self.project.eager_cell(owner))
             ):
                 self._add(func, owner, f"construct of nn.Cell subclass {owner}", True)
         # ``g = ms.jit(f)`` / ``ms.jit(self.f)`` anywhere in the module.

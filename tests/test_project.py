@@ -658,23 +658,50 @@ STEP = """\
         return [ops.relu(x[i]) for i in range(x.shape[0])]
     """
 STEPS = {"pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/optim.py": STEP,
-         "pkg/models/__init__.py": "", "pkg/models/step.py": STEP, "pkg/models/step_pynative.py": STEP}
+         "pkg/models/__init__.py": "", "pkg/models/step.py": STEP, "pkg/models/non_pynative.py": STEP}
 
 
 def test_a_package_named_for_pynative_mode_runs_its_cells_eagerly(tmp_path, capsys):
-    """mindformers keeps its PyNative-mode stack in ``mindformers/pynative/`` and PyNative models in
-    ``modeling_*_pynative.py``, chosen at run time: their Cells run eagerly (``@jit`` code still compiles)."""
+    """mindformers keeps its PyNative-mode stack in ``mindformers/pynative/``, chosen at run time: its Cells run
+    eagerly (``@jit`` code still compiles). Only a whole part of the dotted name counts."""
     make(tmp_path, STEPS)
     code, found = check(tmp_path, capsys, "pkg")
-    assert found == [("pkg/models/step.py", 7, "MSL102"), ("pkg/models/step.py", 14, "MSL101"),
-                     ("pkg/models/step_pynative.py", 14, "MSL101"), ("pkg/pynative/optim.py", 14, "MSL101")]
+    assert found == [("pkg/models/non_pynative.py", 7, "MSL102"), ("pkg/models/non_pynative.py", 14, "MSL101"),
+                     ("pkg/models/step.py", 7, "MSL102"), ("pkg/models/step.py", 14, "MSL101"),
+                     ("pkg/pynative/optim.py", 14, "MSL101")]
+
+
+def test_a_pynative_packages_cell_held_by_a_graph_model_or_set_to_graph_mode_compiles(tmp_path, capsys):
+    """A graph-mode model outside the package that holds the Cell as a sub-cell compiles its ``construct``; so does
+    a module of the package that sets GRAPH_MODE itself."""
+    held = STEP.replace("class Step(", "class Held(")
+    net = """\
+        from mindspore import nn
+
+        from .pynative.held import Held
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.step = Held()
+
+            def construct(self, grads):
+                return self.step(grads)
+        """
+    script = "import mindspore as ms\n" + textwrap.dedent(STEP) + "\n\nms.set_context(mode=ms.GRAPH_MODE)\n"
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/held.py": held,
+                    "pkg/pynative/optim.py": STEP, "pkg/pynative/script.py": script, "pkg/net.py": net})
+    code, found = check(tmp_path, capsys, "pkg")
+    assert [f for f in found if f[2] == "MSL102"] == [("pkg/pynative/held.py", 7, "MSL102"),
+                                                      ("pkg/pynative/script.py", 8, "MSL102")]
 
 
 def test_pynative_packages_names_them_and_an_empty_list_turns_it_off(tmp_path, capsys):
     make(tmp_path, dict(STEPS, **{"pyproject.toml": '[tool.ms-lint]\npynative-packages = []\n'}))
     code, found = check(tmp_path, capsys, "pkg")
     assert [f for f in found if f[2] == "MSL102"] == [
-        ("pkg/models/step.py", 7, "MSL102"), ("pkg/models/step_pynative.py", 7, "MSL102"),
+        ("pkg/models/non_pynative.py", 7, "MSL102"), ("pkg/models/step.py", 7, "MSL102"),
         ("pkg/pynative/optim.py", 7, "MSL102")]
     make(tmp_path, {"pyproject.toml": '[tool.ms-lint]\npynative-packages = ["models"]\n'})
     code, found = check(tmp_path, capsys, "pkg")

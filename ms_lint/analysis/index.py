@@ -380,11 +380,20 @@ class ProjectIndex:
     # -- cells -------------------------------------------------------------------------------------
     def named_pynative(self, module: str) -> bool:
         """A module of a package named for PyNative mode (``pynative-packages``: ``mindformers.pynative.optimizer
-        .adamw``, ``models.qwen3.modeling_qwen3_train_pynative``): its Cells run eagerly, as the code around them
-        chooses at run time (``if get_context("mode") == PYNATIVE_MODE: return PyNativeModel(config)``), which no
-        static reading follows."""
-        return any(part == word or part.endswith("_" + word)
-                   for part in module.split(".") for word in self.pynative_packages)
+        .adamw``) that does not set GRAPH_MODE itself: its Cells run eagerly, as the code around them chooses at run
+        time (``if get_context("mode") == PYNATIVE_MODE: return PyNativeModel(config)``), which no static reading
+        follows. Only a whole part of the dotted name counts (``non_pynative`` is not one)."""
+        summary = self.modules.get(module)
+        if summary is None or not any(part in self.pynative_packages for part in module.split(".")):
+            return False
+        return not any(mode == "0" or mode.endswith("GRAPH_MODE") for _, mode in summary.set_context_modes)
+
+    def eager_cell(self, ref: ClassRef) -> bool:
+        """A Cell of a module named for PyNative mode (``named_pynative``) that no class of another module holds
+        as a sub-cell: a graph-mode model outside the package that holds it compiles its ``construct``."""
+        if not self.named_pynative(ref[0]):
+            return False
+        return all(self.named_pynative(holder) for holder, _, _ in self.sub_cell_holders(ref))
 
     def is_cell(self, ref: ClassRef) -> bool:
         """The class's bases reach ``nn.Cell`` (or a declared ``cell-bases`` class) through modules we can read.
@@ -595,12 +604,13 @@ class _GraphClosure:
         wrappers = self._jit_wrappers()
         for name in sorted(index.project_modules):
             summary = index.modules[name]
-            pynative_only = summary.refuses_graph_mode or index.named_pynative(name) or (
+            pynative_only = summary.refuses_graph_mode or (
                 bool(summary.set_context_modes) and all(
                     mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
                     for _, mode in summary.set_context_modes))
             for qual, info in summary.classes.items():
-                if not pynative_only and info.has_construct and index.is_cell((name, qual)):
+                if (not pynative_only and info.has_construct and index.is_cell((name, qual))
+                        and not index.eager_cell((name, qual))):
                     self._add(name, info.methods["construct"], f"construct of nn.Cell subclass {info.name}")
             for function in self._all_functions(summary):
                 decorators = [index.qualify(name, d) for d in function.decorators]

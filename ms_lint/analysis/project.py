@@ -69,11 +69,15 @@ class ProjectView:
         return ref is not None and ref[0] != self.module and self.index.is_cell(ref)
 
     def refuses_graph_mode(self) -> bool:
-        """This module raises unless the mode is PyNative (``if get_context("mode") != PYNATIVE_MODE: raise``), or
-        its package is named for PyNative mode (``ProjectIndex.named_pynative``): its Cells' ``construct`` methods
-        run eagerly (``@jit`` code still compiles)."""
+        """This module raises unless the mode is PyNative (``if get_context("mode") != PYNATIVE_MODE: raise``):
+        its Cells' ``construct`` methods run eagerly (``@jit`` code still compiles)."""
         summary = self.index.by_path.get(self.path)
-        return summary is not None and (summary.refuses_graph_mode or self.index.named_pynative(summary.name))
+        return summary is not None and summary.refuses_graph_mode
+
+    def eager_cell(self, qualname: str) -> bool:
+        """A Cell of this module runs eagerly: its module is named for PyNative mode and no graph model outside
+        such modules holds it (``ProjectIndex.eager_cell``)."""
+        return self.module is not None and self.index.eager_cell((self.module, qualname))
 
     def graph_functions(self) -> Dict[str, str]:
         if self._graph is None:
