@@ -129,3 +129,79 @@ def test_an_edit_reaches_the_contexts_built_from_the_old_text(tmp_path, edit):
     # and back: the finding goes with the edit that made it
     checker.check(str(package / "top.py"), TOP)
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []
+
+
+def test_closing_a_document_that_does_not_parse_gives_questions_the_file_back(tmp_path):
+    """A half-typed buffer of ``net.py`` answers questions with no context; once it is closed unsaved, the file on
+    disk (which parses, and passes 3) answers them again: no finding in ``blocks.py``."""
+    package = _package(tmp_path, NET_ON_DISK)
+    checker = Checker()
+    checker.check(str(package / "net.py"), NET_ON_DISK)
+    checker.check(str(package / "net.py"), NET_ON_DISK.replace("self.block(x, 3)", "self.block(x, 3"))
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]  # no context for net.py
+    checker.close(str(package / "net.py"))
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []
+
+
+TOP_PASSING_STEP = TOP.replace("self.net(x, count)", "self.net(x, step)")
+
+
+def test_closing_a_reshaped_document_leaves_the_other_buffers_answering(tmp_path):
+    """Closing ``top.py`` unsaved, whose buffer had a new function (another summary: every context of the index is
+    dropped), must leave ``net.py``'s buffer answering ``blocks.py``'s code actions (``step`` a Tensor only there)."""
+    package = _package(tmp_path, NET_ON_DISK)
+    (package / "top.py").write_text(TOP_PASSING_STEP, encoding="utf-8")
+    checker = Checker()
+    checker.check(str(package / "net.py"), NET_BUFFER)
+    checker.check(str(package / "top.py"), TOP_PASSING_STEP + "\n\ndef helper():\n    return 1\n")
+    blocks = checker.check(str(package / "blocks.py"), BLOCKS)
+    assert _codes(blocks) == [("MSL201", 6)]
+    checker.close(str(package / "top.py"))
+    assert [finding.code for finding, _ in blocks.variants()] == ["MSL201"]
+
+
+def test_fix_all_that_reshapes_a_document_leaves_the_other_buffers_answering(tmp_path):
+    """``fixed()`` on ``top.py`` analyzes a text of another summary under its path, then gives its buffer back:
+    ``net.py``'s buffer, not its file, must still answer ``blocks.py``'s code actions."""
+    package = _package(tmp_path, NET_ON_DISK)
+    flagged = "        if x.sum() > 0:\n            x = x * 2\n"
+    top = TOP_PASSING_STEP.replace("        count = 3\n", flagged + "        count = 3\n")
+    (package / "top.py").write_text(top, encoding="utf-8")
+    checker = Checker()
+    checker.check(str(package / "net.py"), NET_BUFFER)
+    blocks = checker.check(str(package / "blocks.py"), BLOCKS)
+    assert checker.check(str(package / "top.py"), top).fixed(True) != top
+    assert [finding.code for finding, _ in blocks.variants()] == ["MSL201"]
+
+
+def _holder(name: str, module: str, held: str) -> str:
+    """A Cell ``name`` holding ``module``'s Cell ``held`` and passing its ``step`` on."""
+    return textwrap.dedent(f"""\
+        from mindspore import nn
+
+        from .{module} import {held}
+
+
+        class {name}(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = {held}()
+
+            def construct(self, x, step):
+                return self.inner(x, step)
+        """)
+
+
+def test_an_edit_reaches_contexts_that_asked_an_earlier_occupant_of_a_slot(tmp_path):
+    """``Block`` <- ``Mid`` <- ``Net`` <- ``Top``: opening ``net.py`` (its file's text) seeds its slot over the
+    context built from the file, which had worked ``step`` out from ``top.py``; the edit of ``top.py`` must still
+    reach ``mid.py``'s context, which asked that earlier occupant."""
+    package = _package(tmp_path, _holder("Net", "mid", "Mid"))
+    (package / "mid.py").write_text(_holder("Mid", "blocks", "Block"), encoding="utf-8")
+    (package / "top.py").write_text(TOP, encoding="utf-8")
+    checker = Checker()
+    checker.check(str(package / "top.py"), TOP)
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []
+    checker.check(str(package / "net.py"), _holder("Net", "mid", "Mid"))
+    checker.check(str(package / "top.py"), TOP.replace("count = 3", "count = step"))
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]

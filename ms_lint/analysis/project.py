@@ -24,6 +24,12 @@ _MAX_CONTEXTS = 256
 
 _OWNERS: Dict[int, "weakref.ref"] = {}  # id(index) -> the index those contexts were built for
 
+# The modules each slot's contexts asked about (``ProjectView.context_for``), by slot: what the context in the slot
+# may have worked out from their text. Kept when the slot's context is replaced (the language server seeds an open
+# buffer's slot over a context built from the file), so that an edit still finds every context that depends on it;
+# dropped with the slot (``forget``).
+_ASKED: Dict[Tuple[int, str], Set[str]] = {}
+
 
 def claim(index: ProjectIndex) -> None:
     """Make the stored contexts keyed by ``id(index)`` this index's: an index that was freed may have left
@@ -34,7 +40,20 @@ def claim(index: ProjectIndex) -> None:
         return
     for stale in [k for k in _CONTEXTS if k[0] == key]:
         del _CONTEXTS[stale]
+    for stale in [k for k in _ASKED if k[0] == key]:
+        del _ASKED[stale]
     _OWNERS[key] = weakref.ref(index)
+
+
+def forget(key: Tuple[int, str]) -> None:
+    """Drop a slot's context and what it asked about."""
+    _CONTEXTS.pop(key, None)
+    _ASKED.pop(key, None)
+
+
+def asked_by(key: Tuple[int, str]) -> Set[str]:
+    """The modules the contexts that have held this slot asked about."""
+    return _ASKED.get(key, set())
 
 
 def _store(key: Tuple[int, str], context) -> None:
@@ -43,6 +62,7 @@ def _store(key: Tuple[int, str], context) -> None:
     clearing there would send the questions about the other buffers to their files on disk."""
     if key not in _CONTEXTS and len(_CONTEXTS) >= _MAX_CONTEXTS:
         _CONTEXTS.clear()
+        _ASKED.clear()
     _CONTEXTS[key] = context
 
 
@@ -54,9 +74,6 @@ class ProjectView:
         summary = index.by_path.get(self.path)
         self.module = summary.name if summary is not None else None
         self._graph: Optional[Dict[str, str]] = None
-        # the modules whose contexts this view handed out: what this module's analysis may have worked out from
-        # their text (the language server drops this context when one of them is edited)
-        self.asked: Set[str] = set()
 
     # -- classes and graph scope ----------------------------------------------------------------------
     def is_cell_class(self, qualname: str) -> bool:
@@ -88,7 +105,8 @@ class ProjectView:
     def context_for(self, module: str):
         """The libcst analysis of another module of the project (None when it cannot be read or parsed)."""
         claim(self.index)
-        self.asked.add(module)
+        if self.module is not None:  # this module's analysis may work something out from ``module``'s text
+            _ASKED.setdefault((id(self.index), self.module), set()).add(module)
         key = (id(self.index), module)
         if key in _CONTEXTS:
             return _CONTEXTS[key]

@@ -154,21 +154,27 @@ class Checker:
         return result
 
     def close(self, path: str) -> None:
-        """The document is closed: the index goes back to the file on disk."""
+        """The document is closed: the index goes back to the file on disk, and so do the questions about it
+        (its slot and what other contexts worked out from its buffer are dropped, even when the buffer's text is
+        the file's: a buffer that did not parse left its slot empty)."""
         key = os.path.abspath(path)
-        self.results.pop(key, None)
+        closed = self.results.pop(key, None)
         self.parsers.pop(key, None)
         self.shadows.pop(key, None)
         if self.buffers.pop(key, None) is not None:
-            self._sync_disk(key)
+            self._sync_disk(key, closed.config if closed is not None else None, forget=True)
 
     def saved(self, path: str) -> None:
         """Another tool may have written the file: the index re-reads what is not open."""
         key = os.path.abspath(path)
         if key not in self.buffers:
-            self._sync_disk(key)
+            try:
+                config = self.configs.for_path(path)
+            except ConfigError:
+                config = None
+            self._sync_disk(key, config)
 
-    def _sync_disk(self, key: str) -> None:
+    def _sync_disk(self, key: str, config: Optional[Config], forget: bool = False) -> None:
         from ms_lint.analysis import index as index_module
 
         try:
@@ -178,7 +184,11 @@ class Checker:
             return
         for index in list(index_module._INDEXES.values()):
             if key in index.by_path:
+                if forget:
+                    _forget_contexts(index, {key})
                 _update(index, key, raw)
+                if config is not None:
+                    self._reseed(index, config)
 
     def _analyze(self, source: SourceFile, config: Config, path: str):
         from ms_lint.engine import analyze_source
@@ -188,19 +198,21 @@ class Checker:
         for other, raw in self.buffers.items():  # the other open buffers of this project, not their files
             if other in index.by_path:
                 _update(index, other, raw)
-        for other, raw in self.buffers.items():
-            if other in index.by_path:
-                self._seed_context(index, other, raw, config)
+        self._reseed(index, config)
         parser = self.parsers.setdefault(key, IncrementalParser())
         return analyze_source(source, config, path, index=index, trees=parser)
 
     def _restore(self, source: SourceFile, config: Config) -> None:
         """After a fix was analyzed under this document's path: the index holds its buffer again, and so does the
         slot other documents' cross-module questions read (else their code actions read the file on disk)."""
-        index = self._index(source, config)
-        key = os.path.abspath(source.path)
-        if key in self.buffers:
-            self._seed_context(index, key, self.buffers[key], config)
+        self._reseed(self._index(source, config), config)
+
+    def _reseed(self, index, config: Config) -> None:
+        """Every open document of the index answers questions about it from its buffer again (after an edit
+        dropped contexts, or a fix was analyzed under a document's path)."""
+        for other, raw in self.buffers.items():
+            if other in index.by_path:
+                self._seed_context(index, other, raw, config)
 
     def _index(self, source: SourceFile, config: Config):
         """The project index of the document's package (``index_for``'s: one per package and config, kept by this
@@ -267,7 +279,8 @@ def _update(index, key: str, raw: bytes) -> None:
     nothing the index keeps depends on), the summary is swapped in and the rest kept: typing inside a function
     does not rebuild the project's graph closure, and only the module contexts built from the old text (its own,
     and those that asked about it) are dropped. Otherwise every context of the index goes: any of them may hold
-    what the index answered from the old summary (a class being a Cell, graph scope)."""
+    what the index answered from the old summary (a class being a Cell, graph scope). The caller seeds the open
+    buffers' slots again (``Checker._reseed``)."""
     from ms_lint.analysis.index import digest_of, summarize_file
 
     known = index.by_path.get(key)
@@ -280,7 +293,7 @@ def _update(index, key: str, raw: bytes) -> None:
             index.by_path[key] = summary
             index.modules[summary.name] = summary
             return
-    _forget_contexts(index, None)
+    _forget_contexts(index, {key}, everything=True)
     index.update_file(key, raw)
 
 
@@ -298,33 +311,26 @@ def _same_shape(a, b) -> bool:
     return a is b or a == b
 
 
-def _forget_contexts(index, paths) -> None:
+def _forget_contexts(index, paths, everything: bool = False) -> None:
     """Drop the cross-module analyses (``ms_lint.analysis.project``) built from these files' old text: their own
-    contexts and, through ``ProjectView.asked``, every context that asked about one of them (a base class's
-    context holds value models its callers' text decided), transitively. ``paths`` None: every context of the
-    index."""
+    contexts and every context that asked about one of them (``project.asked_by``: a base class's context holds
+    value models its callers' text decided), transitively; with ``everything``, every context of the index. A slot
+    that holds no context (a module that does not parse) stays, unless it is one of these files'."""
     from ms_lint.analysis import project
 
+    names = {summary.name for path in paths
+             for summary in [index.by_path.get(os.path.abspath(path))] if summary is not None}
     slots = [k for k in project._CONTEXTS if k[0] == id(index)]
-    if paths is None:
+    if everything:
         stale = set(slots)
     else:
-        names = {summary.name for path in paths
-                 for summary in [index.by_path.get(os.path.abspath(path))] if summary is not None}
         stale = set()
         while True:
-            more = {k for k in slots if k not in stale and (k[1] in names or _asked(project._CONTEXTS[k]) & names)}
+            more = {k for k in slots if k not in stale and (k[1] in names or project.asked_by(k) & names)}
             if not more:
                 break
             stale |= more
             names |= {k[1] for k in more}
     for key in stale:
-        del project._CONTEXTS[key]
-
-
-def _asked(context) -> set:
-    """The modules a stored context asked about (none yet for a buffer context not built)."""
-    if isinstance(context, _BufferContext):
-        context = context.__dict__.get("_context")
-    view = getattr(context, "project", None) if context is not None else None
-    return getattr(view, "asked", set())
+        if project._CONTEXTS.get(key) is not None or key[1] in names:
+            project.forget(key)
