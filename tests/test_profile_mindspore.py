@@ -10,7 +10,8 @@ pytest.importorskip("mindspore")
 
 from ms_lint.profiler.session import profile_function, profile_script  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+# both modules write the verifier's copies into fixtures/profile and assert they are gone: one test at a time
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("fixtures_profile_lock")]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "profile")
