@@ -150,7 +150,7 @@ def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("wheel")
     src = base / "src"
     ignore = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist", ".ms_lint_cache",
-                                    "fixtures", "tests", "*.pyc")
+                                    "fixtures", "tests", "*.pyc", ".venv", ".realcode", "rank_0")
     shutil.copytree(ROOT, src, ignore=ignore)
     if not (src / "README.md").exists():
         (src / "README.md").write_text("ms-lint\n")
