@@ -205,3 +205,21 @@ def test_an_edit_reaches_contexts_that_asked_an_earlier_occupant_of_a_slot(tmp_p
     checker.check(str(package / "net.py"), _holder("Net", "mid", "Mid"))
     checker.check(str(package / "top.py"), TOP.replace("count = 3", "count = step"))
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
+
+
+def test_a_scripts_unsaved_buffer_decides_msl301_on_the_helper_it_calls(tmp_path):
+    """MSL301 reports a helper's ``set_context`` for the scripts that call it; a script whose unsaved buffer turns
+    the cache on is read from the buffer, as ``check`` reads that text from the file."""
+    from test_script_modes import CALLS_THE_HELPER, HELPER
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
+    for name, text in {"src/__init__.py": "", "src/env.py": HELPER, "train.py": CALLS_THE_HELPER}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    checker = Checker()
+    helper = textwrap.dedent(HELPER)
+    assert [code for code, _ in _codes(checker.check(str(tmp_path / "src/env.py"), helper))] == ["MSL301"]
+    cached = "import os\n" + textwrap.dedent(CALLS_THE_HELPER).replace(
+        "def main():", 'os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")\n\n\ndef main():')
+    checker.check(str(tmp_path / "train.py"), cached)
+    assert _codes(checker.check(str(tmp_path / "src/env.py"), helper)) == []

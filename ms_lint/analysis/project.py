@@ -126,6 +126,21 @@ class ProjectView:
         _store(key, context)
         return context
 
+    def module_text(self, module: str, path: str) -> Optional[str]:
+        """The text questions about ``module`` are answered from, without parsing it: its stored context's (an
+        editor's buffer), else the file's (None when it cannot be read)."""
+        found = _CONTEXTS.get((id(self.index), module))
+        held = getattr(found, "__dict__", {})  # a buffer context not built yet holds ``raw``; a built one ``text``
+        if isinstance(held.get("raw"), bytes):
+            return held["raw"].decode("utf-8", errors="replace")
+        if isinstance(held.get("text"), str):
+            return held["text"]
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
     def own_context(self, text: str):
         """This file's context when another file's check already built it from the same text and config (then
         the check reuses its tree instead of parsing again), else None."""

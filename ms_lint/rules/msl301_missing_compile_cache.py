@@ -289,10 +289,8 @@ def _script_calling(context, function: Optional[cst.FunctionDef]) -> Optional[st
     for module, path in project.importing_modules():
         if is_test_module(path):
             continue
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
+        text = project.module_text(module, path)  # an editor's buffer of the script, not its file
+        if text is None:
             continue
         if function.name.value not in text or mentions_cache_settings(text) or (
                 "__main__" not in text and "parse_args" not in text and "argv" not in text):
