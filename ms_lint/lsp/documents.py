@@ -281,7 +281,8 @@ def _update(index, key: str, raw: bytes) -> None:
     and those that asked about it) are dropped. Otherwise every context of the index goes: any of them may hold
     what the index answered from the old summary (a class being a Cell, graph scope). The caller seeds the open
     buffers' slots again (``Checker._reseed``)."""
-    from ms_lint.analysis.index import digest_of, summarize_file
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.layout import digest_of
 
     known = index.by_path.get(key)
     if known is not None and known.digest == digest_of(raw):
