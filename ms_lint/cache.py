@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ms_lint import __version__
 from ms_lint.analysis.layout import digest_of
@@ -79,10 +79,7 @@ class ResultsCache:
             os.makedirs(os.path.dirname(self.file), exist_ok=True)
             _write_marker(os.path.join(self.folder, "CACHEDIR.TAG"), TAG)
             _write_marker(os.path.join(self.folder, ".gitignore"), "# Automatically created by ms-lint.\n*\n")
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.file), suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.entries, handle)
-            os.replace(tmp, self.file)
+            _replace_file(self.file, lambda handle: json.dump(self.entries, handle))
             self._remove_stale()
         except OSError:
             pass  # a cache that cannot be written is not an error
@@ -124,10 +121,8 @@ class SummaryStore:
             os.makedirs(folder, exist_ok=True)
             _write_marker(os.path.join(os.path.dirname(folder), "CACHEDIR.TAG"), TAG)
             _write_marker(os.path.join(os.path.dirname(folder), ".gitignore"), "# Automatically created by ms-lint.\n*\n")
-            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.file)
+            _replace_file(self.file, lambda handle: pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL),
+                          binary=True)
             for name in os.listdir(folder):
                 if name.startswith("summaries-") and name.endswith(".pickle") and name != os.path.basename(self.file):
                     os.remove(os.path.join(folder, name))
@@ -231,15 +226,20 @@ def _read_json(path: str) -> Any:
         return None
 
 
+def _replace_file(path: str, dump: Callable[[Any], None], binary: bool = False) -> None:
+    """Write ``path`` atomically: ``dump(handle)`` into a temporary file of its folder, then a rename (readers
+    never see half a file). Raises OSError."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as handle:
+        dump(handle)
+    os.replace(tmp, path)
+
+
 def _write_json(path: str, data: Any) -> None:
-    """Atomically (temporary file + rename); a cache that cannot be written is not an error."""
-    folder = os.path.dirname(path)
+    """Atomically; a cache that cannot be written is not an error."""
     try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        _replace_file(path, lambda handle: json.dump(data, handle))
     except OSError:
         pass
 
