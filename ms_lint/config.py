@@ -96,6 +96,12 @@ class Config:
             rel = path
         return rel.replace(os.sep, "/")
 
+    def index_options(self) -> Dict[str, Any]:
+        """The project index options this configuration sets (``ProjectIndex(**options)``)."""
+        return {"cell_bases": tuple(self.cell_bases),
+                "unresolved_construct_is_cell": self.unresolved_bases == "cell-if-construct",
+                "pynative_packages": tuple(self.pynative_packages)}
+
     def fingerprint(self) -> str:
         """Everything that changes analysis results, hashed (for the results cache)."""
         data = asdict(self)

@@ -54,7 +54,11 @@ def default_jobs() -> int:
 
 
 def _analyze_one(path: str, config: Config, index=None) -> Result:
+    from ms_lint.analysis.index import serves
     from ms_lint.engine import analyze_path, unanalyzable  # parser imports only in processes that analyze
+
+    if not serves(index, config):  # a sub-project's own index options: the engine builds that index
+        index = None
 
     shown = display_path(path)
     try:
@@ -163,14 +167,14 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int) -> List[List[T
 def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None,
                 jobs: Optional[int] = None):
     """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached."""
-    from ms_lint.analysis.index import ProjectIndex, SummaryCache, index_options
+    from ms_lint.analysis.index import ProjectIndex, SummaryCache
     from ms_lint.cache import SummaryStore
     from ms_lint.pool import fewer_collections
 
     store = SummaryStore(config.root, cache_dir) if use_cache else None
     summaries = SummaryCache(store.load() if store else None)
     with fewer_collections():
-        index = ProjectIndex.for_files(files, summaries, jobs=jobs, **index_options(config))
+        index = ProjectIndex.for_files(files, summaries, jobs=jobs, **config.index_options())
     index.summary_store = store
     save_summaries(index)
     return index
@@ -185,6 +189,20 @@ def save_summaries(index) -> None:
     if store is not None and index.cache.dirty:
         store.save(index.cache.entries)
         index.cache.dirty = False
+
+
+def _same_index_options(config_of: Callable[[str], Config], first: Config) -> Callable[[str], bool]:
+    """``path`` -> does its config set the index options of ``first`` (the config the run's index is built
+    with)? Asked once per distinct config."""
+    answers: Dict[int, bool] = {}
+
+    def same(path: str) -> bool:
+        cfg = config_of(path)
+        if id(cfg) not in answers:
+            answers[id(cfg)] = cfg is first or cfg.index_options() == first.index_options()
+        return answers[id(cfg)]
+
+    return same
 
 
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
@@ -237,11 +255,14 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             store.save(state, fingerprints, store.refreshed, salt)
     findings: List[Finding] = []
     pending: List[str] = []
+    own_index = _same_index_options(config_of, first)
     for path, key in zip(files, absolute):
         # the project's stamps were taken just now: the cache need not stat the file again, unless ``..`` in the
         # path makes its absolute spelling name another file (``link/../x.py`` with ``link`` a symlink)
         stat = stamps.get(key) if ".." not in path else None
-        cached = cache_of(path).lookup(path, fingerprints[key], key, stat) if use_cache else None
+        # a file whose own config sets other index options is analyzed with its own index, uncached: its
+        # fingerprint comes from the run's index
+        cached = cache_of(path).lookup(path, fingerprints[key], key, stat) if use_cache and own_index(path) else None
         if cached is None:
             pending.append(path)
         elif cached:
@@ -252,7 +273,7 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
     if pending:  # a warm run imports neither the worker pool nor the parsers
         for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project()):
             findings.extend(file_findings)
-            if use_cache and stamp is not None:
+            if use_cache and stamp is not None and own_index(path):
                 cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
     for cache in caches.values():
         cache.save()

@@ -760,3 +760,22 @@ def test_what_a_method_of_a_held_project_object_returns_decides_its_callers_cond
     # `ready` returns a bool Tensor built in StepBuffer, `full_size` a Python int first: only `if check` is one
     assert ("rl/trainer.py", 15, "MSL201") in found
     assert ("rl/trainer.py", 18, "MSL201") not in found
+
+
+def test_a_sub_project_with_its_own_index_options_gets_them_whichever_file_comes_first(tmp_path, capsys):
+    """``check`` builds one project index, with the first file's config; a file whose own pyproject.toml sets
+    other index options (here ``pynative-packages = []``) is analyzed with its own, cached or not."""
+    make(tmp_path, {"pyproject.toml": "[tool.ms-lint]\n", "aaa.py": STEP,
+                    "sub/pyproject.toml": "[tool.ms-lint]\npynative-packages = []\n",
+                    "sub/pkg/__init__.py": "", "sub/pkg/pynative/__init__.py": "", "sub/pkg/pynative/optim.py": STEP})
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for args in (["--no-cache"], [], []):  # cold, then filling and reading the cache
+            assert main(["check", "--output-format", "json", *args, "aaa.py", "sub/pkg"]) == 1
+            found = [(f["path"].replace(os.sep, "/"), f["line"], f["code"])
+                     for f in json.loads(capsys.readouterr().out)]
+            assert ("sub/pkg/pynative/optim.py", 7, "MSL102") in found, args
+            assert ("aaa.py", 7, "MSL102") in found
+    finally:
+        os.chdir(cwd)

@@ -159,9 +159,13 @@ class ProjectIndex:
         self.by_path: Dict[str, ModuleSummary] = {}
         self.roots: List[str] = []  # source roots, searched before installed packages
         self.project_modules: Set[str] = set()
+        cell_bases = tuple(cell_bases)
         self.cell_bases = set(cell_bases)
         self.unresolved_construct_is_cell = unresolved_construct_is_cell
         self.pynative_packages = tuple(pynative_packages)
+        # what ``Config.index_options`` gives for the configurations this index answers for
+        self.options = {"cell_bases": cell_bases, "unresolved_construct_is_cell": unresolved_construct_is_cell,
+                        "pynative_packages": self.pynative_packages}
         self._missing: Set[str] = set()
         self._top_specs: Dict[str, object] = {}
         self._cell: Dict[ClassRef, bool] = {}
@@ -775,16 +779,15 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str) -> Tuple[O
 _INDEXES: Dict[tuple, ProjectIndex] = {}
 
 
-def index_options(config) -> Dict[str, object]:
-    """The ``ProjectIndex`` options a configuration sets."""
-    return {"cell_bases": tuple(config.cell_bases),
-            "unresolved_construct_is_cell": config.unresolved_bases == "cell-if-construct",
-            "pynative_packages": tuple(config.pynative_packages)}
+def serves(index: Optional[ProjectIndex], config) -> bool:
+    """Does ``index`` answer for files of ``config`` (``check`` builds one index, with the first file's config;
+    a file whose own pyproject.toml sets other index options gets its own)?"""
+    return index is not None and getattr(index, "options", None) == config.index_options()
 
 
 def index_key(anchor: str, config) -> tuple:
     """Where ``index_for`` keeps the index of the package at ``anchor`` under this configuration."""
-    return (anchor,) + tuple(sorted(index_options(config).items()))
+    return (anchor,) + tuple(sorted(config.index_options().items()))
 
 
 def index_for(source, config) -> ProjectIndex:
@@ -797,7 +800,7 @@ def index_for(source, config) -> ProjectIndex:
     if index is None:
         if len(_INDEXES) > 32:
             _INDEXES.clear()
-        index = ProjectIndex.for_files([source.path], **index_options(config))
+        index = ProjectIndex.for_files([source.path], **config.index_options())
         _INDEXES[key] = index
     index.update_file(source.path, source.raw)
     return index
