@@ -223,3 +223,44 @@ def test_a_scripts_unsaved_buffer_decides_msl301_on_the_helper_it_calls(tmp_path
         "def main():", 'os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")\n\n\ndef main():')
     checker.check(str(tmp_path / "train.py"), cached)
     assert _codes(checker.check(str(tmp_path / "src/env.py"), helper)) == []
+
+
+SCRIPT = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import nn
+
+    from src.blocks import Block
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+
+        def construct(self, x, step):
+            return self.block(x, 3)
+
+
+    if __name__ == "__main__":
+        print(Net()(ms.Tensor([1.0]), 1))
+    """)
+
+
+def test_closing_a_document_reseeds_a_buffer_edited_through_another_index(tmp_path):
+    """``train.py`` (a root script) sits in its own index and in ``src``'s; its edit goes to its own. Closing
+    ``src/other.py`` reseeds ``src``'s index: it must take ``train.py``'s buffer (which passes an int), not take the
+    buffer for one that does not parse (then ``Block.construct``'s ``step`` had no call site: a Tensor)."""
+    flagged = BLOCKS.replace("        return x\n", "        if x.sum() > 0:\n            x = x * 2\n        return x\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    for name, text in {"src/__init__.py": "", "src/blocks.py": flagged, "src/other.py": "X = 1\n",
+                       "train.py": SCRIPT}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    checker = Checker()
+    checker.check(str(tmp_path / "src/other.py"), "X = 1\n")
+    checker.check(str(tmp_path / "train.py"), SCRIPT)
+    blocks = checker.check(str(tmp_path / "src/blocks.py"), flagged)
+    assert _codes(blocks) == [("MSL201", 8)]
+    checker.check(str(tmp_path / "train.py"), SCRIPT.replace("self.block(x, 3)", "self.block(x, 4)"))
+    checker.close(str(tmp_path / "src/other.py"))
+    assert [(finding.code, finding.line) for finding, _ in blocks.variants()] == [("MSL201", 8)]

@@ -195,9 +195,6 @@ class Checker:
 
         key = os.path.abspath(source.path)
         index = self._index(source, config)
-        for other, raw in self.buffers.items():  # the other open buffers of this project, not their files
-            if other in index.by_path:
-                _update(index, other, raw)
         self._reseed(index, config)
         parser = self.parsers.setdefault(key, IncrementalParser())
         return analyze_source(source, config, path, index=index, trees=parser)
@@ -209,7 +206,11 @@ class Checker:
 
     def _reseed(self, index, config: Config) -> None:
         """Every open document of the index answers questions about it from its buffer again (after an edit
-        dropped contexts, or a fix was analyzed under a document's path)."""
+        dropped contexts, or a fix was analyzed under a document's path): the index gets each buffer's text first
+        (a file in two indexes, a root script and a package's, was edited through the other one)."""
+        for other, raw in self.buffers.items():  # the other open buffers of this project, not their files
+            if other in index.by_path:
+                _update(index, other, raw)
         for other, raw in self.buffers.items():
             if other in index.by_path:
                 self._seed_context(index, other, raw, config)
