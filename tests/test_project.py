@@ -779,3 +779,49 @@ def test_a_sub_project_with_its_own_index_options_gets_them_whichever_file_comes
             assert ("aaa.py", 7, "MSL102") in found
     finally:
         os.chdir(cwd)
+
+
+def test_a_pynative_packages_cell_reached_through_a_held_chain_or_a_subclass_outside_compiles(tmp_path, capsys):
+    """A graph model outside the package holds ``Mid`` (in the package), which holds ``Step``: both compile. A
+    subclass outside the package inherits ``construct``: the inherited one compiles."""
+    mid = """\
+        from mindspore import nn
+
+        from .leaf import Step
+
+
+        class Mid(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.step = Step()
+
+            def construct(self, grads):
+                return self.step(grads)
+        """
+    net = """\
+        from mindspore import nn
+
+        from .pynative.mid import Mid
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.mid = Mid()
+
+            def construct(self, grads):
+                return self.mid(grads)
+        """
+    fast = """\
+        from .pynative.other import Step
+
+
+        class Fast(Step):
+            pass
+        """
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/leaf.py": STEP,
+                    "pkg/pynative/mid.py": mid, "pkg/net.py": net, "pkg/pynative/other.py": STEP,
+                    "pkg/fast.py": fast, "pkg/pynative/alone.py": STEP})
+    code, found = check(tmp_path, capsys, "pkg")
+    assert [f for f in found if f[2] == "MSL102"] == [("pkg/pynative/leaf.py", 7, "MSL102"),
+                                                      ("pkg/pynative/other.py", 7, "MSL102")]

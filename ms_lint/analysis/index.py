@@ -176,6 +176,7 @@ class ProjectIndex:
         self._callers: Dict[FunctionRef, List[FunctionRef]] = {}
         self._constructions: Optional[Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]] = None
         self._holders: Optional[Tuple[Holders, Holders]] = None  # (built by __init__, declared by annotation)
+        self._subclasses: Optional[Dict[ClassRef, List[ClassRef]]] = None  # project class -> its direct subclasses
         self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
         self._importers: Optional[Dict[str, Set[str]]] = None  # module -> project modules importing from it
 
@@ -239,6 +240,7 @@ class ProjectIndex:
         self._graph = None
         self._constructions = None
         self._holders = None
+        self._subclasses = None
         self._graph_by_module = None
         self._importers = None
         for memo in (self._cell, self._resolved, self._class_refs, self._chains):
@@ -392,12 +394,31 @@ class ProjectIndex:
             return False
         return not any(mode == "0" or mode.endswith("GRAPH_MODE") for _, mode in summary.set_context_modes)
 
-    def eager_cell(self, ref: ClassRef) -> bool:
-        """A Cell of a module named for PyNative mode (``named_pynative``) that no class of another module holds
-        as a sub-cell: a graph-mode model outside the package that holds it compiles its ``construct``."""
+    def eager_cell(self, ref: ClassRef, _seen: Optional[Set[ClassRef]] = None) -> bool:
+        """A Cell of a module named for PyNative mode (``named_pynative``) whose every holder (a class that keeps
+        it as a sub-cell) and every subclass is eager too: a graph-mode model outside the package that holds it,
+        directly or through other Cells of the package, or a subclass outside it (which inherits ``construct``),
+        compiles its ``construct``."""
         if not self.named_pynative(ref[0]):
             return False
-        return all(self.named_pynative(holder) for holder, _, _ in self.sub_cell_holders(ref))
+        seen = set() if _seen is None else _seen
+        if ref in seen:
+            return True  # a cycle of holders adds no graph model
+        seen.add(ref)
+        holders = [(module, owner) for module, owner, _ in self.sub_cell_holders(ref)]
+        return all(self.eager_cell(other, seen) for other in holders + self._direct_subclasses(ref))
+
+    def _direct_subclasses(self, ref: ClassRef) -> List[ClassRef]:
+        if self._subclasses is None:
+            found: Dict[ClassRef, List[ClassRef]] = {}
+            for name in sorted(self.project_modules):
+                for qual, info in self.modules[name].classes.items():
+                    for base in info.bases:
+                        target = self.class_ref(name, base) if base != "<expr>" else None
+                        if target is not None:
+                            found.setdefault(target, []).append((name, qual))
+            self._subclasses = found
+        return self._subclasses.get(ref, [])
 
     def is_cell(self, ref: ClassRef) -> bool:
         """The class's bases reach ``nn.Cell`` (or a declared ``cell-bases`` class) through modules we can read.
