@@ -264,3 +264,15 @@ def test_closing_a_document_reseeds_a_buffer_edited_through_another_index(tmp_pa
     checker.check(str(tmp_path / "train.py"), SCRIPT.replace("self.block(x, 3)", "self.block(x, 4)"))
     checker.close(str(tmp_path / "src/other.py"))
     assert [(finding.code, finding.line) for finding, _ in blocks.variants()] == [("MSL201", 8)]
+
+
+def test_the_store_limit_keeps_the_open_buffers_slots(tmp_path, monkeypatch):
+    """Block is held by ``aaa.py`` (on disk, passes 3) and the open ``net.py`` (its buffer passes the Tensor
+    ``step``). With the store full, storing ``aaa.py``'s context in the middle of ``blocks.py``'s analysis must
+    not drop ``net.py``'s seeded slot (the question about it then read the file, which passes 3)."""
+    package = _package(tmp_path, NET_ON_DISK)
+    (package / "aaa.py").write_text(NET_ON_DISK.replace("class Net(", "class Aaa("), encoding="utf-8")
+    checker = Checker()
+    checker.check(str(package / "net.py"), NET_BUFFER)
+    monkeypatch.setattr(project, "_MAX_CONTEXTS", 2)
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]

@@ -30,6 +30,10 @@ _OWNERS: Dict[int, "weakref.ref"] = {}  # id(index) -> the index those contexts 
 # dropped with the slot (``forget``).
 _ASKED: Dict[Tuple[int, str], Set[str]] = {}
 
+# Slots the language server seeded with an open document's buffer: the store's limit never clears them (questions
+# about the document would read its file on disk until the next check reseeds them).
+_PINNED: Set[Tuple[int, str]] = set()
+
 
 def claim(index: ProjectIndex) -> None:
     """Make the stored contexts keyed by ``id(index)`` this index's: an index that was freed may have left
@@ -42,6 +46,7 @@ def claim(index: ProjectIndex) -> None:
         del _CONTEXTS[stale]
     for stale in [k for k in _ASKED if k[0] == key]:
         del _ASKED[stale]
+    _PINNED.difference_update([k for k in _PINNED if k[0] == key])
     _OWNERS[key] = weakref.ref(index)
 
 
@@ -49,6 +54,13 @@ def forget(key: Tuple[int, str]) -> None:
     """Drop a slot's context and what it asked about."""
     _CONTEXTS.pop(key, None)
     _ASKED.pop(key, None)
+    _PINNED.discard(key)
+
+
+def pin(key: Tuple[int, str], context) -> None:
+    """Seed a slot with an open document's buffer (``context``, or None for a buffer that does not parse)."""
+    _CONTEXTS[key] = context
+    _PINNED.add(key)
 
 
 def asked_by(key: Tuple[int, str]) -> Set[str]:
@@ -57,12 +69,14 @@ def asked_by(key: Tuple[int, str]) -> Set[str]:
 
 
 def _store(key: Tuple[int, str], context) -> None:
-    """Keep ``context`` under ``key``; at the limit, forget the others first. Replacing a slot never forgets: the
+    """Keep ``context`` under ``key``; at the limit, forget the others first, but for the slots pinned to open
+    documents' buffers (the language server's; ``pin``). Replacing a slot never forgets: the
     language server seeds one slot per open buffer before an analysis, whose own context then takes its slot, and
     clearing there would send the questions about the other buffers to their files on disk."""
     if key not in _CONTEXTS and len(_CONTEXTS) >= _MAX_CONTEXTS:
-        _CONTEXTS.clear()
-        _ASKED.clear()
+        for stale in [k for k in _CONTEXTS if k not in _PINNED]:
+            del _CONTEXTS[stale]
+            _ASKED.pop(stale, None)
     _CONTEXTS[key] = context
 
 

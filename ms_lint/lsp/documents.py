@@ -245,10 +245,10 @@ class Checker:
         if summary.digest != digest_of(raw):
             # the buffer did not parse (the index keeps the summary of its last text that did: a half-typed edit):
             # questions about it get what ``context_for`` gives for a file that does not parse, no context
-            project._CONTEXTS[slot] = None
+            project.pin(slot, None)
             return
         shadow = self.shadows.setdefault(key, IncrementalParser())
-        project._CONTEXTS[slot] = _BufferContext(index, summary.path, raw, config, shadow)
+        project.pin(slot, _BufferContext(index, summary.path, raw, config, shadow))
 
 
 class _BufferContext:
