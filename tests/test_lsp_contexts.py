@@ -276,3 +276,14 @@ def test_the_store_limit_keeps_the_open_buffers_slots(tmp_path, monkeypatch):
     checker.check(str(package / "net.py"), NET_BUFFER)
     monkeypatch.setattr(project, "_MAX_CONTEXTS", 2)
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
+
+
+def test_a_buffer_that_cannot_be_read_answers_as_an_unreadable_file(tmp_path):
+    """A NUL byte typed into ``net.py``: the document is MSL900, and questions about it get what an unreadable
+    file gives (no context: ``Block.construct``'s ``step`` a Tensor parameter), not its previous buffer's answer."""
+    package = _package(tmp_path, NET_ON_DISK)
+    checker = Checker()
+    checker.check(str(package / "net.py"), NET_ON_DISK.replace("self.block(x, 3)", "self.block(x, 4)"))
+    nul = checker.check(str(package / "net.py"), NET_BUFFER + "\x00")
+    assert [code for code, _ in _codes(nul)] == ["MSL900"]
+    assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]

@@ -139,6 +139,8 @@ class Checker:
         except UnreadableSource as exc:
             result.findings = [unanalyzable(path, exc.reason, exc.line or 1)]
             self.results[key] = result
+            # questions about the document get what an unreadable file gives (no context), not its last buffer
+            self.buffers[key] = text.encode("utf-8", errors="surrogatepass")
             return result
         try:
             self.buffers[key] = result.source.raw
