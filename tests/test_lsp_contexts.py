@@ -16,21 +16,28 @@ BLOCKS = textwrap.dedent("""\
                 x = x + 1
             return x
     """)
-NET_ON_DISK = textwrap.dedent("""\
-    from mindspore import nn
-
-    from .blocks import Block
 
 
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.block = Block()
+def _holder(name: str, source: str, held: str, argument: str = "step") -> str:
+    """A Cell ``name`` holding ``source``'s Cell ``held`` and calling it with ``argument`` for its ``step``."""
+    return textwrap.dedent(f"""\
+        from mindspore import nn
 
-        def construct(self, x, step):
-            return self.block(x, 3)
-    """)
-NET_BUFFER = NET_ON_DISK.replace("self.block(x, 3)", "self.block(x, step)")
+        from {source} import {held}
+
+
+        class {name}(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.block = {held}()
+
+            def construct(self, x, step):
+                return self.block(x, {argument})
+        """)
+
+
+NET_ON_DISK = _holder("Net", ".blocks", "Block", "3")
+NET_BUFFER = _holder("Net", ".blocks", "Block")
 
 
 def _codes(checked):
@@ -174,35 +181,17 @@ def test_fix_all_that_reshapes_a_document_leaves_the_other_buffers_answering(tmp
     assert [finding.code for finding, _ in blocks.variants()] == ["MSL201"]
 
 
-def _holder(name: str, module: str, held: str) -> str:
-    """A Cell ``name`` holding ``module``'s Cell ``held`` and passing its ``step`` on."""
-    return textwrap.dedent(f"""\
-        from mindspore import nn
-
-        from .{module} import {held}
-
-
-        class {name}(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.inner = {held}()
-
-            def construct(self, x, step):
-                return self.inner(x, step)
-        """)
-
-
 def test_an_edit_reaches_contexts_that_asked_an_earlier_occupant_of_a_slot(tmp_path):
     """``Block`` <- ``Mid`` <- ``Net`` <- ``Top``: opening ``net.py`` (its file's text) seeds its slot over the
     context built from the file, which had worked ``step`` out from ``top.py``; the edit of ``top.py`` must still
     reach ``mid.py``'s context, which asked that earlier occupant."""
-    package = _package(tmp_path, _holder("Net", "mid", "Mid"))
-    (package / "mid.py").write_text(_holder("Mid", "blocks", "Block"), encoding="utf-8")
+    package = _package(tmp_path, _holder("Net", ".mid", "Mid"))
+    (package / "mid.py").write_text(_holder("Mid", ".blocks", "Block"), encoding="utf-8")
     (package / "top.py").write_text(TOP, encoding="utf-8")
     checker = Checker()
     checker.check(str(package / "top.py"), TOP)
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == []
-    checker.check(str(package / "net.py"), _holder("Net", "mid", "Mid"))
+    checker.check(str(package / "net.py"), _holder("Net", ".mid", "Mid"))
     checker.check(str(package / "top.py"), TOP.replace("count = 3", "count = step"))
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
 
@@ -225,25 +214,8 @@ def test_a_scripts_unsaved_buffer_decides_msl301_on_the_helper_it_calls(tmp_path
     assert _codes(checker.check(str(tmp_path / "src/env.py"), helper)) == []
 
 
-SCRIPT = textwrap.dedent("""\
-    import mindspore as ms
-    from mindspore import nn
-
-    from src.blocks import Block
-
-
-    class Net(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.block = Block()
-
-        def construct(self, x, step):
-            return self.block(x, 3)
-
-
-    if __name__ == "__main__":
-        print(Net()(ms.Tensor([1.0]), 1))
-    """)
+SCRIPT = ("import mindspore as ms\n" + _holder("Net", "src.blocks", "Block", "3")
+          + '\n\nif __name__ == "__main__":\n    print(Net()(ms.Tensor([1.0]), 1))\n')
 
 
 def test_closing_a_document_reseeds_a_buffer_edited_through_another_index(tmp_path):

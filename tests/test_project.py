@@ -657,6 +657,24 @@ STEP = """\
     def rows(x):
         return [ops.relu(x[i]) for i in range(x.shape[0])]
     """
+def holding(name: str, source: str, held: str) -> str:
+    """A module with the Cell ``name``, which holds ``held`` (imported from ``source``) and hands it its grads."""
+    return textwrap.dedent(f"""\
+        from mindspore import nn
+
+        from {source} import {held}
+
+
+        class {name}(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = {held}()
+
+            def construct(self, grads):
+                return self.inner(grads)
+        """)
+
+
 STEPS = {"pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/optim.py": STEP,
          "pkg/models/__init__.py": "", "pkg/models/step.py": STEP, "pkg/models/non_pynative.py": STEP}
 
@@ -675,20 +693,7 @@ def test_a_pynative_packages_cell_held_by_a_graph_model_or_set_to_graph_mode_com
     """A graph-mode model outside the package that holds the Cell as a sub-cell compiles its ``construct``; so does
     a module of the package that sets GRAPH_MODE itself."""
     held = STEP.replace("class Step(", "class Held(")
-    net = """\
-        from mindspore import nn
-
-        from .pynative.held import Held
-
-
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.step = Held()
-
-            def construct(self, grads):
-                return self.step(grads)
-        """
+    net = holding("Net", ".pynative.held", "Held")
     script = "import mindspore as ms\n" + textwrap.dedent(STEP) + "\n\nms.set_context(mode=ms.GRAPH_MODE)\n"
     make(tmp_path, {"pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/held.py": held,
                     "pkg/pynative/optim.py": STEP, "pkg/pynative/script.py": script, "pkg/net.py": net})
@@ -784,34 +789,8 @@ def test_a_sub_project_with_its_own_index_options_gets_them_whichever_file_comes
 def test_a_pynative_packages_cell_reached_through_a_held_chain_or_a_subclass_outside_compiles(tmp_path, capsys):
     """A graph model outside the package holds ``Mid`` (in the package), which holds ``Step``: both compile. A
     subclass outside the package inherits ``construct``: the inherited one compiles."""
-    mid = """\
-        from mindspore import nn
-
-        from .leaf import Step
-
-
-        class Mid(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.step = Step()
-
-            def construct(self, grads):
-                return self.step(grads)
-        """
-    net = """\
-        from mindspore import nn
-
-        from .pynative.mid import Mid
-
-
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.mid = Mid()
-
-            def construct(self, grads):
-                return self.mid(grads)
-        """
+    mid = holding("Mid", ".leaf", "Step")
+    net = holding("Net", ".pynative.mid", "Mid")
     fast = """\
         from .pynative.other import Step
 
