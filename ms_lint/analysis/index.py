@@ -392,7 +392,7 @@ class ProjectIndex:
         summary = self.modules.get(module)
         if summary is None or not any(part in self.pynative_packages for part in module.split(".")):
             return False
-        return not any(mode == "0" or mode.endswith("GRAPH_MODE") for _, mode in summary.set_context_modes)
+        return not any(names_mode(mode, "GRAPH_MODE") for _, mode in summary.set_context_modes)
 
     def eager_cell(self, ref: ClassRef, _seen: Optional[Set[ClassRef]] = None) -> bool:
         """A Cell of a module named for PyNative mode (``named_pynative``) whose every holder (a class that keeps
@@ -610,6 +610,11 @@ class ProjectIndex:
         return found
 
 
+def names_mode(mode: str, name: str) -> bool:
+    """Does a summary's ``set_context(mode=...)`` text name ``GRAPH_MODE`` (or 0) / ``PYNATIVE_MODE`` (or 1)?"""
+    return mode == {"GRAPH_MODE": "0", "PYNATIVE_MODE": "1"}[name] or mode.endswith(name)
+
+
 _BUILTIN_BASES = {"object", "Exception", "ValueError", "TypeError", "RuntimeError", "dict", "list", "tuple",
                   "str", "int", "float", "enum.Enum", "Enum", "IntEnum", "ABC", "abc.ABC", "NamedTuple",
                   "typing.NamedTuple", "Generic", "Protocol"}
@@ -629,10 +634,8 @@ class _GraphClosure:
         wrappers = self._jit_wrappers()
         for name in sorted(index.project_modules):
             summary = index.modules[name]
-            pynative_only = summary.refuses_graph_mode or (
-                bool(summary.set_context_modes) and all(
-                    mode in ("1", "mindspore.PYNATIVE_MODE") or mode.endswith("PYNATIVE_MODE")
-                    for _, mode in summary.set_context_modes))
+            pynative_only = summary.refuses_graph_mode or (bool(summary.set_context_modes) and all(
+                names_mode(mode, "PYNATIVE_MODE") for _, mode in summary.set_context_modes))
             for qual, info in summary.classes.items():
                 if (not pynative_only and info.has_construct and index.is_cell((name, qual))
                         and not index.eager_cell((name, qual))):

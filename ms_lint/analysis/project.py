@@ -144,11 +144,8 @@ class ProjectView:
         """The text questions about ``module`` are answered from, without parsing it: its stored context's (an
         editor's buffer), else the file's (None when it cannot be read)."""
         found = _CONTEXTS.get((id(self.index), module))
-        held = getattr(found, "__dict__", {})  # a buffer context not built yet holds ``raw``; a built one ``text``
-        if isinstance(held.get("raw"), bytes):
-            return held["raw"].decode("utf-8", errors="replace")
-        if isinstance(held.get("text"), str):
-            return held["text"]
+        if found is not None:
+            return found.text
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 return handle.read()

@@ -259,6 +259,7 @@ class _BufferContext:
 
     def __init__(self, index, path: str, raw: bytes, config: Config, parser: IncrementalParser):
         self.index, self.path, self.raw, self.config, self.parser = index, path, raw, config, parser
+        self.text = decode_source(path, raw).text  # as a ModuleContext's: read without building the context
         self._context = None
 
     def __getattr__(self, name: str):
@@ -269,8 +270,7 @@ class _BufferContext:
             from ms_lint.analysis.project import ProjectView
             from ms_lint.context import ModuleContext
 
-            text = decode_source(self.path, self.raw).text
-            context = ModuleContext(self.parser.parse(text), text, self.path, self.config,
+            context = ModuleContext(self.parser.parse(self.text), self.text, self.path, self.config,
                                     project=ProjectView(self.index, self.path, self.config))
             self.__dict__["_context"] = context
         return getattr(context, name)
