@@ -594,3 +594,51 @@ def test_callers_are_read_only_for_a_helper_whose_own_code_names_a_parameter(mon
     assert asked == []
     assert context.values(defs["scale"]).env["x"] is Kind.TENSOR  # from construct's call
     assert asked == ["scale"]
+
+
+def _probe_expression(expression):
+    code = textwrap.dedent(HEADER).replace("{probe}", expression)
+    module, context = context_of(code)
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    construct = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "construct")
+    return context.values(construct), construct.body.body[-1].body[0].value
+
+
+@pytest.mark.parametrize("expression, never", [
+    ("x is None", True), ("s is not None and x in grads", True), ("not (x is None)", True), ("'train' == x", True),
+    ("1 < 2", True), ("None", True), ("not 3", True),
+    ("x > 0", False), ("s", False), ("x is None or s > 0", False), ("not s", False), ("1 < s", False),
+])
+def test_never_tensor_is_a_syntactic_bound_of_kind(expression, never):
+    # ``never_tensor`` lets MSL201 skip the value model: when it says so, the model must agree, whatever the
+    # names hold (here ``x`` and ``s`` are Tensors)
+    from ms_lint.analysis.values import never_tensor
+
+    values, expr = _probe_expression(expression)
+    assert never_tensor(expr) is never
+    if never:
+        assert values.kind(expr) is not Kind.TENSOR
+    else:
+        assert values.kind(expr) is Kind.TENSOR
+
+
+def test_never_tensor_agrees_with_the_model_on_every_fixture_condition():
+    from ms_lint.analysis.values import never_tensor
+    from ms_lint.walk import find
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+    checked = 0
+    for path in sorted(root.rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        try:
+            module, context = context_of(code)
+        except cst.ParserSyntaxError:
+            continue
+        for func in context.scope.functions:
+            if not context.scope.is_graph_function(func):
+                continue
+            for node in find(func.body, (cst.If, cst.IfExp)):
+                if never_tensor(node.test):
+                    checked += 1
+                    assert context.values(func).kind(node.test) is not Kind.TENSOR, (path, cst.Module([]).code_for_node(node.test))
+    assert checked > 20

@@ -62,6 +62,7 @@ CONST_PRIMITIVES = {
     "mindspore.ops.IsInstance", "mindspore.ops.Size",
 }
 STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_NEVER_TENSOR_LEAVES = (cst.Integer, cst.Float, cst.Imaginary) + STRING_NODES
 SHAPE_METHODS = {"dim", "ndimension", "dtype", "shape", "is_complex", "is_floating_point", "is_signed",
                  "is_contiguous", "numel", "nelement", "element_size"}
 CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "tuple", "list", "enumerate",
@@ -155,6 +156,28 @@ def is_literal(expr: cst.BaseExpression) -> bool:
     except (ValueError, AttributeError, TypeError):
         return False
     return True
+
+
+def never_tensor(expr: cst.BaseExpression) -> bool:
+    """True when ``FunctionValues.kind(expr)`` cannot be TENSOR whatever the function's names hold: literals,
+    ``is``/``in`` tests, comparisons with a string, and ``not``/``and``/``or`` of those (the same cases as the
+    ``_kind_*`` methods below). Lets a rule skip building a value model for ``if x is None:``."""
+    kind = type(expr)
+    if kind in _NEVER_TENSOR_LEAVES:
+        return True
+    if kind is cst.Name:
+        return expr.value in ("True", "False", "None")
+    if kind is cst.Comparison:
+        if any(isinstance(t.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for t in expr.comparisons):
+            return True
+        operands = [expr.left] + [t.comparator for t in expr.comparisons]
+        return any(isinstance(operand, STRING_NODES) for operand in operands) or all(
+            never_tensor(operand) for operand in operands)
+    if kind is cst.UnaryOperation:
+        return never_tensor(expr.expression)
+    if kind is cst.BooleanOperation:
+        return never_tensor(expr.left) and never_tensor(expr.right)
+    return False
 
 
 class ModuleConstants:

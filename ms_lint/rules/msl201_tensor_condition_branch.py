@@ -34,7 +34,7 @@ from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_sha
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.narrowing import is_narrowed_operand, narrowed_names
-from ms_lint.analysis.values import FunctionValues, Kind, is_literal, root_param_kinds
+from ms_lint.analysis.values import FunctionValues, Kind, is_literal, never_tensor, root_param_kinds
 from ms_lint.walk import find
 
 WHY = ("graph mode compiles it as control flow, both branches as subgraphs (MindSpore 2.10: 3.3x slower compile, "
@@ -859,6 +859,8 @@ class TensorConditionBranch(Rule):
         for node, func in self._pending:
             if self.context.enclosing_function(node) is not func:
                 continue  # inside a nested def: its names are not the graph function's
+            if never_tensor(node.test):
+                continue  # ``if x is None:``: no value model needed to say so
             values = self.context.values(func)
             if not self._tensor_condition(values, node.test) or _validation_guard(node):
                 continue
