@@ -6,6 +6,8 @@ from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from ms_lint.chunks import chunk_bounds, runs
+
 
 def _not_validated(self) -> None:
     return None
@@ -15,8 +17,48 @@ def parse_module(text: str) -> cst.Module:
     """``cst.parse_module`` without the per-node validation libcst runs as its parser builds each node (every
     ``CSTNode.__post_init__`` calls ``_validate``): the parser only builds valid nodes, and the check costs about
     13% of a parse (2.1 of 15.7 s CPU on the 481 model modules of the eight-package corpus). Nodes the rewrites
-    build afterwards are validated as usual; a fixed text is re-parsed with ``cst.parse_module`` itself. Not
-    reentrant across threads: ms-lint parses on one thread (the language server runs its checks on one worker)."""
+    build afterwards are validated as usual. Not
+    reentrant across threads: ms-lint parses on one thread (the language server runs its checks on one worker).
+
+    A module of more than ``ms_lint.chunks.CHUNK_LINES`` lines is parsed a run of top-level statements at a time
+    and joined (the same tree, a fraction of the parser's peak memory); whatever does not join exactly is parsed
+    whole."""
+    bounds = chunk_bounds(text)
+    if len(bounds) > 1:
+        joined = _parse_runs(text, bounds)
+        if joined is not None:
+            return joined
+    return _parse_whole(text)
+
+
+def _parse_runs(text: str, bounds) -> Optional[cst.Module]:
+    """The module joined from its runs (``ms_lint.chunks``), or None when a run does not parse or does not
+    join as the whole module would parse: other indentation or line ends detected, comments before or after a
+    cut."""
+    parsed = []
+    for run, _line in runs(text, bounds):
+        try:
+            parsed.append(_parse_whole(run))
+        except (cst.ParserSyntaxError, RecursionError, MemoryError):
+            return None  # a cut inside a string or a bracket, or a real error: the whole module decides
+    first = parsed[0]
+    body = list(first.body)
+    for run in parsed[1:]:
+        if (run.default_indent != first.default_indent or run.default_newline != first.default_newline
+                or run.encoding != first.encoding or not run.body
+                or any(line.comment is not None for line in run.header)):
+            return None
+        statements = list(run.body)
+        if run.header:
+            statements[0] = statements[0].with_changes(leading_lines=(*run.header, *statements[0].leading_lines))
+        body.extend(statements)
+    if any(run.footer for run in parsed[:-1]) or not first.body:
+        return None
+    last = parsed[-1]
+    return first.with_changes(body=body, footer=last.footer, has_trailing_newline=last.has_trailing_newline)
+
+
+def _parse_whole(text: str) -> cst.Module:
     if os.environ.get("LIBCST_PARSER_TYPE") == "pure":  # libcst's old pure-Python parser may lean on validation
         return cst.parse_module(text)
     base = cst.CSTNode

@@ -7,11 +7,14 @@ Positions are resolved only for files that have findings.
 """
 from __future__ import annotations
 
+import __future__
+import functools
+import operator
 import re
 import sys
 import warnings
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import CodeType, MappingProxyType
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
 
 import libcst as cst
@@ -19,6 +22,7 @@ from libcst.metadata import CodeRange
 
 from ms_lint.analysis.index import ProjectIndex, index_for
 from ms_lint.analysis.project import ProjectView
+from ms_lint.chunks import chunk_bounds, runs
 from ms_lint.codes import UNANALYZABLE
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
@@ -155,9 +159,13 @@ BOOL_CHAIN_LIMIT = 2000
 _BOOL_WORDS = re.compile(r"\b(?:and|or)\b")
 
 
-def python_compile(text: str, path: str) -> None:
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                                for name in __future__.all_feature_names), 0)
+
+
+def python_compile(text: str, path: str, flags: int = 0) -> CodeType:
     """``compile()`` as ``python`` would run the file (default recursion limit, no inherited flags, warnings
-    silenced); raises what ``compile()`` raises."""
+    silenced; ``flags``: ``__future__`` features in force); raises what ``compile()`` raises."""
     before = sys.getrecursionlimit()
     lowered = False
     try:
@@ -169,10 +177,35 @@ def python_compile(text: str, path: str) -> None:
                 pass
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
-            compile(text, path, "exec", dont_inherit=True, optimize=2)
+            return compile(text, path, "exec", flags=flags, dont_inherit=True, optimize=2)
     finally:
         if lowered:
             sys.setrecursionlimit(before)
+
+
+_GLOBAL_WORD = re.compile(r"\bglobal\b")
+
+
+def _compiles_in_runs(text: str, path: str) -> bool:
+    """True when the text is long enough to be cut into runs of top-level statements (``ms_lint.chunks``) and
+    every run compiles: then the whole module compiles, with a fraction of ``compile()``'s peak memory (about
+    4 KB per line). False when it is not cut or a run fails: the caller compiles it whole, which gives the exact
+    error. The ``__future__`` features the first run imports are passed on to the others (the first run's code
+    object carries them); a module naming ``__future__`` after its first run, or holding a ``global`` statement
+    (at module level, ``x = 1`` in one run and ``global x`` in a later one is an error only the whole module
+    shows), is compiled whole."""
+    bounds = chunk_bounds(text)
+    if len(bounds) == 1 or _GLOBAL_WORD.search(text) or "__future__" in text[bounds[1][0]:]:
+        return False
+    flags = 0
+    try:
+        for number, (run, _line) in enumerate(runs(text, bounds)):
+            code = python_compile(run, path, flags)
+            if number == 0:
+                flags = code.co_flags & _FUTURE_FLAGS
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def compile_problem(text: str, path: str) -> Optional[Finding]:
@@ -181,7 +214,8 @@ def compile_problem(text: str, path: str) -> Optional[Finding]:
     too deep for the compiler (``RecursionError``, ``MemoryError``: 500 nested lists, a 5,000-term sum) is
     reported as such."""
     try:
-        python_compile(text, path)
+        if not _compiles_in_runs(text, path):
+            python_compile(text, path)
     except SyntaxError as exc:
         version = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
         return unanalyzable(path, f"syntax error ({version}): {exc.msg}", exc.lineno or 1, exc.offset or 1)

@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 import libcst as cst
 
 from ms_lint.config import Config
+from ms_lint.cstutil import parse_module
 from ms_lint.diagnostics import SAFE, Finding, Fix, ImportRequest
 from ms_lint import import_order
 from ms_lint.engine import FileAnalysis, analyze_source
@@ -325,7 +326,7 @@ class _Checker:
             reason = rejected.message.replace("cannot analyze file: ", "")
             return f"the fixed code does not compile ({reason}, line {rejected.line})"
         try:
-            cst.parse_module(text)
+            parse_module(text)  # a long module a run of statements at a time (``ms_lint.chunks``)
         except cst.ParserSyntaxError as exc:
             return f"the fixed code does not parse ({exc.message})"
         except (RecursionError, MemoryError):

@@ -24,6 +24,8 @@ from libcst._add_slots import add_slots
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
+from ms_lint.chunks import chunk_bounds, runs
+
 # What PositionProvider counts as a line break (libcst.metadata.position_provider.NEWLINE_RE).
 _NEWLINE = re.compile(r"\r\n?|\n")
 
@@ -211,17 +213,33 @@ class StatementPositions(Mapping):
 def _ast_first_lines(module: cst.Module, text: str) -> Dict[cst.BaseStatement, int]:
     """libcst's top-level statements -> the line ``ast`` gives their first ``ast`` statement; empty when the two
     do not pair up one to one."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    starts = _ast_statement_lines(text)
+    if starts is None:
         return {}
     lines: Dict[cst.BaseStatement, int] = {}
     index = 0
     for statement in module.body:
-        if index >= len(tree.body):
+        if index >= len(starts):
             return {}
-        lines[statement] = tree.body[index].lineno
+        lines[statement] = starts[index]
         index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return lines if index == len(tree.body) else {}
+    return lines if index == len(starts) else {}
+
+
+def _ast_statement_lines(text: str) -> Optional[List[int]]:
+    """The line of each top-level ``ast`` statement; a long module is parsed a run of statements at a time
+    (``ms_lint.chunks``: ``ast.parse`` peaks at about 5 KB per line), each run after as many empty lines as
+    precede it, and whole when a run does not parse. None when the module does not parse."""
+    import ast
+
+    bounds = chunk_bounds(text)
+    if len(bounds) > 1:
+        try:
+            return [statement.lineno for run, line in runs(text, bounds)
+                    for statement in ast.parse("\n" * (line - 1) + run).body]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # a cut inside a string or a bracket: the whole module decides
+    try:
+        return [statement.lineno for statement in ast.parse(text).body]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

@@ -26,7 +26,10 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.analysis.layout import digest_of, module_name_of, package_of, project_files
 from ms_lint.analysis.qualnames import canonical, is_cell_base
-from ms_lint.analysis.summary import NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize
+from ms_lint.analysis.summary import (
+    NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
+)
+from ms_lint.chunks import chunk_bounds, runs
 
 CELL_ROOT = "mindspore.nn.Cell"
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function"}
@@ -56,12 +59,34 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            bounds = chunk_bounds(text)
+            if len(bounds) > 1 and not ("get_context" in text and "PYNATIVE_MODE" in text):
+                summary = _summarize_runs(text, bounds, path, name, digest_of(raw), package)
+                if summary is not None:
+                    return summary
             tree = ast.parse(text, path)
         return summarize(tree, name, os.path.abspath(path), digest_of(raw), package, text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _summarize_runs(text: str, bounds, path: str, name: str, digest: str, package: Optional[str]
+                    ) -> Optional[ModuleSummary]:
+    """The summary of a long module read one run of top-level statements at a time (``ms_lint.chunks``: each
+    run's tree is dropped before the next is parsed); None when a run does not parse (a cut inside a string or a
+    bracket, or a real error: the whole module decides). Each run is parsed after as many empty lines as precede
+    it, so line numbers are the module's. Not for modules whose PyNative guard (``refuses_graph_mode``) may need
+    the whole tree."""
+    def trees():
+        for run, line in runs(text, bounds):
+            yield ast.parse("\n" * (line - 1) + run, path)
+
+    try:
+        return summarize_trees(trees(), name, os.path.abspath(path), digest, package)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def content_stamps(index: "ProjectIndex", stamps: Dict[str, Tuple[int, int]]

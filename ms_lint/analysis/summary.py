@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 NOT_LITERAL = "<expr>"  # the default of a parameter that is not a Python literal
 
@@ -395,11 +395,20 @@ def _bound_names(target: ast.AST) -> List[str]:
 
 def summarize(tree: ast.Module, name: str, path: str, digest: str, package: Optional[str],
               text: str = "") -> ModuleSummary:
-    summary = ModuleSummary(name=name, path=path, digest=digest)
-    visitor = _Summarizer(summary, package)
-    visitor.visit(tree)
+    summary = summarize_trees([tree], name, path, digest, package)
     if "get_context" in text and "PYNATIVE_MODE" in text:  # walk only the few modules that can hold the guard
         summary.refuses_graph_mode = refuses_graph_mode(tree)
+    return summary
+
+
+def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: str,
+                    package: Optional[str]) -> ModuleSummary:
+    """The summary of a module given as consecutive runs of its top-level statements (one tree when whole;
+    ``ms_lint.chunks`` for long modules), without the PyNative guard (``refuses_graph_mode``)."""
+    summary = ModuleSummary(name=name, path=path, digest=digest)
+    visitor = _Summarizer(summary, package)
+    for tree in trees:
+        visitor.visit(tree)
     for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
         del summary.constants[constant]
     return summary
