@@ -113,6 +113,8 @@ class ModuleContext:
             kinds = root_param_kinds(func, self.imports, bound)
             if info is not None and func.name.value == "construct" and self.project is not None:
                 kinds.update(self._sub_cell_argument_kinds(func, info.owner))
+            elif info is not None and info.reason.startswith("decorated"):
+                kinds.update(self._graph_caller_kinds(func, bound))
             return kinds
         # A helper: a parameter is a Tensor only when every call site in graph code passes one.
         if func in self._param_stack:
@@ -147,6 +149,43 @@ class ModuleContext:
             return {name: found[0] for name, found in seen.items()
                     if len(found) == len(sites) and len(set(found)) == 1
                     and found[0] in (Kind.TENSOR, Kind.CONST, Kind.TENSOR_SEQ)}
+        finally:
+            self._param_stack.discard(func)
+
+    def _graph_caller_kinds(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
+        """A ``@jit`` function that graph code of the project calls (an optimizer's ``construct`` calling its
+        ``@jit`` ``implementation`` with ``group["weight_decay"]``): the call is compiled into the caller's graph
+        and each argument keeps what the caller passes, a Python number staying a constant. A parameter is a
+        Tensor (the entry-point guess) only where some such call passes a Tensor; where every call passes a
+        constant it is a constant, otherwise unknown. Nothing changes for a function no graph code calls, or
+        when a call cannot be matched to the parameters."""
+        if func in self._param_stack:
+            return {}
+        sites = [(self, site.caller, site.call) for site in self.scope.call_sites.get(func, [])
+                 if site.caller is not func]
+        if self.project is not None:
+            external = self.project.external_call_sites(func, self.scope.owner_of.get(func))
+            if external is None:
+                return {}
+            sites += external
+        if not sites:
+            return {}
+        self._param_stack.add(func)
+        try:
+            seen: Dict[str, list] = {}
+            for context, caller_def, call in sites:
+                binding = bind_arguments(func, bound, call)
+                if binding is None or binding[1]:
+                    return {}
+                caller = context.values(caller_def)
+                for name, value in binding[0]:
+                    seen.setdefault(name, []).append(caller.kind(value))
+            kinds: Dict[str, Kind] = {}
+            for name, found in seen.items():
+                if len(found) != len(sites) or Kind.TENSOR in found or Kind.TENSOR_SEQ in found:
+                    continue  # not passed by every call, or a Tensor somewhere: the entry-point kind stands
+                kinds[name] = Kind.CONST if set(found) == {Kind.CONST} else Kind.UNKNOWN
+            return kinds
         finally:
             self._param_stack.discard(func)
 

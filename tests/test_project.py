@@ -401,6 +401,55 @@ def test_sub_cell_arguments_take_the_kinds_their_callers_pass(tmp_path, capsys):
     assert found == [("pkg/blocks.py", 8, "MSL201")]
 
 
+def test_a_jit_method_called_by_graph_code_takes_the_kinds_its_callers_pass(tmp_path, capsys):
+    # an optimizer's construct hands a Python number from its param groups to a @jit method, which hands it to a
+    # base-class helper in another module: folded at compile time, not a Tensor branch; a Tensor passed the same
+    # way, and a @jit function no graph code calls (the entry-point guess), still are
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": """\
+        from mindspore import nn, ops
+
+
+        class Optim(nn.Cell):
+            def decay(self, weight_decay, grads):
+                if weight_decay != 0.:
+                    grads = ops.mul(grads, weight_decay)
+                return grads
+        """, "pkg/adam.py": """\
+        from mindspore import jit, ops
+
+        from .base import Optim
+
+
+        class Adam(Optim):
+            def __init__(self, groups):
+                super().__init__()
+                self.groups = groups
+
+            @jit
+            def implementation(self, weight_decay, scale, grads):
+                grads = self.decay(weight_decay, grads)
+                if scale > 1:
+                    grads = grads / scale
+                return grads
+
+            def construct(self, grads, scale):
+                for group in self.groups:
+                    grads = self.implementation(group["weight_decay"], scale, grads)
+                return grads
+
+
+        @jit
+        def alone(weight_decay, x):
+            if weight_decay != 0.:
+                x = x * 2
+            return x
+        """})
+    code, found = check(tmp_path, capsys, "pkg")
+    assert sorted(found) == [("pkg/adam.py", 14, "MSL201"), ("pkg/adam.py", 26, "MSL201")]
+    code, found = check(tmp_path, capsys, "pkg/base.py")  # checked alone: the same answer
+    assert found == []
+
+
 def test_constructor_injected_sub_cells_take_the_kinds_their_holder_passes(tmp_path, capsys):
     """``controller: Controller`` stored as ``self.controllers = CellList(controller)`` and called as
     ``self.controllers[i](x, step)``: every subclass's ``construct`` may be the one called, so a Tensor ``step``
