@@ -18,10 +18,12 @@ fixture and test file with runs of a few lines).
 """
 from __future__ import annotations
 
+import re
 from typing import List, Optional, Tuple
 
 CHUNK_LINES = 2000  # lines per run; a module of fewer lines is never cut
 _STATEMENT_STARTS = ("def ", "class ", "async def ", "@")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def chunk_bounds(text: str, chunk_lines: Optional[int] = None) -> List[Tuple[int, int]]:
@@ -31,8 +33,8 @@ def chunk_bounds(text: str, chunk_lines: Optional[int] = None) -> List[Tuple[int
     if chunk_lines is None:
         chunk_lines = CHUNK_LINES
     bounds = [(0, 1)]
-    if text.count("\n") <= chunk_lines:
-        return bounds
+    if text.count("\n") <= chunk_lines or _LONE_CR.search(text):
+        return bounds  # a lone "\r" ends a line for Python but not for these line numbers: never cut
     lines = text.split("\n")
     starts = []
     offset = 0

@@ -159,8 +159,12 @@ BOOL_CHAIN_LIMIT = 2000
 _BOOL_WORDS = re.compile(r"\b(?:and|or)\b")
 
 
+# The ``__future__`` features a later run is compiled with. Not ``barry_as_FLUFL``: its flag, passed to
+# ``compile()``, makes ``<>`` valid, but the import written in the source does not (CPython 3.11), so passing it
+# on would accept what the whole module rejects.
 _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
-                                                for name in __future__.all_feature_names), 0)
+                                                for name in __future__.all_feature_names
+                                                if name != "barry_as_FLUFL"), 0)
 
 
 def python_compile(text: str, path: str, flags: int = 0) -> CodeType:

@@ -45,6 +45,13 @@ def test_no_cut_after_a_comment_a_continuation_or_without_an_empty_line():
     assert _cut_lines("a = 1\nb = 2\n\ndef f():\n    pass\n") == []  # shorter than a run: never cut
 
 
+def test_a_lone_carriage_return_forbids_every_cut():
+    # Python ends a line at a lone "\r"; the runs' line numbers count "\n" only
+    text = "x = 1\ry = 2\nz = 3\n\ndef f():\n    pass\n"
+    assert chunks.chunk_bounds(text, 1) == [(0, 1)]
+    assert len(chunks.chunk_bounds(text.replace("\r", "\n"), 1)) == 2
+
+
 def test_runs_are_at_least_chunk_lines_long():
     text = "".join(f"x{i} = {i}\n\ndef f{i}():\n    pass\n" for i in range(50))
     cuts = [1] + _cut_lines(text, 20)
@@ -146,6 +153,8 @@ COMPILE_CASES = {
     "global after an assignment in an earlier run": ("x = 1\nb = 2\nc = 3\n\ndef f():\n    pass\nglobal x\n", 7),
     "a future import after the first run": ("a = 1\nb = 2\nc = 3\n\ndef f():\n    pass\n"
                                             "from __future__ import annotations\n", 7),
+    "barry_as_FLUFL imported, <> in a later run": ("from __future__ import barry_as_FLUFL\nx = 1\n\n"
+                                                    "def f():\n    return 1 <> 2\n", 5),
     "a future import in the first run": ("from __future__ import annotations\nb = 2\nc = 3\n\n"
                                          "def f(x: undefined_name) -> int:\n    pass\n", None),
 }
