@@ -109,7 +109,7 @@ def main(argv=None) -> int:
                 if source is None:
                     print("mindspore: not installed, skipped")
                     continue
-                throughput.copy_python_files(source, root)
+                throughput.copy_folder(source, root)
             elif kind == "packages":
                 throughput.copy_packages(root)
             elif kind == "cells":
@@ -117,7 +117,7 @@ def main(argv=None) -> int:
             elif kind == "synthetic":
                 throughput.synthetic.build(root, 600, args.seed)
             else:
-                throughput.copy_python_files(kind, root)
+                throughput.copy_folder(kind, root)
             target = os.path.relpath(root, workdir)
             old, old_wall, old_cpu = run_engine(old_dir, target, workdir, args.jobs)
             new, new_wall, new_cpu = run_engine(args.new_dir, target, workdir, args.jobs)
