@@ -19,7 +19,7 @@ fixture and test file with runs of a few lines).
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 CHUNK_LINES = 2000  # lines per run; a module of fewer lines is never cut
 _STATEMENT_STARTS = ("def ", "class ", "async def ", "@")
@@ -62,3 +62,13 @@ def runs(text: str, bounds: List[Tuple[int, int]]) -> List[Tuple[str, int]]:
     """The text of each run and its first line number."""
     ends = [offset for offset, _ in bounds[1:]] + [len(text)]
     return [(text[offset:end], line) for (offset, line), end in zip(bounds, ends)]
+
+
+def ast_runs(text: str, bounds: List[Tuple[int, int]], path: str = "<unknown>") -> Iterator["ast.Module"]:
+    """The ``ast`` tree of each run, parsed after as many empty lines as precede it so that line numbers are the
+    module's, one at a time (the caller drops each before the next is parsed). Raises what ``ast.parse``
+    raises: a cut inside a string or a bracket, or a real error, which the whole module must then decide."""
+    import ast  # not at import time: the warm path never parses
+
+    for run, line in runs(text, bounds):
+        yield ast.parse("\n" * (line - 1) + run, path)

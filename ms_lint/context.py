@@ -138,14 +138,9 @@ class ModuleContext:
             sites = self.project.construct_call_sites(owner)
             if not sites:
                 return {}
-            seen: Dict[str, list] = {}
-            for context, caller_def, call in sites:
-                binding = bind_arguments(func, True, call)
-                if binding is None or binding[1]:
-                    return {}
-                caller = context.values(caller_def)
-                for name, value in binding[0]:
-                    seen.setdefault(name, []).append(caller.kind(value))
+            seen = _kinds_passed(func, True, sites)
+            if seen is None:
+                return {}
             return {name: found[0] for name, found in seen.items()
                     if len(found) == len(sites) and len(set(found)) == 1
                     and found[0] in (Kind.TENSOR, Kind.CONST, Kind.TENSOR_SEQ)}
@@ -172,14 +167,9 @@ class ModuleContext:
             return {}
         self._param_stack.add(func)
         try:
-            seen: Dict[str, list] = {}
-            for context, caller_def, call in sites:
-                binding = bind_arguments(func, bound, call)
-                if binding is None or binding[1]:
-                    return {}
-                caller = context.values(caller_def)
-                for name, value in binding[0]:
-                    seen.setdefault(name, []).append(caller.kind(value))
+            seen = _kinds_passed(func, bound, sites)
+            if seen is None:
+                return {}
             kinds: Dict[str, Kind] = {}
             for name, found in seen.items():
                 if len(found) != len(sites) or Kind.TENSOR in found or Kind.TENSOR_SEQ in found:
@@ -315,6 +305,21 @@ class ModuleContext:
         if self._identifiers is None:
             self._identifiers = code_identifiers(self.text)
         return name in self._identifiers
+
+
+def _kinds_passed(func: cst.FunctionDef, bound: bool, sites) -> Optional[Dict[str, List[Kind]]]:
+    """Parameter -> the kind each call site passes it, read in the caller's value model; ``sites`` are
+    (caller's context, caller def, call). None when a call cannot be matched to the parameters (an unpacked
+    argument, one no named parameter takes)."""
+    seen: Dict[str, List[Kind]] = {}
+    for context, caller_def, call in sites:
+        binding = bind_arguments(func, bound, call)
+        if binding is None or binding[1]:
+            return None
+        caller = context.values(caller_def)
+        for name, value in binding[0]:
+            seen.setdefault(name, []).append(caller.kind(value))
+    return seen
 
 
 def _reads_parameters(func: cst.FunctionDef, bound: bool) -> bool:

@@ -24,7 +24,7 @@ from libcst._add_slots import add_slots
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
-from ms_lint.chunks import chunk_bounds, runs
+from ms_lint.chunks import ast_runs, chunk_bounds
 
 # What PositionProvider counts as a line break (libcst.metadata.position_provider.NEWLINE_RE).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -228,15 +228,14 @@ def _ast_first_lines(module: cst.Module, text: str) -> Dict[cst.BaseStatement, i
 
 def _ast_statement_lines(text: str) -> Optional[List[int]]:
     """The line of each top-level ``ast`` statement; a long module is parsed a run of statements at a time
-    (``ms_lint.chunks``: ``ast.parse`` peaks at about 5 KB per line), each run after as many empty lines as
-    precede it, and whole when a run does not parse. None when the module does not parse."""
+    (``ms_lint.chunks.ast_runs``: ``ast.parse`` peaks at about 5 KB per line), and whole when a run does not
+    parse. None when the module does not parse."""
     import ast
 
     bounds = chunk_bounds(text)
     if len(bounds) > 1:
         try:
-            return [statement.lineno for run, line in runs(text, bounds)
-                    for statement in ast.parse("\n" * (line - 1) + run).body]
+            return [statement.lineno for tree in ast_runs(text, bounds) for statement in tree.body]
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass  # a cut inside a string or a bracket: the whole module decides
     try:

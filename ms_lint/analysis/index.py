@@ -29,7 +29,7 @@ from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
 )
-from ms_lint.chunks import chunk_bounds, runs
+from ms_lint.chunks import ast_runs, chunk_bounds
 
 CELL_ROOT = "mindspore.nn.Cell"
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function"}
@@ -74,17 +74,11 @@ def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSum
 
 def _summarize_runs(text: str, bounds, path: str, name: str, digest: str, package: Optional[str]
                     ) -> Optional[ModuleSummary]:
-    """The summary of a long module read one run of top-level statements at a time (``ms_lint.chunks``: each
-    run's tree is dropped before the next is parsed); None when a run does not parse (a cut inside a string or a
-    bracket, or a real error: the whole module decides). Each run is parsed after as many empty lines as precede
-    it, so line numbers are the module's. Not for modules whose PyNative guard (``refuses_graph_mode``) may need
-    the whole tree."""
-    def trees():
-        for run, line in runs(text, bounds):
-            yield ast.parse("\n" * (line - 1) + run, path)
-
+    """The summary of a long module read one run of top-level statements at a time (``ms_lint.chunks.ast_runs``);
+    None when a run does not parse (a cut inside a string or a bracket, or a real error: the whole module
+    decides). Not for modules whose PyNative guard (``refuses_graph_mode``) may need the whole tree."""
     try:
-        return summarize_trees(trees(), name, os.path.abspath(path), digest, package)
+        return summarize_trees(ast_runs(text, bounds, path), name, os.path.abspath(path), digest, package)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
