@@ -15,7 +15,8 @@ from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
 from ms_lint.walk import find
 from ms_lint.analysis.values import (
-    ClassAttributes, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind, root_param_kinds,
+    ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind,
+    root_param_kinds,
 )
 
 
@@ -61,6 +62,7 @@ class ModuleContext:
         self._elements: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[Kind, ...]]] = {}
         self._local_names: Optional[Set[str]] = None
         self._calls: Dict[cst.FunctionDef, List[cst.Call]] = {}
+        self._class_kinds: Dict[Optional[str], ExpressionKinds] = {}
 
     def calls_in(self, func: cst.FunctionDef) -> List[cst.Call]:
         """Every call in ``func``'s body, in visit order (nested functions included; asked for each sub-cell and
@@ -76,6 +78,15 @@ class ModuleContext:
         if func not in self._values:
             self._values[func] = self._model(func, self._param_kinds(func))
         return self._values[func]
+
+    def class_kinds(self, func: cst.FunctionDef) -> ExpressionKinds:
+        """Kinds of expressions that read nothing of ``func`` (``values.reads_no_locals``: ``self.has_bias``,
+        ``self.k > 1``): the same as ``values(func).kind`` gives them, without building the value model."""
+        owner = self.scope.owner_of.get(func)
+        found = self._class_kinds.get(owner)
+        if found is None:
+            found = self._class_kinds[owner] = ExpressionKinds(self.imports, self.constants, self.attributes, owner)
+        return found
 
     def _model(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> FunctionValues:
         return FunctionValues(self.scope, self.imports, self.constants, self.attributes, func, param_kinds,

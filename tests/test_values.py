@@ -642,3 +642,83 @@ def test_never_tensor_agrees_with_the_model_on_every_fixture_condition():
                     checked += 1
                     assert context.values(func).kind(node.test) is not Kind.TENSOR, (path, cst.Module([]).code_for_node(node.test))
     assert checked > 20
+
+
+@pytest.mark.parametrize("expression, free", [
+    ("self.use_bias", True), ("not self.step", True), ("self.max_len > 1 and self.scale", True),
+    ("self.step.T", True), ("ms.float32 == self.scale", True), ("self.step > 0 or 1 < 2", True),
+    ("s > 0", False), ("s.T", False), ("self.dense(x)", False), ("n > 1", False), ("x.shape[0] > 1", False),
+    ("flag", False), ("self.use_bias and flag", False), ("self.reduce_sum(x) > 0", False),
+])
+def test_reads_no_locals_gives_the_models_kind_without_the_model(expression, free):
+    # MSL201 decides conditions that read only the class's attributes with ``class_kinds``, never building the
+    # function's value model: its kind must be the model's, Tensor (``self.step``) or not (``self.use_bias``)
+    from ms_lint.analysis.values import reads_no_locals
+
+    code = textwrap.dedent(HEADER).replace("{probe}", expression)
+    module, context = context_of(code)
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    construct = next(s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "construct")
+    expr = construct.body.body[-1].body[0].value
+    assert reads_no_locals(expr) is free
+    if free:
+        assert context.class_kinds(construct).kind(expr) is context.values(construct).kind(expr)
+
+
+def test_reads_no_locals_agrees_with_the_model_on_every_fixture_condition():
+    from ms_lint.analysis.values import reads_no_locals
+    from ms_lint.walk import find
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+    checked = tensors = 0
+    for path in sorted(root.rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        try:
+            module, context = context_of(code)
+        except cst.ParserSyntaxError:
+            continue
+        for func in context.scope.functions:
+            if not context.scope.is_graph_function(func):
+                continue
+            for node in find(func.body, (cst.If, cst.IfExp, cst.While)):
+                if reads_no_locals(node.test):
+                    checked += 1
+                    kind = context.values(func).kind(node.test)
+                    tensors += kind is Kind.TENSOR
+                    assert context.class_kinds(func).kind(node.test) is kind, (
+                        path, cst.Module([]).code_for_node(node.test))
+    assert checked > 30 and tensors > 3  # flags and Tensor attributes (``if self.step < 1000:``) both seen
+
+
+def test_msl201_decides_an_if_on_a_flag_attribute_without_a_value_model(monkeypatch):
+    import ms_lint.context
+    from ms_lint.testing import lint
+
+    built = []
+    original = ms_lint.context.FunctionValues
+
+    def counting(*args, **kwargs):
+        built.append(args[4].name.value)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ms_lint.context, "FunctionValues", counting)
+    code = """
+        import mindspore as ms
+        from mindspore import nn, Parameter, Tensor
+
+        class Head(nn.Cell):
+            def __init__(self, has_bias=True):
+                super().__init__()
+                self.has_bias = has_bias
+                self.step = Parameter(Tensor(0, ms.int32))
+
+            def construct(self, x):
+                if self.has_bias and not self.training:
+                    x = x + 1
+                return x
+        """
+    assert lint(code, select=["MSL201"]) == []
+    assert built == []  # decided from the class's attributes alone
+    flagged = lint(code.replace("self.has_bias and", "self.step < 10 and"), select=["MSL201"])
+    assert [f.code for f in flagged] == ["MSL201"]  # a Tensor attribute still goes the whole way
+    assert built == ["construct"]

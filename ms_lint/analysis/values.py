@@ -63,6 +63,7 @@ CONST_PRIMITIVES = {
 }
 STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _NEVER_TENSOR_LEAVES = (cst.Integer, cst.Float, cst.Imaginary) + STRING_NODES
+TENSOR_VIEW_ATTRIBUTES = ("T", "real", "imag", "mT")  # attributes of a Tensor that are Tensors
 SHAPE_METHODS = {"dim", "ndimension", "dtype", "shape", "is_complex", "is_floating_point", "is_signed",
                  "is_contiguous", "numel", "nelement", "element_size"}
 CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "tuple", "list", "enumerate",
@@ -177,6 +178,32 @@ def never_tensor(expr: cst.BaseExpression) -> bool:
         return never_tensor(expr.expression)
     if kind is cst.BooleanOperation:
         return never_tensor(expr.left) and never_tensor(expr.right)
+    return False
+
+
+def reads_no_locals(expr: cst.BaseExpression) -> bool:
+    """True when ``FunctionValues.kind(expr)`` reads nothing of the function it is in: literals, ``self.<attr>``
+    (the class's attributes), attributes that name no Tensor property (``ms.float32``: the import table), and
+    ``not``/``and``/``or``/comparisons of those. Such an expression has one kind in every method of the class,
+    so ``ExpressionKinds`` without a value model gives it (``ModuleContext.class_kinds``): ``if self.has_bias:``
+    needs neither the function's bindings nor the parameter kinds its callers decide."""
+    kind = type(expr)
+    if kind in _NEVER_TENSOR_LEAVES:
+        return True
+    if kind is cst.Name:
+        return expr.value in ("True", "False", "None")
+    if kind is cst.Attribute:
+        base = expr.value
+        if expr.attr.value in SHAPE_ATTRIBUTES or (isinstance(base, cst.Name) and base.value == "self"):
+            return True
+        # ``_kind_Attribute`` reads the base only for these (``x.T`` of a Tensor ``x``)
+        return expr.attr.value not in TENSOR_VIEW_ATTRIBUTES or reads_no_locals(base)
+    if kind is cst.Comparison:
+        return reads_no_locals(expr.left) and all(reads_no_locals(t.comparator) for t in expr.comparisons)
+    if kind is cst.UnaryOperation:
+        return reads_no_locals(expr.expression)
+    if kind is cst.BooleanOperation:
+        return reads_no_locals(expr.left) and reads_no_locals(expr.right)
     return False
 
 
@@ -496,7 +523,7 @@ class ExpressionKinds:
             return Kind.CONST  # mindspore.float32, ms.GRAPH_MODE...
         # The base only matters for these: evaluating it for every attribute made a method chain
         # (``a.f(x).g(y).h(z)``, whose calls also evaluate their receivers) cost 2^length.
-        if attr in ("T", "real", "imag", "mT") and self.kind(expr.value) is Kind.TENSOR:
+        if attr in TENSOR_VIEW_ATTRIBUTES and self.kind(expr.value) is Kind.TENSOR:
             return Kind.TENSOR
         return Kind.UNKNOWN
 

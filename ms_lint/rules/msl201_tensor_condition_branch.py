@@ -34,7 +34,9 @@ from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_sha
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.narrowing import is_narrowed_operand, narrowed_names
-from ms_lint.analysis.values import FunctionValues, Kind, is_literal, never_tensor, root_param_kinds
+from ms_lint.analysis.values import (
+    FunctionValues, Kind, is_literal, never_tensor, reads_no_locals, root_param_kinds,
+)
 from ms_lint.walk import find
 
 WHY = ("graph mode compiles it as control flow, both branches as subgraphs (MindSpore 2.10: 3.3x slower compile, "
@@ -861,6 +863,8 @@ class TensorConditionBranch(Rule):
                 continue  # inside a nested def: its names are not the graph function's
             if never_tensor(node.test):
                 continue  # ``if x is None:``: no value model needed to say so
+            if reads_no_locals(node.test) and self.context.class_kinds(func).kind(node.test) is not Kind.TENSOR:
+                continue  # ``if self.has_bias:``: the class's attributes say so, for every method alike
             values = self.context.values(func)
             if not self._tensor_condition(values, node.test) or _validation_guard(node):
                 continue
