@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 
@@ -272,7 +272,8 @@ def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]
         used.append(index)
     if not replacements:
         return analysis.module.code, used
-    module = analysis.module.visit(_Replace(replacements))
+    parents = analysis.context.parents if analysis.context is not None else {}
+    module = replace_nodes(analysis.module, replacements, parents)
     module = add_imports(module, imports, analysis.path)
     return module.code, used
 
@@ -290,6 +291,40 @@ def _span(analysis: FileAnalysis, node: cst.CSTNode):
 
 def _overlaps(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]
+
+
+def replace_nodes(module: cst.Module, replacements: Dict[cst.CSTNode, object],
+                  parents: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.Module:
+    """``module.visit(_Replace(replacements))``, visiting only the top-level statements that hold a replaced node
+    (found through ``parents``, the engine's child -> parent map of graph code): a transformer rebuilds every node
+    it visits, and on a 55,000-line module with 600 fixes visiting all of it took 43 s (profiled). A node that
+    cannot be placed that way (not in graph code) makes it visit the whole module."""
+    top: Dict[cst.CSTNode, int] = {}
+    for index, statement in enumerate(module.body):
+        top[statement] = index
+        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            for member in statement.body.body:
+                top[member] = index
+    touched = set()
+    for node in replacements:
+        current: Optional[cst.CSTNode] = node
+        while current is not None and current not in top:
+            current = parents.get(current)
+        if current is None:
+            return module.visit(_Replace(replacements))
+        touched.add(top[current])
+    transformer = _Replace(replacements)
+    body: List[cst.CSTNode] = []
+    for index, statement in enumerate(module.body):
+        if index not in touched:
+            body.append(statement)
+            continue
+        result = statement.visit(transformer)
+        if isinstance(result, cst.FlattenSentinel):
+            body.extend(result.nodes)
+        elif not isinstance(result, cst.RemovalSentinel):
+            body.append(result)
+    return module.with_changes(body=body)
 
 
 class _Replace(cst.CSTTransformer):

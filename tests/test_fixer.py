@@ -611,3 +611,27 @@ def test_fix_is_idempotent_on_every_fixture(path):
     assert crlf_fixed.fixed == first.fixed.replace("\r\n", "\n").replace("\n", "\r\n")
     assert {(f.code, f.line) for f in crlf_fixed.applied} == {(f.code, f.line) for f in first.applied}
 
+
+
+def test_replacing_only_the_statements_that_hold_a_fix_writes_what_visiting_the_whole_module_writes():
+    # ``replace_nodes`` visits the top-level statements that hold replaced nodes, found through the engine's
+    # parent map; the code must be that of a visit of the whole module, for every fixture's fixes at once and one
+    # by one (fixes inside methods of classes, module functions, module-level statements)
+    from ms_lint.engine import analyze_source
+    from ms_lint.fixer import _Replace, replace_nodes
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+    compared = placed = 0
+    for path in sorted(root.rglob("*.py")):
+        source = decode_source(str(path), path.read_bytes())
+        analysis = analyze_source(source, Config())
+        fixes = [f.fix_object for f in analysis.findings if f.fix_object is not None]
+        if not fixes or analysis.context is None:
+            continue
+        for chosen in [fixes] + [[fix] for fix in fixes]:
+            replacements = {node: new for fix in chosen for node, new in fix.edits}
+            whole = analysis.module.visit(_Replace(replacements)).code
+            assert replace_nodes(analysis.module, replacements, analysis.context.parents).code == whole, path
+            compared += 1
+            placed += all(node in analysis.context.parents or node in analysis.module.body for node in replacements)
+    assert compared > 50 and placed > 20

@@ -8,7 +8,6 @@ broken fix). Files are fixed independently: one bad file never stops the others.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import sys
@@ -16,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from ms_lint import line_diff
 from ms_lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ms_lint.commands.common import add_jobs_option, add_selection_options, load_run, read_stdin, unreadable_findings
 from ms_lint.config import Config
@@ -303,7 +303,7 @@ _LINES = re.compile(r"[^\n]*\n|[^\n]+$")
 def unified_diff(original: str, fixed: str, shown: str) -> str:
     """A ``diff -u`` / git style patch; lines are split on "\\n" only (CR and form feeds stay in the line)."""
     name = shown.replace(os.sep, "/").lstrip("/")
-    lines = difflib.unified_diff(_LINES.findall(original), _LINES.findall(fixed), f"a/{name}", f"b/{name}")
+    lines = line_diff.unified_diff(_LINES.findall(original), _LINES.findall(fixed), f"a/{name}", f"b/{name}")
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

@@ -6,12 +6,12 @@ the client offers another), ms-lint's columns in code points.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Dict, List, Optional
 
 from lsprotocol import types as lsp
 
+from ms_lint import line_diff
 from ms_lint.codes import UNANALYZABLE
 from ms_lint.diagnostics import SAFE, Finding
 
@@ -66,8 +66,7 @@ def text_edits(original: str, fixed: str, encoding: str) -> List[lsp.TextEdit]:
     the rewrite further down are two edits)."""
     old, new = split_lines(original), split_lines(fixed)
     edits = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_diff.opcodes(old, new, autojunk=False):
         if tag == "equal":
             continue
         start = _line_start(old, i1, encoding)
