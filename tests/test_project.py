@@ -5,13 +5,17 @@ called across modules, re-exports through ``__init__.py``, an installed package 
 """
 import json
 import os
+import re
 import sys
 import textwrap
 
+import pytest
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value
 from ms_lint.analysis.layout import is_test_module
 from ms_lint.cli import main
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
 
 
 def make(root, files):
@@ -853,3 +857,122 @@ def test_a_pynative_packages_cell_reached_through_a_held_chain_or_a_subclass_out
     code, found = check(tmp_path, capsys, "pkg")
     assert [f for f in found if f[2] == "MSL102"] == [("pkg/pynative/leaf.py", 7, "MSL102"),
                                                       ("pkg/pynative/other.py", 7, "MSL102")]
+
+
+# -- an edited module keeps what the edit cannot change ------------------------------------------------------
+
+def _index_answers(index):
+    """Every answer of the index that its memos hold, for every class and import of the project."""
+    out = {}
+    for name in sorted(index.project_modules):
+        summary = index.modules[name]
+        for qual, info in summary.classes.items():
+            ref = (name, qual)
+            out[("cell", ref)] = index.is_cell(ref)
+            out[("chain", ref)] = list(index.method_owner_chain(ref))
+            out[("holders", ref)] = sorted(index.sub_cell_holders(ref))
+            out[("eager", ref)] = index.eager_cell(ref)
+            for dotted in info.bases + list(info.attribute_classes.values()):
+                out[("class", name, dotted)] = index.class_ref(name, dotted)
+        for target in summary.imports.values():
+            out[("resolve", target)] = index.resolve(target)
+        out[("importers", name)] = sorted(index.importers_of(name))
+    out["graph"] = sorted(index.graph_functions().items())
+    return out
+
+
+EDITS = [
+    ("body call", lambda text: text.replace("return ", "return touch_helper() or ", 1)),
+    ("new function", lambda text: text + "\n\ndef added_helper(x):\n    return x\n"),
+    ("new import", lambda text: "import os\n" + text),
+    ("new class", lambda text: text + "\n\nclass AddedBlock(nn.Cell):\n    def construct(self, x):\n        return x\n"),
+    ("new base", lambda text: re.sub(r"class (\w+)\((\w+)\)", r"class \1(\2, object)", text, count=1)),
+    ("new sub-cell", lambda text: re.sub(r"(\n(\s+)super\(\)\.__init__\(\)\n)",
+                                         r"\1\2self.extra_block = nn.Dense(2, 2)\n", text, count=1)),
+]
+
+
+SUB_CELL_PACKAGE = {
+    "pkg/__init__.py": "from .head import Head\n",
+    "pkg/base.py": """
+        from mindspore import nn
+
+        class Base(nn.Cell):
+            def construct(self, x):
+                return x
+        """,
+    "pkg/block.py": """
+        from mindspore import nn
+
+        class Block(nn.Cell):
+            def construct(self, x):
+                return x * 2
+        """,
+    "pkg/head.py": """
+        from .base import Base
+        from .block import Block
+
+        class Head(Base):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def construct(self, x):
+                return self.block(x)
+        """,
+}
+# (file, old, new): each one flips what one group of kept memos would answer if it were kept wrongly
+PACKAGE_EDITS = [
+    ("pkg/head.py", "return self.block(x)", "return self.block(x) + touch(x)"),  # keeps every group
+    ("pkg/base.py", "class Base(nn.Cell)", "class Base(object)"),  # Head is no longer a Cell
+    ("pkg/block.py", "class Block(", "class Block2("),  # ``Block`` no longer resolves
+    ("pkg/head.py", "self.block = Block()", "self.block = None"),  # Head no longer holds a Block
+    ("pkg/head.py", "from .block import Block\n", "from .block import Block\nfrom .base import Base as Other\n"),
+]
+
+
+@pytest.mark.parametrize("file, old, new", PACKAGE_EDITS)
+def test_an_edit_gives_the_answers_of_an_index_built_from_the_new_text(tmp_path, file, old, new):
+    root = make(tmp_path, SUB_CELL_PACKAGE)
+    modules = sorted(str(p) for p in (root / "pkg").rglob("*.py"))
+    path = str(root / file)
+    before = open(path, encoding="utf-8").read()
+    assert old in before
+    index = ProjectIndex.for_files(modules)
+    _index_answers(index)  # fill every memo first
+    index.update_file(path, before.replace(old, new).encode("utf-8"))
+    kept = _index_answers(index)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(before.replace(old, new))
+    assert kept == _index_answers(ProjectIndex.for_files(modules))
+
+
+@pytest.mark.parametrize("edit_name, edit", EDITS)
+def test_an_edited_module_gives_the_answers_of_an_index_built_from_the_new_text(tmp_path, edit_name, edit):
+    # ``update_file`` keeps resolved names, class chains and sub-cell holders when the new summary leaves what
+    # they read unchanged (``index.kept_memos``): every answer must be a fresh index's, after every kind of edit
+    import shutil
+
+    shutil.copytree(os.path.join(FIXTURES, "project"), tmp_path / "project")
+    package = tmp_path / "project" / "detr"
+    modules = sorted(str(p) for p in package.rglob("*.py"))
+    changed = 0
+    for path in modules:
+        before = open(path, encoding="utf-8").read()
+        after = edit(before)
+        if after == before:
+            continue
+        index = ProjectIndex.for_files(modules)
+        _index_answers(index)  # fill every memo first
+        index.update_file(path, after.encode("utf-8"))
+        kept = _index_answers(index)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(after)
+        try:
+            fresh = _index_answers(ProjectIndex.for_files(modules))
+        finally:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(before)
+        assert kept == fresh, (edit_name, path)
+        changed += 1
+    assert changed >= 1
