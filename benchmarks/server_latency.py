@@ -13,7 +13,8 @@ pyproject.toml: default settings):
 The server is started over stdio as an editor starts it (``ms-lint server``), the file opened (the first check
 builds the project index), then edited in a graph function over and over, one notification at a time, waiting for
 each answer: a character typed at the end of a line (the file's ``ast`` summary keeps its shape), a line inserted
-(every later line moves) and the line removed again. Each answer is compared with ``analyze_source`` on the same
+(every later line moves) and the line removed again, a line with a call inserted (the summary changes, as typing
+code changes it) and removed again. Each answer is compared with ``analyze_source`` on the same
 text in this process: the benchmark fails if the server's diagnostics differ.
 """
 from __future__ import annotations
@@ -83,30 +84,38 @@ def graph_lines(text: str) -> List[int]:
     return found
 
 
+# What each edit does, in turn: a space typed at the end of a line; a line without a call inserted (the module's
+# ``ast`` summary keeps its shape: only line numbers move) and removed; a line with a call inserted (the
+# function's calls change, so the summary does: what typing code does) and removed.
+KINDS = ("typed", "inserted", "removed", "called", "removed")
+
+
 def edits(text: str, count: int) -> List[Tuple[str, dict, str]]:
-    """(kind, the didChange content change, the text after it), cycling typed / inserted / removed."""
+    """(kind, the didChange content change, the text after it), cycling through ``KINDS``."""
     targets = graph_lines(text)
     if not targets:
         raise SystemExit("no construct body to edit")
     plan = []
     current = text.splitlines(keepends=True)
     for step in range(count):
-        line = targets[(step // 3) % len(targets)]
-        kind = ("typed", "inserted", "removed")[step % 3]
+        line = targets[(step // len(KINDS)) % len(targets)]
+        kind = KINDS[step % len(KINDS)]
         if kind == "typed":
             column = len(current[line].rstrip("\r\n"))
             change = {"range": _span(line, column, line, column), "text": " "}
             current[line] = current[line].rstrip("\r\n") + " \n"
-        elif kind == "inserted":
+        elif kind in ("inserted", "called"):
             indent = current[line][: len(current[line]) - len(current[line].lstrip())]
-            new = f"{indent}scratch = x\n"
+            new = f"{indent}scratch = x\n" if kind == "inserted" else f"{indent}scratch = abs(x)\n"
             change = {"range": _span(line + 1, 0, line + 1, 0), "text": new}
             current.insert(line + 1, new)
         else:
             change = {"range": _span(line + 1, 0, line + 2, 0), "text": ""}
             del current[line + 1]
-            current[line] = current[line].rstrip("\r\n").rstrip(" ") + "\n"
-            change = [change, {"range": _span(line, len(current[line]) - 1, line, len(current[line])), "text": ""}]
+            if current[line].rstrip("\r\n").endswith(" "):  # and the space typed before
+                current[line] = current[line].rstrip("\r\n")[:-1] + "\n"
+                change = [change, {"range": _span(line, len(current[line]) - 1, line, len(current[line])),
+                                   "text": ""}]
         plan.append((kind, change, "".join(current)))
     return plan
 
@@ -144,7 +153,7 @@ def measure(label: str, path: Path, count: int, workdir: Path) -> Dict[str, obje
         first = time.perf_counter() - start
         if shown(first_diagnostics) != expected(path, text):
             raise SystemExit(f"{label}: the first check differs from analyze_source")
-        latencies: Dict[str, List[float]] = {"typed": [], "inserted": [], "removed": []}
+        latencies: Dict[str, List[float]] = {kind: [] for kind in KINDS}
         mismatches = 0
         cpu_times: List[float] = []
         for version, (kind, change, after) in enumerate(edits(text, count), start=2):
@@ -237,13 +246,13 @@ def render(rows: List[Dict[str, object]], count: int) -> str:
            f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs "
            "(shared with other work: the maximum is noise, the median is the figure).", "",
            "| file | lines | findings | first check (index built) | edit: median | p90 | max | typed | inserted "
-           "| removed | server CPU per edit (median) | diagnostics = analyze_source |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| removed | call inserted | server CPU per edit (median) | diagnostics = analyze_source |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         every = sorted(row["all"])  # type: ignore[arg-type]
         p90 = every[min(len(every) - 1, int(len(every) * 0.9))]
         latencies = row["latencies"]
-        kinds = [ms(statistics.median(latencies[k])) for k in ("typed", "inserted", "removed")]  # type: ignore[index]
+        kinds = [ms(statistics.median(latencies[k])) for k in ("typed", "inserted", "removed", "called")]  # type: ignore[index]
         agree = "yes" if not row["mismatches"] else f"**no** ({row['mismatches']} edits differ)"
         out.append(f"| {row['label']} | {row['lines']} | {row['findings']} | {ms(row['first'])} | "
                    f"**{ms(statistics.median(every))}** | {ms(p90)} | {ms(every[-1])} | {' | '.join(kinds)} | "
