@@ -19,6 +19,8 @@ Block = Tuple[int, int, int]  # (start in a, start in b, length): a[i:i+n] == b[
 
 # A gap whose two sides multiply to at most this many line pairs goes to SequenceMatcher as it is.
 SMALL_GAP = 40_000
+# Gaps cut inside gaps this deep go to SequenceMatcher as they are (the recursion stays far below Python's limit).
+MAX_DEPTH = 40
 
 
 def matching_blocks(a: Sequence[str], b: Sequence[str], autojunk: bool = True) -> List[Block]:
@@ -68,9 +70,9 @@ def _matcher(a: Sequence[str], b: Sequence[str], autojunk: bool) -> difflib.Sequ
 
 
 def _match(a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, bhi: int, autojunk: bool,
-           out: List[Block]) -> None:
+           out: List[Block], depth: int = 0) -> None:
     """Append the matching blocks of ``a[alo:ahi]`` and ``b[blo:bhi]`` to ``out``, in order."""
-    if (ahi - alo) * (bhi - blo) <= SMALL_GAP:
+    if (ahi - alo) * (bhi - blo) <= SMALL_GAP or depth > MAX_DEPTH:
         _small(a, alo, ahi, b, blo, bhi, autojunk, out)
         return
     head = 0
@@ -88,10 +90,10 @@ def _match(a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, bhi
         if anchors:
             i0, j0 = alo, blo
             for i, j in anchors:
-                _match(a, i0, i, b, j0, j, autojunk, out)
+                _match(a, i0, i, b, j0, j, autojunk, out, depth + 1)
                 out.append((i, j, 1))
                 i0, j0 = i + 1, j + 1
-            _match(a, i0, ahi_inner, b, j0, bhi_inner, autojunk, out)
+            _match(a, i0, ahi_inner, b, j0, bhi_inner, autojunk, out, depth + 1)
         else:
             _small(a, alo, ahi_inner, b, blo, bhi_inner, autojunk, out)
     if tail:

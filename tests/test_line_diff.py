@@ -91,3 +91,11 @@ def test_fix_patch_of_identical_texts_is_empty_and_of_an_appended_line_is_one_hu
     assert fix_patch("a = 1\n", "a = 1\n", "m.py") == ""
     assert fix_patch("a = 1\n", "a = 1\nb = 2\n", "m.py") == (
         "--- a/m.py\n+++ b/m.py\n@@ -1 +1,2 @@\n a = 1\n+b = 2\n")
+
+
+def test_gaps_past_the_depth_limit_go_to_difflib_whole_and_the_patch_stays_correct(monkeypatch):
+    rng = random.Random(7)
+    old = module_text(300)
+    new = random_edit(rng, old, 60)
+    monkeypatch.setattr(line_diff, "MAX_DEPTH", 0)  # only the first cut is anchored
+    assert apply_patch(old, line_diff.unified_diff(old, new, "a/m.py", "b/m.py")) == new
