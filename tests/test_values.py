@@ -622,25 +622,30 @@ def test_never_tensor_is_a_syntactic_bound_of_kind(expression, never):
         assert values.kind(expr) is Kind.TENSOR
 
 
-def test_never_tensor_agrees_with_the_model_on_every_fixture_condition():
-    from ms_lint.analysis.values import never_tensor
+def fixture_graph_conditions(kinds):
+    """(path, context, graph function, node) for every node of these kinds in the fixtures' graph functions."""
     from ms_lint.walk import find
 
     root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
-    checked = 0
     for path in sorted(root.rglob("*.py")):
-        code = path.read_text(encoding="utf-8")
         try:
-            module, context = context_of(code)
+            module, context = context_of(path.read_text(encoding="utf-8"))
         except cst.ParserSyntaxError:
             continue
         for func in context.scope.functions:
-            if not context.scope.is_graph_function(func):
-                continue
-            for node in find(func.body, (cst.If, cst.IfExp)):
-                if never_tensor(node.test):
-                    checked += 1
-                    assert context.values(func).kind(node.test) is not Kind.TENSOR, (path, cst.Module([]).code_for_node(node.test))
+            if context.scope.is_graph_function(func):
+                for node in find(func.body, kinds):
+                    yield path, context, func, node
+
+
+def test_never_tensor_agrees_with_the_model_on_every_fixture_condition():
+    from ms_lint.analysis.values import never_tensor
+
+    checked = 0
+    for path, context, func, node in fixture_graph_conditions((cst.If, cst.IfExp)):
+        if never_tensor(node.test):
+            checked += 1
+            assert context.values(func).kind(node.test) is not Kind.TENSOR, (path, cst.Module([]).code_for_node(node.test))
     assert checked > 20
 
 
@@ -667,26 +672,14 @@ def test_reads_no_locals_gives_the_models_kind_without_the_model(expression, fre
 
 def test_reads_no_locals_agrees_with_the_model_on_every_fixture_condition():
     from ms_lint.analysis.values import reads_no_locals
-    from ms_lint.walk import find
 
-    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
     checked = tensors = 0
-    for path in sorted(root.rglob("*.py")):
-        code = path.read_text(encoding="utf-8")
-        try:
-            module, context = context_of(code)
-        except cst.ParserSyntaxError:
-            continue
-        for func in context.scope.functions:
-            if not context.scope.is_graph_function(func):
-                continue
-            for node in find(func.body, (cst.If, cst.IfExp, cst.While)):
-                if reads_no_locals(node.test):
-                    checked += 1
-                    kind = context.values(func).kind(node.test)
-                    tensors += kind is Kind.TENSOR
-                    assert context.class_kinds(func).kind(node.test) is kind, (
-                        path, cst.Module([]).code_for_node(node.test))
+    for path, context, func, node in fixture_graph_conditions((cst.If, cst.IfExp, cst.While)):
+        if reads_no_locals(node.test):
+            checked += 1
+            kind = context.values(func).kind(node.test)
+            tensors += kind is Kind.TENSOR
+            assert context.class_kinds(func).kind(node.test) is kind, (path, cst.Module([]).code_for_node(node.test))
     assert checked > 30 and tensors > 3  # flags and Tensor attributes (``if self.step < 1000:``) both seen
 
 
