@@ -947,6 +947,57 @@ def test_an_edit_gives_the_answers_of_an_index_built_from_the_new_text(tmp_path,
     assert kept == _index_answers(ProjectIndex.for_files(modules))
 
 
+def test_editing_a_module_the_index_read_lazily_rebuilds_what_the_project_modules_decide(tmp_path):
+    # ``ext.lib`` is read on first use (not a project module) until its text is given: from then on it is one, so
+    # the sub-cell holders and importers built without it cannot be kept (found by an independent review)
+    root = make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/a.py": """
+            from mindspore import nn
+            from ext.lib import Block
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.b = Block()
+
+                def construct(self, x):
+                    return self.b(x)
+            """,
+        "ext/__init__.py": "",
+        "ext/lib.py": """
+            from mindspore import nn
+            from pkg.a import Net
+
+            class Block(nn.Cell):
+                def construct(self, x):
+                    return x
+
+            class Holder(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.net = Net()
+
+                def construct(self, x):
+                    return self.net(x)
+            """,
+    })
+    sys.path.insert(0, str(root))
+    try:
+        lib = str(root / "ext" / "lib.py")
+        new = (root / "ext" / "lib.py").read_text().replace("return x\n", "return x + 0\n").encode()
+        kept = ProjectIndex.for_files([str(root / "pkg" / "a.py")])
+        _index_answers(kept)
+        kept.update_file(lib, new)
+        fresh = ProjectIndex.for_files([str(root / "pkg" / "a.py")])
+        fresh.update_file(lib, new)
+        assert kept.sub_cell_holders(("pkg.a", "Net")) == fresh.sub_cell_holders(("pkg.a", "Net")) == [
+            ("ext.lib", "Holder", "net")]
+        assert kept.importers_of("pkg.a") == fresh.importers_of("pkg.a") == {"ext.lib"}
+    finally:
+        sys.path.remove(str(root))
+
+
 @pytest.mark.parametrize("edit_name, edit", EDITS)
 def test_an_edited_module_gives_the_answers_of_an_index_built_from_the_new_text(tmp_path, edit_name, edit):
     # ``update_file`` keeps resolved names, class chains and sub-cell holders when the new summary leaves what

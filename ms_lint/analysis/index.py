@@ -250,7 +250,10 @@ class ProjectIndex:
             return
         if known is not None and known.name != summary.name:
             summary = dataclasses.replace(summary, name=known.name)  # keeps the name add_file gave it
-        replaced = known is not None and self.modules.get(summary.name) is known
+        # a project module with a new text; not a module read lazily, which this makes a project module: the
+        # holders table and the importers map are built over the project modules and did not see it
+        replaced = (known is not None and self.modules.get(summary.name) is known
+                    and summary.name in self.project_modules)
         self.by_path[key] = summary
         self.modules[summary.name] = summary
         self.project_modules.add(summary.name)

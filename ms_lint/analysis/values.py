@@ -182,9 +182,10 @@ def never_tensor(expr: cst.BaseExpression) -> bool:
 
 
 def reads_no_locals(expr: cst.BaseExpression) -> bool:
-    """True when ``FunctionValues.kind(expr)`` reads nothing of the function it is in: literals, ``self.<attr>``
+    """True when ``FunctionValues.kind(expr)`` reads nothing of the function's value model: literals, ``self.<attr>``
     (the class's attributes), attributes that name no Tensor property (``ms.float32``: the import table), and
-    ``not``/``and``/``or``/comparisons of those. Such an expression has one kind in every method of the class,
+    ``not``/``and``/``or``/comparisons of those (``self.<attr>`` is the class's attribute even where a function
+    rebinds ``self``, in both). Such an expression has one kind in every method of the class,
     so ``ExpressionKinds`` without a value model gives it (``ModuleContext.class_kinds``): ``if self.has_bias:``
     needs neither the function's bindings nor the parameter kinds its callers decide."""
     kind = type(expr)
