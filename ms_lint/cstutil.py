@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -68,6 +68,18 @@ def _parse_whole(text: str) -> cst.Module:
         return cst.parse_module(text)
     finally:
         base.__post_init__ = validated  # type: ignore[method-assign]
+
+
+def top_statements(module: cst.Module) -> Dict[cst.CSTNode, cst.BaseStatement]:
+    """Each module-level statement, and each member of a top-level class, -> the module-level statement holding
+    it: where a node is placed by climbing the engine's parent map of graph code (which stops at a method)."""
+    top: Dict[cst.CSTNode, cst.BaseStatement] = {}
+    for statement in module.body:
+        top[statement] = statement
+        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            for member in statement.body.body:
+                top[member] = statement
+    return top
 
 
 def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:

@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.config import Config
-from ms_lint.cstutil import parse_module
+from ms_lint.cstutil import parse_module, top_statements
 from ms_lint.diagnostics import SAFE, Finding, Fix, ImportRequest
 from ms_lint import import_order
 from ms_lint.engine import FileAnalysis, analyze_source
@@ -299,12 +299,7 @@ def replace_nodes(module: cst.Module, replacements: Dict[cst.CSTNode, object],
     (found through ``parents``, the engine's child -> parent map of graph code): a transformer rebuilds every node
     it visits, and on a 55,000-line module with 600 fixes visiting all of it took 43 s (profiled). A node that
     cannot be placed that way (not in graph code) makes it visit the whole module."""
-    top: Dict[cst.CSTNode, int] = {}
-    for index, statement in enumerate(module.body):
-        top[statement] = index
-        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-            for member in statement.body.body:
-                top[member] = index
+    top = top_statements(module)
     touched = set()
     for node in replacements:
         current: Optional[cst.CSTNode] = node
@@ -315,8 +310,8 @@ def replace_nodes(module: cst.Module, replacements: Dict[cst.CSTNode, object],
         touched.add(top[current])
     transformer = _Replace(replacements)
     body: List[cst.CSTNode] = []
-    for index, statement in enumerate(module.body):
-        if index not in touched:
+    for statement in module.body:
+        if statement not in touched:
             body.append(statement)
             continue
         result = statement.visit(transformer)

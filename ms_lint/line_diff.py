@@ -43,30 +43,22 @@ def matching_blocks(a: Sequence[str], b: Sequence[str], autojunk: bool = True) -
 
 def opcodes(a: Sequence[str], b: Sequence[str], autojunk: bool = True) -> List[Tuple[str, int, int, int, int]]:
     """``SequenceMatcher.get_opcodes()`` over the anchored blocks."""
-    return _matcher(a, b, autojunk).get_opcodes()
+    return _AnchoredMatcher(None, a, b, autojunk).get_opcodes()
 
 
 def grouped_opcodes(a: Sequence[str], b: Sequence[str], context: int = 3, autojunk: bool = True):
     """``SequenceMatcher.get_grouped_opcodes(context)`` over the anchored blocks: the hunks of a unified diff."""
-    return _matcher(a, b, autojunk).get_grouped_opcodes(context)
+    return _AnchoredMatcher(None, a, b, autojunk).get_grouped_opcodes(context)
 
 
 class _AnchoredMatcher(difflib.SequenceMatcher):
     """A SequenceMatcher whose matching blocks are the anchored ones; its opcode methods build on them."""
 
-    def __init__(self, a: Sequence[str], b: Sequence[str], autojunk: bool):
-        super().__init__(None, a, b, autojunk=autojunk)
-        self._anchored_autojunk = autojunk
-
     def get_matching_blocks(self):
         if self.matching_blocks is None:
             self.matching_blocks = [difflib.Match(*block) for block in
-                                    matching_blocks(self.a, self.b, self._anchored_autojunk)]
+                                    matching_blocks(self.a, self.b, self.autojunk)]
         return self.matching_blocks
-
-
-def _matcher(a: Sequence[str], b: Sequence[str], autojunk: bool) -> difflib.SequenceMatcher:
-    return _AnchoredMatcher(a, b, autojunk)
 
 
 def _match(a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, bhi: int, autojunk: bool,

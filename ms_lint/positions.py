@@ -25,6 +25,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 from ms_lint.chunks import ast_runs, chunk_bounds
+from ms_lint.cstutil import top_statements
 
 # What PositionProvider counts as a line break (libcst.metadata.position_provider.NEWLINE_RE).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -159,13 +160,7 @@ class StatementPositions(Mapping):
 
     def _statement_of(self, node: cst.CSTNode) -> Optional[cst.BaseStatement]:
         if self._top is None:
-            top: Dict[cst.CSTNode, cst.BaseStatement] = {}
-            for statement in self._module.body:  # module-level statements and the members of top-level classes
-                top[statement] = statement
-                if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-                    for member in statement.body.body:
-                        top[member] = statement
-            self._top = top
+            self._top = top_statements(self._module)
         current: Optional[cst.CSTNode] = node
         for _ in range(10_000):
             if current is None:
