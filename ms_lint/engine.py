@@ -20,7 +20,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from ms_lint.analysis import screen
 from ms_lint.analysis.index import ProjectIndex, index_for
+from ms_lint.analysis.layout import digest_of
 from ms_lint.analysis.project import ProjectView
 from ms_lint.chunks import chunk_bounds, runs
 from ms_lint.codes import UNANALYZABLE
@@ -116,6 +118,8 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         return result
     if not firing:
         return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python compiles it: nothing to say
+    if trees is None and not _graph_syntax_possible(text, source, project, firing):
+        return result  # no graph function writes a loop or an `if` the rules hook (ms_lint/analysis/screen.py)
     # parsed already for another file's cross-module question (the editor server keeps its own trees)
     context = project.own_context(text) if trees is None else None
     if context is not None:
@@ -147,6 +151,19 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     if reports:
         _attach_positions(result, module, reports, text, path, trees, context.parents)
     return result
+
+
+def _graph_syntax_possible(text: str, source: SourceFile, project: ProjectView, firing: Sequence[Type[Rule]]
+                            ) -> bool:
+    """False when the screen proves no graph function of the file holds a node the firing rules hook; True when
+    it may, or when it cannot tell (a rule it cannot screen, no summary of these very bytes)."""
+    keywords = screen.rule_keywords(firing)
+    if keywords is None:
+        return True
+    summary = project.index.by_path.get(project.path)
+    if summary is None or summary.digest != digest_of(source.raw):
+        return True
+    return screen.may_fire(text, summary, project.graph_functions(), keywords)
 
 
 # ``python script.py`` compiles with the default recursion limit. The analysis raises the limit (RECURSION_LIMIT),

@@ -277,14 +277,15 @@ def _valid_prefix(raw: str, f_index: int) -> bool:
 
 def _fstring_with_word(raw: str, words: Sequence[str]) -> bool:
     """One of ``words`` sits in a replacement field of an f-string, the only code inside a string literal."""
+    return any(any(_has_word(field, word) for word in words) for field in fstring_fields(raw))
+
+
+def fstring_fields(raw: str) -> Iterator[str]:
+    """The text of every replacement field of every f-string in ``raw`` (see ``_field_spans``)."""
     for match in _FSTRING_OPEN.finditer(raw):
-        if not _valid_prefix(raw, match.start()):
-            continue
-        for start, end in _field_spans(raw, match.end()):
-            field = raw[start:end]
-            if any(_has_word(field, word) for word in words):
-                return True
-    return False
+        if _valid_prefix(raw, match.start()):
+            for start, end in _field_spans(raw, match.end()):
+                yield raw[start:end]
 
 
 def _field_spans(raw: str, quote_at: int) -> Iterator[Tuple[int, int]]:

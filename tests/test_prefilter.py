@@ -4,37 +4,33 @@
 parsed. These tests hold it to that: the graph-code test agrees with ``GraphScope`` on every fixture and rule
 example, every rule's INVALID examples pass the filter, and turning the filter off changes no finding.
 """
-import pathlib
 import textwrap
 import warnings
 
 import libcst as cst
 import pytest
+from corpus_support import ROOT, corpus
 
 import ms_lint.engine as engine
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.prefilter import (
-    ANY, GRAPH_CODE, AllOf, AnyOf, CalledWith, CalledWords, CodeWords, Text, can_hold_graph_code, may_fire, requirement,
-    rules_that_may_fire, satisfied,
+    ANY,
+    GRAPH_CODE,
+    AllOf,
+    AnyOf,
+    CalledWith,
+    CalledWords,
+    CodeWords,
+    Text,
+    can_hold_graph_code,
+    may_fire,
+    requirement,
+    rules_that_may_fire,
+    satisfied,
 )
 from ms_lint.rules import all_rules
 from ms_lint.source import decode_source
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-
-
-def corpus():
-    """(name, text) for every fixture file and every rule example: real-looking code with graph code and without."""
-    items = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.rglob("*.py"))]
-    for rule in all_rules():
-        for index, code in enumerate(rule.VALID):
-            items.append((f"{rule.code}-valid-{index}", textwrap.dedent(code)))
-        for index, example in enumerate(rule.INVALID):
-            items.append((f"{rule.code}-invalid-{index}", textwrap.dedent(example.code)))
-    return items
-
 
 CORPUS = corpus()
 

@@ -30,6 +30,16 @@ class FunctionSummary:
     annotations: Dict[str, str] = field(default_factory=dict)  # parameter -> class named by its annotation
 
 
+@dataclass(frozen=True)
+class Definition:
+    """Where a module-level function or a method is written (``ms_lint.analysis.screen`` reads its text)."""
+    name: str
+    qualname: str
+    line: int  # the ``def`` line
+    end_line: int  # its last line
+    decorators: Tuple[str, ...]  # dotted names as written, ``<expr>`` for others
+
+
 @dataclass
 class ClassSummary:
     name: str
@@ -67,6 +77,9 @@ class ModuleSummary:
     module_calls: List[Tuple[str, List[str]]] = field(default_factory=list)
     # Calls of capitalized names (class constructions): (callee as written, positional literals, keyword literals).
     constructions: List[Tuple[str, List[object], Dict[str, object]]] = field(default_factory=list)
+    # Every module-level function and method (of nested classes and classes inside functions too), in order,
+    # a name defined twice (a property and its setter) twice: what GraphScope may take for graph code.
+    definitions: List[Definition] = field(default_factory=list)
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:
@@ -256,6 +269,9 @@ class _Summarizer(ast.NodeVisitor):
             owner.methods.setdefault(node.name, info)
         elif not self.function_stack and not self.class_stack:
             self.summary.functions.setdefault(node.name, info)
+        if owner is not None or not (self.function_stack or self.class_stack):
+            self.summary.definitions.append(Definition(node.name, qualname, node.lineno, node.end_lineno or node.lineno,
+                                                       tuple(info.decorators)))
         self.function_stack.append(info)
         for stmt in node.body:
             self.visit(stmt)

@@ -50,6 +50,7 @@ class TensorConditionBranch(Rule):
     summary = "`if` or conditional expression on a Tensor value: control flow in the graph; use ops.where"
     fix_applicability = SAFE
     requires_text = GRAPH_CODE  # check_module only judges the branches the hooks collected in graph code
+    skips_never_tensor_tests = True  # check_module passes over tests values.never_tensor clears (analysis/screen.py)
 
     VALID = [
         """

@@ -1,0 +1,238 @@
+"""Can a graph rule fire in this file? Asked from the project index's summary and the text, before libcst parses it.
+
+Most files that mention MindSpore and define a ``construct`` end with no finding: on the eight model packages,
+about 330 of the 400 files a cold check parsed with libcst, and parsing is about a third of a cold check. The
+graph rules (MSL101, MSL102, MSL103, MSL201) only look at nodes of a few kinds (``for``, ``while``,
+comprehensions, ``if`` and ``a if c else b``) inside the bodies of graph functions: ``engine.run_rules`` walks
+the bodies of ``GraphScope``'s functions, and these rules' ``check_module`` only judges what their hooks
+collected there. Each such node is written with its keyword: ``for`` (a loop, or the first clause of any
+comprehension), ``while``, ``if``. A keyword is never a name, so where no graph function's text holds the
+keyword in its code (outside strings and comments), the rules cannot fire and the file need not be parsed.
+
+MSL201 also passes over an ``if`` whose test ``values.never_tensor`` clears (``if x is None``, ``if "a" in
+mode``); for a rule that declares so (``Rule.skips_never_tensor_tests``), a function whose text holds ``if`` is
+parsed with the stdlib ``ast`` (a tenth of libcst's cost) and kept only when one of its tests is not cleared by
+:func:`never_tensor`, which accepts a subset of what the libcst version accepts.
+
+Why the screen is sound: a superset of ``GraphScope``'s functions
+------------------------------------------------------------------
+The screen reads the text of every function that *may* be graph code, a set built from the summary's definitions
+(every module-level function and every method, of nested classes and of classes inside functions too, a name
+defined twice counted twice: ``ModuleSummary.definitions``) and closed by names, never by resolution:
+
+* roots: every ``construct``; the functions the project index makes graph code from other modules; every
+  function with a decorator whose last name is ``jit``, ``ms_function`` or ``register`` (a ``MultitypeFuncGraph``
+  overload), or, when the module renames ``jit`` or ``ms_function`` by an import (``... import jit as J``), any
+  one-name decorator (``ImportTable.qualify`` only follows imports, and keeps the last name of a dotted one);
+  and, when the code holds ``jit`` or ``ms_function`` where ``qualify`` can resolve it as a callee
+  (``prefilter.CalledWords``), every function whose name is written at least twice in the module's code (its
+  ``def`` and the ``ms.jit(f)`` / ``jit(self.f)`` that makes it a root);
+* closure: a function whose name is written in the text of a function of the set joins it. ``GraphScope`` adds a
+  callee for ``f(...)``, ``self.f(...)``, ``f`` passed as an argument, or a ``MultitypeFuncGraph`` a ``HyperMap``
+  applies; each writes the callee's name in the caller's body (overloads are roots already).
+
+``GraphScope`` only removes from these (a Cell test for ``construct``, ``@constexpr`` helpers, PyNative-only
+modules, ``graph-mode = "jit-only"``). A function's text runs from its ``def`` line to its last line, so it holds
+the bodies of the functions and lambdas nested in it, which the rules' walk enters too. Code inside an f-string's
+replacement fields is code: its words count. Quotes that do not pair up in a function's text, a summary of other
+bytes than the text checked, or a rule with a hook on any other node kind: no screen, the file is parsed.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections import Counter
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ms_lint.analysis.summary import Definition, ModuleSummary
+from ms_lint.prefilter import GRAPH_CODE, Text, fstring_fields, requirement
+
+# The keyword each node kind a graph rule may hook is written with.
+KEYWORD_OF = {
+    cst.For: "for", cst.While: "while", cst.If: "if", cst.IfExp: "if",
+    cst.ListComp: "for", cst.SetComp: "for", cst.DictComp: "for", cst.GeneratorExp: "for",
+    cst.CompFor: "for", cst.CompIf: "if",
+}
+# An ``if`` or ``a if c else b`` whose test may be a Tensor: for rules that pass over the others.
+TENSOR_IF = "if (Tensor test)"
+JIT_WORDS = ("jit", "ms_function")
+ROOT_DECORATORS = JIT_WORDS + ("register",)
+_JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[ \t\\\r\n]+as\b")
+_WORD = re.compile(r"\w+")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # Python's line ends, as ``ast`` numbers lines (not str.splitlines')
+_SCREENED: Dict[type, Optional[FrozenSet[str]]] = {}
+
+
+def rule_keywords(rule_classes: Iterable[type]) -> Optional[FrozenSet[str]]:
+    """What a graph function's text must hold for any of ``rule_classes`` to fire: keywords, and TENSOR_IF; None
+    when one of them cannot be screened (it needs more than graph code, or hooks a node kind KEYWORD_OF lacks)."""
+    words: Set[str] = set()
+    for rule_class in rule_classes:
+        own = _keywords_of(rule_class)
+        if own is None:
+            return None
+        words |= own
+    if "if" in words:
+        words.discard(TENSOR_IF)  # a rule that wants every ``if`` decides
+    return frozenset(words)
+
+
+def _keywords_of(rule_class: type) -> Optional[FrozenSet[str]]:
+    if rule_class not in _SCREENED:
+        found: Optional[Set[str]] = set() if requirement(rule_class) is GRAPH_CODE else None
+        for attr in dir(rule_class):
+            if found is None:
+                break
+            if attr.startswith(("visit_", "leave_")):
+                node_type = getattr(cst, attr[6:], None)
+                if isinstance(node_type, type):
+                    keyword = KEYWORD_OF.get(node_type)
+                    if keyword is None:
+                        found = None
+                    elif keyword == "if" and node_type in (cst.If, cst.IfExp) and getattr(
+                            rule_class, "skips_never_tensor_tests", False):
+                        found.add(TENSOR_IF)
+                    else:
+                        found.add(keyword)
+        _SCREENED[rule_class] = frozenset(found) if found is not None else None
+    return _SCREENED[rule_class]
+
+
+class _Lines:
+    """The text cut at Python's line ends, to take the text of a line range."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+
+    def span(self, first: int, last: int) -> str:
+        """Lines ``first`` to ``last`` (1-based, inclusive)."""
+        starts = self.starts
+        begin = starts[min(first, len(starts)) - 1]
+        end = starts[last] if last < len(starts) else len(self.text)
+        return self.text[begin:end]
+
+
+def code_words(raw: str) -> Optional[Counter]:
+    """The words of ``raw``'s code (comments and strings blanked, f-string replacement fields kept), counted; None
+    when its quotes do not pair up."""
+    code = Text(raw).code()
+    if code is None:
+        return None
+    words = Counter(_WORD.findall(code))
+    for field in fstring_fields(raw):
+        words.update(_WORD.findall(field))
+    return words
+
+
+def never_tensor(expr: ast.expr) -> bool:
+    """``values.never_tensor`` on the stdlib tree, for no expression it does not clear: numbers and strings
+    (``True``, ``False``, ``None`` are names there), ``is``/``in`` tests, comparisons with a string, ``not`` and
+    the other unary operators, ``and``/``or`` of those. ``...`` is not cleared (``cst.Ellipsis`` is not)."""
+    kind = type(expr)
+    if kind is ast.Constant:
+        return expr.value is not Ellipsis
+    if kind is ast.JoinedStr:
+        return True
+    if kind is ast.Compare:
+        if any(type(op) in (ast.In, ast.NotIn, ast.Is, ast.IsNot) for op in expr.ops):
+            return True
+        operands = [expr.left] + expr.comparators
+        return any(_is_string(operand) for operand in operands) or all(never_tensor(o) for o in operands)
+    if kind is ast.UnaryOp:
+        return never_tensor(expr.operand)
+    if kind is ast.BoolOp:
+        return all(never_tensor(value) for value in expr.values)
+    return False
+
+
+def _is_string(expr: ast.expr) -> bool:
+    return type(expr) is ast.JoinedStr or (type(expr) is ast.Constant and isinstance(expr.value, (str, bytes)))
+
+
+def _tensor_test_possible(source: str) -> bool:
+    """A function's text (from its ``def`` line) holds an ``if`` or ``a if c else b`` whose test may be a Tensor,
+    or cannot be read."""
+    block = "if 1:\n" + source if source[:1] in " \t" else source
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(block)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    body = tree.body[0].body if block is not source else tree.body
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if type(node) in (ast.If, ast.IfExp) and not never_tensor(node.test):  # type: ignore[attr-defined]
+                return True
+    return False
+
+
+def _renames_jit(text: str) -> bool:
+    """``jit`` or ``ms_function`` followed by ``as`` in the code (an import alias), or quotes that do not pair up."""
+    code = Text(text).code()
+    return code is None or _JIT_ALIAS.search(code) is not None
+
+
+def _root_decorator(name: str, renamed: bool) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return last in ROOT_DECORATORS or name == "<expr>" or (renamed and "." not in name)
+
+
+def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed: FrozenSet[str]) -> bool:
+    """Could a graph function of this module (``summary`` is of this very text) hold what ``needed`` names
+    (``rule_keywords``)? ``external``: qualnames of the module's functions the project index makes graph code."""
+    if not needed:
+        return False
+    keywords = needed - {TENSOR_IF}
+    tensor_if = TENSOR_IF in needed
+    for _found, source, words in candidates(text, summary, external):
+        if words is None or any(keyword in words for keyword in keywords) or (
+                tensor_if and "if" in words and _tensor_test_possible(source)):
+            return True
+    return False
+
+
+def candidates(text: str, summary: ModuleSummary, external: Iterable[str]
+               ) -> Iterator[Tuple[Optional[Definition], str, Optional[Counter]]]:
+    """(definition, its text, the words of its code) for each function that may be graph code, roots first; a
+    definition of None and words of None when the module's text cannot be read, words of None for a function
+    whose text cannot (anything may hide there: the caller keeps the file)."""
+    definitions: List[Definition] = summary.definitions
+    if not definitions:
+        return
+    lines = _Lines(text)
+    external = set(external)
+    renamed = _renames_jit(text)
+    by_name: Dict[str, List[int]] = {}
+    for position, found in enumerate(definitions):
+        by_name.setdefault(found.name, []).append(position)
+    roots = [position for position, found in enumerate(definitions)
+             if found.name == "construct" or found.qualname in external
+             or any(_root_decorator(name, renamed) for name in found.decorators)]
+    if Text(text).has_called_words(JIT_WORDS):
+        whole = code_words(text)
+        if whole is None:
+            yield None, text, None
+            return
+        roots += [position for position, found in enumerate(definitions) if whole[found.name] >= 2]
+    reached: Set[int] = set()
+    pending = list(reversed(roots))
+    while pending:
+        position = pending.pop()
+        if position in reached:
+            continue
+        reached.add(position)
+        found = definitions[position]
+        source = lines.span(found.line, found.end_line)
+        words = code_words(source)
+        yield found, source, words
+        if words is None:
+            continue
+        for word in words:
+            for callee in by_name.get(word, ()):
+                if callee not in reached:
+                    pending.append(callee)

@@ -1,0 +1,19 @@
+"""The code the soundness tests of the pre-parse filters run on: every fixture file and every rule example."""
+import pathlib
+import textwrap
+
+from ms_lint.rules import all_rules
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+
+def corpus():
+    """(name, text) for every fixture file and every rule example: real-looking code with graph code and without."""
+    items = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.rglob("*.py"))]
+    for rule in all_rules():
+        for index, code in enumerate(rule.VALID):
+            items.append((f"{rule.code}-valid-{index}", textwrap.dedent(code)))
+        for index, example in enumerate(rule.INVALID):
+            items.append((f"{rule.code}-invalid-{index}", textwrap.dedent(example.code)))
+    return items

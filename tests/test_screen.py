@@ -1,0 +1,301 @@
+"""The screen before parsing (``ms_lint.analysis.screen``) never hides a finding.
+
+It decides from the project index's summary and the text that no graph function of a file holds a node the graph
+rules hook, and the engine then skips libcst. These tests hold it to its argument: its set of functions that may
+be graph code holds every function ``GraphScope`` finds, on every fixture and rule example; its ``ast`` test for
+``if`` conditions clears nothing ``values.never_tensor`` keeps; and turning it off changes no finding.
+"""
+import ast
+import shutil
+import textwrap
+
+import libcst as cst
+import pytest
+from corpus_support import FIXTURES, corpus
+
+import ms_lint.engine as engine
+from ms_lint.analysis import screen
+from ms_lint.analysis.values import never_tensor
+from ms_lint.config import Config
+from ms_lint.rules import all_rules
+from ms_lint.rules.base import Rule
+from ms_lint.source import read_source
+
+RULES = {rule.code: rule for rule in all_rules()}
+CORPUS = corpus()
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """Each corpus item checked with the graph rules as a file of its own project (a fixture inside a copy of the
+    fixtures, so that its package's other modules are indexed): (name, path, analysis with the screen, analysis
+    without, whether the screen skipped the parse)."""
+    base = tmp_path_factory.mktemp("screen")
+    shutil.copytree(FIXTURES, base / "fixtures")
+    (base / "pyproject.toml").write_text("")
+    results = []
+    real = engine._graph_syntax_possible
+    for name, text in CORPUS:
+        if name.startswith("fixtures"):
+            path = base / name
+        else:
+            folder = base / "examples" / name
+            folder.mkdir(parents=True)
+            path = folder / "example.py"
+            path.write_text(text, encoding="utf-8")
+        config = Config(root=str(base), ignore=["MSL3"])  # a jit word makes MSL301 fire, and it is not screened
+        source = read_source(str(path))
+        recorder = _Recorder(real)
+        engine._graph_syntax_possible = recorder
+        try:
+            screened = engine.analyze_source(source, config, str(path))
+            engine._graph_syntax_possible = lambda *args, **kwargs: True
+            plain = engine.analyze_source(source, config, str(path))
+        finally:
+            engine._graph_syntax_possible = real
+        results.append((name, path, screened, plain, recorder.verdicts == [False]))
+    return results
+
+
+class _Recorder:
+    """The engine's screen, recording its verdicts."""
+
+    def __init__(self, screen_function):
+        self.screen_function = screen_function
+        self.verdicts = []
+
+    def __call__(self, *args, **kwargs):
+        self.verdicts.append(self.screen_function(*args, **kwargs))
+        return self.verdicts[-1]
+
+
+def test_the_screen_skips_some_parses_and_keeps_others(checked):
+    skipped = [name for name, _, _, _, skip in checked if skip]
+    assert len(skipped) >= 10, "the screen skipped too few files to be exercised"
+    assert len(checked) - len(skipped) >= 50
+
+
+def test_findings_are_the_same_without_the_screen(checked):
+    for name, _, screened, plain, _ in checked:
+        assert [f.to_json() for f in screened.findings] == [f.to_json() for f in plain.findings], name
+
+
+def test_the_candidates_hold_every_graph_function(checked):
+    """Every function GraphScope takes for graph code (with the project index) is among the screen's."""
+    compared = 0
+    for name, path, _, plain, _ in checked:
+        context = plain.context
+        if context is None:
+            continue
+        graph = {f"{info.owner}.{info.node.name.value}" if info.owner else info.node.name.value
+                 for info in context.scope.graph_functions()}
+        summary = context.project.index.by_path.get(str(path))
+        assert summary is not None, name
+        found = list(screen.candidates(plain.source.text, summary, context.project.graph_functions()))
+        if any(words is None for _, _, words in found):
+            continue  # unreadable text: the screen keeps the file
+        named = {definition.qualname for definition, _, _ in found}
+        assert graph <= named, f"{name}: graph functions {sorted(graph - named)} missing from the screen"
+        compared += bool(graph)
+    assert compared >= 60
+
+
+def _conditions():
+    for name, text in CORPUS:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.If, ast.IfExp)):
+                yield name, ast.get_source_segment(text, node.test), node.test
+
+
+def test_the_ast_test_clears_only_what_never_tensor_clears():
+    cleared = kept = 0
+    for name, code, test in _conditions():
+        if screen.never_tensor(test):
+            cleared += 1
+            assert never_tensor(cst.parse_expression(f"({code})")), f"{name}: {code}"
+        else:
+            kept += 1
+    assert cleared >= 50 and kept >= 50
+
+
+@pytest.mark.parametrize("code, cleared", [
+    ("x is None", True), ("not (a is None or b in c)", True), ('mode == "train"', True), ("-1", True),
+    ("x", False), ("self.training", False), ("x > 0", False), ("x.shape[0] == 2", False), ("...", False),
+    ("None", True), ('f"{x}"', True), ("a and b is None", False),
+])
+def test_never_tensor_cases(code, cleared):
+    assert screen.never_tensor(ast.parse(code, mode="eval").body) is cleared
+
+
+def test_keywords_of_the_rules():
+    assert screen.rule_keywords([RULES["MSL101"]]) == {"for", "while"}
+    assert screen.rule_keywords([RULES["MSL102"]]) == {"for"}
+    assert screen.rule_keywords([RULES["MSL201"]]) == {screen.TENSOR_IF}
+    assert screen.rule_keywords([RULES["MSL301"]]) is None  # a module-wide rule: no screen
+
+    class EveryIf(Rule):
+        code = "X1"
+
+        def visit_If(self, node):
+            pass
+
+    class Calls(Rule):
+        code = "X2"
+
+        def visit_Call(self, node):
+            pass
+
+    assert screen.rule_keywords([EveryIf, RULES["MSL201"]]) == {"if"}
+    assert screen.rule_keywords([Calls]) is None
+
+
+def _check(tmp_path, monkeypatch, code):
+    """(findings, parsed?) of ``code`` checked as a one-file project with the graph rules (MSL301 fires on any
+    ``jit`` and is not screened)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(code), encoding="utf-8")
+    parses = []
+    real = engine.parse_module
+    monkeypatch.setattr(engine, "parse_module", lambda text: parses.append(1) or real(text))
+    result = engine.analyze_path(str(path), Config(root=str(tmp_path), ignore=["MSL3"]))
+    return [f.code for f in result.findings], bool(parses)
+
+
+HEAD = """
+import mindspore as ms
+from mindspore import nn, ops
+"""
+
+
+def test_a_cell_with_only_none_tests_is_not_parsed(tmp_path, monkeypatch):
+    codes, parsed = _check(tmp_path, monkeypatch, HEAD + """
+class Head(nn.Cell):
+    def __init__(self, layers):
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+        for i in range(layers):
+            print(i)
+
+    def construct(self, x, mask=None):
+        if mask is None:
+            return self.dense(x)
+        return self.dense(x) * mask
+""")
+    assert codes == [] and not parsed
+
+
+@pytest.mark.parametrize("body", [
+    "if x.sum() > 0:\n            x = -x\n        return x",
+    "return ops.stack([x[i] * 2 for i in range(x.shape[0])])",
+    'print(f"{0 if x.sum() > 0 else 1}")\n        return x',
+])
+def test_a_graph_function_with_a_candidate_is_parsed(tmp_path, monkeypatch, body):
+    _, parsed = _check(tmp_path, monkeypatch, HEAD + f"""
+class Head(nn.Cell):
+    def construct(self, x):
+        {body}
+""")
+    assert parsed
+
+
+@pytest.mark.parametrize("code", [
+    # a helper the graph function calls
+    HEAD + """
+def helper(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+
+
+class Head(nn.Cell):
+    def construct(self, x):
+        return helper(x)
+""",
+    # a helper of a MultitypeFuncGraph overload that a HyperMap applies (the project index does not follow these)
+    HEAD + """
+_scale = ops.MultitypeFuncGraph("scale")
+
+
+def _scale_rows(g):
+    return ops.stack([g[i] * 2 for i in range(g.shape[0])])
+
+
+@_scale.register("Tensor")
+def _scale_one(g):
+    return _scale_rows(g)
+
+
+class Scaler(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.hyper_map = ops.HyperMap()
+
+    def construct(self, grads):
+        return self.hyper_map(_scale, grads)
+""",
+    # jit renamed by an import
+    """
+import mindspore as ms
+from mindspore import jit as compiled, ops
+
+
+@compiled
+def step(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+""",
+    # jit bound to a name twice: the last import decides (the index's summary keeps the first)
+    """
+import mindspore as ms
+from mindspore import ops as compiled
+from mindspore import jit as compiled, ops
+
+
+@compiled
+def step(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+""",
+    # a method handed to jit inside a nested function (the index's summary drops a nested function's calls)
+    HEAD + """
+class Trainer:
+    def build(self):
+        def compiled():
+            return ms.jit(self.step)
+        return compiled()
+
+    def step(self, x):
+        return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+""",
+    # a function handed to jit at module level
+    HEAD + """
+def step(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+
+
+fast_step = ms.jit(step)
+""",
+])
+def test_graph_code_reached_by_name_is_checked(tmp_path, monkeypatch, code):
+    codes, parsed = _check(tmp_path, monkeypatch, code)
+    assert parsed and "MSL101" in codes
+
+
+def test_plain_python_beside_a_cell_is_not_parsed(tmp_path, monkeypatch):
+    """Loops in ``__init__`` and in helpers only ``__init__`` calls are not graph code."""
+    codes, parsed = _check(tmp_path, monkeypatch, HEAD + """
+def make_layers(n):
+    return [nn.Dense(4, 4) for _ in range(n)]
+
+
+class Head(nn.Cell):
+    def __init__(self, n=3):
+        super().__init__()
+        self.layers = nn.CellList(make_layers(n))
+        self.last = nn.Dense(4, 4)
+
+    def construct(self, x):
+        return self.last(x)
+""")
+    assert codes == [] and not parsed
