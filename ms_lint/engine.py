@@ -161,9 +161,19 @@ def _graph_syntax_possible(text: str, source: SourceFile, project: ProjectView, 
     if keywords is None:
         return True
     summary = project.index.by_path.get(project.path)
-    if summary is None or summary.digest != digest_of(source.raw):
+    if summary is None or summary.digest != digest_of(source.raw) or not _summarized_as(source):
         return True
     return screen.may_fire(text, summary, project.graph_functions(), keywords)
+
+
+def _summarized_as(source: SourceFile) -> bool:
+    """The index read the file's bytes as UTF-8 (``summarize_file``): is that the text checked here? Not under a
+    coding cookie that decodes them otherwise (``utf-7``, ``latin-1``): the summary's lines and names would not
+    be this text's."""
+    try:
+        return source.raw.decode("utf-8-sig") == source.text
+    except UnicodeDecodeError:
+        return False
 
 
 # ``python script.py`` compiles with the default recursion limit. The analysis raises the limit (RECURSION_LIMIT),

@@ -7,6 +7,7 @@ be graph code holds every function ``GraphScope`` finds, on every fixture and ru
 """
 import ast
 import shutil
+import sys
 import textwrap
 
 import libcst as cst
@@ -299,3 +300,95 @@ class Head(nn.Cell):
         return self.last(x)
 """)
     assert codes == [] and not parsed
+
+
+def _same_without_screen(tmp_path, monkeypatch, raw: bytes, ignore=("MSL3",)):
+    """(findings with the screen, findings without) of a one-file project holding ``raw``."""
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "model.py"
+    path.write_bytes(raw)
+    config = Config(root=str(tmp_path), ignore=list(ignore))
+    screened = [f.to_json() for f in engine.analyze_path(str(path), config).findings]
+    monkeypatch.setattr(engine, "_graph_syntax_possible", lambda *args, **kwargs: True)
+    plain = [f.to_json() for f in engine.analyze_path(str(path), config).findings]
+    return screened, plain
+
+
+LOOP_HELPER = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+def {name}(y):
+    t = ops.ones((4,), ms.float32)
+    for i in range(t.shape[0]):
+        t = t * 2
+    return t
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        def inner(y):  # a call in a nested def: the project index does not follow it
+            return {call}(y)
+        return inner(x)
+"""
+
+
+@pytest.mark.parametrize("raw", [
+    # identifiers Python reads NFKC-normalized, or that \w splits (found by an independent review)
+    LOOP_HELPER.format(name="\uff48elper", call="\uff48elper").encode("utf-8"),
+    LOOP_HELPER.format(name="a\u00b7b", call="a\u00b7b").encode("utf-8"),
+    # a number glued to a keyword (Python 3.11 accepts it)
+    (HEAD + """
+class Net(nn.Cell):
+    def construct(self, x):
+        t = ops.ones((4,), ms.float32)
+        return ops.stack([t[i] * 2for i in range(t.shape[0])])
+""").encode(),
+    (HEAD + """
+class Net(nn.Cell):
+    def construct(self, x):
+        t = ops.ones((4,), ms.float32)
+        return 1jif t.sum() > 0 else 2
+""").encode(),
+    # a form feed between `jit` and `as` (the last import decides, the index's summary keeps the first)
+    b"""
+import mindspore as ms
+from mindspore import ops as compiled
+from mindspore import jit\fas compiled, ops
+
+
+@compiled
+def step(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+""",
+    # a coding cookie: the index read UTF-8, the check reads UTF-7, where +AAo- is a line break
+    (b"# coding: utf-7\n" + HEAD.encode() + b"""
+class Net(nn.Cell):
+    def construct(self, x):
+        t = ops.ones((4,), ms.float32)
+        return t  # +AAo-        for i in range(t.shape[0]):+AAo-            t = t * 2
+"""),
+])
+def test_the_screen_keeps_what_reviews_found_it_lost(tmp_path, monkeypatch, raw):
+    screened, plain = _same_without_screen(tmp_path, monkeypatch, raw)
+    assert plain, "the case must have a finding to lose"
+    assert screened == plain
+
+
+def test_a_deep_not_chain_does_not_crash_the_screen(tmp_path, monkeypatch):
+    raw = (HEAD + """
+class Net(nn.Cell):
+    def construct(self, x):
+        if """ + "not " * 1500 + """x:
+            return x
+        return -x
+""").encode()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # what the first file a fresh process checks runs under
+    try:
+        screened, plain = _same_without_screen(tmp_path, monkeypatch, raw)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert screened == plain
+    assert all(finding["code"] != "MSL900" for finding in screened)

@@ -60,7 +60,7 @@ KEYWORD_OF = {
 TENSOR_IF = "if (Tensor test)"
 JIT_WORDS = ("jit", "ms_function")
 ROOT_DECORATORS = JIT_WORDS + ("register",)
-_JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[ \t\\\r\n]+as\b")
+_JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[\s\\]+as\b")
 _WORD = re.compile(r"\w+")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # Python's line ends, as ``ast`` numbers lines (not str.splitlines')
 _SCREENED: Dict[type, Optional[FrozenSet[str]]] = {}
@@ -117,14 +117,23 @@ class _Lines:
 
 
 def code_words(raw: str) -> Optional[Counter]:
-    """The words of ``raw``'s code (comments and strings blanked, f-string replacement fields kept), counted; None
-    when its quotes do not pair up."""
-    code = Text(raw).code()
-    if code is None:
+    """The words of ``raw``'s code (comments and strings blanked, f-string replacement fields kept), counted, with
+    each keyword of KEYWORD_OF also counted where a number ends right before it (``[t*2for t in x]``,
+    ``1if c else 2``, ``1jif``: Python 3.11 accepts them); None when its quotes do not pair up or its code
+    is not ASCII (Python reads identifiers NFKC-normalized, ``ｈelper`` is ``helper``, and the word pattern misses
+    some identifier characters: the words would not be the names ``ast`` gives).
+    """
+    text = Text(raw)
+    code = text.code()
+    if code is None or not text.ascii_code():
         return None
-    words = Counter(_WORD.findall(code))
-    for field in fstring_fields(raw):
-        words.update(_WORD.findall(field))
+    parts = [code] + list(fstring_fields(raw))
+    words: Counter = Counter()
+    for part in parts:
+        words.update(_WORD.findall(part))
+    glued = [keyword for word in words if word[0].isdigit()  # a number's digits, then a keyword: ``1jif``
+             for keyword in ("for", "while", "if") if word.endswith(keyword)]
+    words.update(glued)
     return words
 
 
@@ -164,10 +173,13 @@ def _tensor_test_possible(source: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     body = tree.body[0].body if block is not source else tree.body
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if type(node) in (ast.If, ast.IfExp) and not never_tensor(node.test):  # type: ignore[attr-defined]
-                return True
+    try:
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if type(node) in (ast.If, ast.IfExp) and not never_tensor(node.test):  # type: ignore[attr-defined]
+                    return True
+    except RecursionError:  # ``not not ... x`` a thousand deep: the libcst side decides
+        return True
     return False
 
 
