@@ -40,9 +40,8 @@ code, so the raw text is also searched for the words inside the replacement fiel
 scan that knows ``{{`` escapes and skips strings nested in a field; a field that never closes runs to the end of
 the file, so it keeps the file). When the scan leaves a quote character
 behind, the quotes could not be paired (an unterminated string, or a Python 3.12 f-string that nests its own
-quote character): the file is kept and the parser decides. Code that is not ASCII outside strings and comments
-keeps the file too: Python reads identifiers NFKC-normalized, so ``@ｊit`` is ``@jit``. Every doubt keeps the file,
-so the test only ever errs by parsing a file that turns out to hold nothing.
+quote character): the file is kept and the parser decides. Every doubt keeps the file, so the test only ever
+errs by parsing a file that turns out to hold nothing.
 
 Rules that override ``check_module`` can look at any code, so they are run on every file that mentions
 ``mindspore`` unless they declare ``requires_text`` (see :class:`ms_lint.rules.base.Rule`).
@@ -71,7 +70,7 @@ _STRINGS_AND_COMMENTS = re.compile(
 _FSTRING_OPEN = re.compile(r"[fF][rR]?(?=['\"])")
 _TRIPLE_QUOTE = re.compile(r"'''|\"\"\"")
 # The words a graph root cannot be written without (see the module docstring).
-_JIT_WORDS = ("jit", "ms_function")
+JIT_WORDS = ("jit", "ms_function")
 _BLANKS = " \t\f\r\n\\"
 
 
@@ -144,19 +143,10 @@ class Text:
         """One of ``words`` is in the code where it can be a callee or decorator (``CalledWords``), or might be."""
         return self._search(words, def_construct, _has_called_word)
 
-    def ascii_code(self) -> bool:
-        """The code (outside strings and comments, f-string fields included) is ASCII. Python reads identifiers
-        NFKC-normalized (``ｊit`` is ``jit``), so a word searched for may be written in other characters only
-        where this is False."""
-        if self.raw.isascii():
-            return True
-        code = self.code()
-        return code is not None and code.isascii() and all(field.isascii() for field in fstring_fields(self.raw))
-
     def has_call_with(self, name: str, keywords: Sequence[str]) -> bool:
         """``name(...)`` with one of ``keywords`` as a keyword argument is in the code, or might be."""
         if not _has_word(self.raw, name):
-            return not self.ascii_code()
+            return False
         code = self.code()
         if code is None:
             return True
@@ -169,16 +159,16 @@ class Text:
             arguments = code[use + 1:_field_end(code, use + 1)]
             if any(_is_keyword_argument(arguments, keyword) for keyword in keywords):
                 return True
-        return _fstring_with_word(self.raw, [name]) or not self.ascii_code()
+        return _fstring_with_word(self.raw, [name])
 
     def _search(self, words: Sequence[str], def_construct: bool, found_in_code) -> bool:
         raw = self.raw
         if not _mentions(raw, words, def_construct, _has_word):
-            return not self.ascii_code()
+            return False
         code = self.code()
         if code is None or _mentions(code, words, def_construct, found_in_code):
             return True
-        return _fstring_with_word(raw, words) or not self.ascii_code()
+        return _fstring_with_word(raw, words)
 
 
 def _is_word_char(char: str) -> bool:
@@ -365,7 +355,7 @@ def can_hold_graph_code(text: str) -> bool:
 
 def _holds_graph_code(source: Text) -> bool:
     if source.graph is None:
-        source.graph = source.has_called_words(_JIT_WORDS, def_construct=True)
+        source.graph = source.has_called_words(JIT_WORDS, def_construct=True)
     return source.graph
 
 

@@ -326,10 +326,3 @@ def test_called_with_a_keyword():
     assert not satisfied(mode, Text("def set_context(mode=None):\n    pass\n"))
     assert not satisfied(mode, Text("ms.set_context(device_target='CPU')  # mode=GRAPH_MODE\n"))
 
-
-def test_code_in_other_characters_keeps_the_file():
-    """Python reads identifiers NFKC-normalized: ``@\uff4ait`` is ``@jit``, ``\uff53et_context`` is
-    ``set_context``. Text that is not ASCII in strings and comments only is read as before."""
-    assert can_hold_graph_code("import mindspore\nfrom mindspore import jit\n\n@\uff4ait\ndef f(x):\n    return x\n")
-    assert Text("import mindspore as ms\nms.\uff53et_context(mode=0)\n").has_call_with("set_context", ["mode"])
-    assert not can_hold_graph_code("import mindspore\n# \u4e2d\u6587 jit\nx = '\u4e2d\u6587'\n")

@@ -18,6 +18,7 @@ import ms_lint.engine as engine
 from ms_lint.analysis import screen
 from ms_lint.analysis.values import never_tensor
 from ms_lint.config import Config
+from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules import all_rules
 from ms_lint.rules.base import Rule
 from ms_lint.source import read_source
@@ -130,6 +131,8 @@ def test_the_ast_test_clears_only_what_never_tensor_clears():
 ])
 def test_never_tensor_cases(code, cleared):
     assert screen.never_tensor(ast.parse(code, mode="eval").body) is cleared
+    if cleared:
+        assert never_tensor(cst.parse_expression(f"({code})"))
 
 
 def test_keywords_of_the_rules():
@@ -150,21 +153,31 @@ def test_keywords_of_the_rules():
         def visit_Call(self, node):
             pass
 
+    class JudgesGraphCode(Rule):  # no hook: its check_module looks at graph code some other way
+        code = "X3"
+        requires_text = GRAPH_CODE
+
+        def check_module(self):
+            pass
+
     assert screen.rule_keywords([EveryIf, RULES["MSL201"]]) == {"if"}
     assert screen.rule_keywords([Calls]) is None
+    assert screen.rule_keywords([JudgesGraphCode, RULES["MSL101"]]) is None
 
 
 def _check(tmp_path, monkeypatch, code):
-    """(findings, parsed?) of ``code`` checked as a one-file project with the graph rules (MSL301 fires on any
-    ``jit`` and is not screened)."""
+    """(findings, parsed?, the screen's verdicts) of ``code`` checked as a one-file project with the graph rules
+    (MSL301 fires on any ``jit`` and is not screened)."""
     (tmp_path / "pyproject.toml").write_text("")
     path = tmp_path / "model.py"
     path.write_text(textwrap.dedent(code), encoding="utf-8")
     parses = []
     real = engine.parse_module
     monkeypatch.setattr(engine, "parse_module", lambda text: parses.append(1) or real(text))
+    recorder = _Recorder(engine._graph_syntax_possible)
+    monkeypatch.setattr(engine, "_graph_syntax_possible", recorder)
     result = engine.analyze_path(str(path), Config(root=str(tmp_path), ignore=["MSL3"]))
-    return [f.code for f in result.findings], bool(parses)
+    return [f.code for f in result.findings], bool(parses), recorder.verdicts
 
 
 HEAD = """
@@ -174,7 +187,7 @@ from mindspore import nn, ops
 
 
 def test_a_cell_with_only_none_tests_is_not_parsed(tmp_path, monkeypatch):
-    codes, parsed = _check(tmp_path, monkeypatch, HEAD + """
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + """
 class Head(nn.Cell):
     def __init__(self, layers):
         super().__init__()
@@ -187,7 +200,7 @@ class Head(nn.Cell):
             return self.dense(x)
         return self.dense(x) * mask
 """)
-    assert codes == [] and not parsed
+    assert codes == [] and not parsed and verdicts == [False]  # the screen, not the pre-filter, skipped it
 
 
 @pytest.mark.parametrize("body", [
@@ -196,12 +209,12 @@ class Head(nn.Cell):
     'print(f"{0 if x.sum() > 0 else 1}")\n        return x',
 ])
 def test_a_graph_function_with_a_candidate_is_parsed(tmp_path, monkeypatch, body):
-    _, parsed = _check(tmp_path, monkeypatch, HEAD + f"""
+    _, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + f"""
 class Head(nn.Cell):
     def construct(self, x):
         {body}
 """)
-    assert parsed
+    assert parsed and verdicts == [True]
 
 
 @pytest.mark.parametrize("code", [
@@ -279,13 +292,13 @@ fast_step = ms.jit(step)
 """,
 ])
 def test_graph_code_reached_by_name_is_checked(tmp_path, monkeypatch, code):
-    codes, parsed = _check(tmp_path, monkeypatch, code)
-    assert parsed and "MSL101" in codes
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, code)
+    assert parsed and "MSL101" in codes and verdicts == [True]
 
 
 def test_plain_python_beside_a_cell_is_not_parsed(tmp_path, monkeypatch):
     """Loops in ``__init__`` and in helpers only ``__init__`` calls are not graph code."""
-    codes, parsed = _check(tmp_path, monkeypatch, HEAD + """
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + """
 def make_layers(n):
     return [nn.Dense(4, 4) for _ in range(n)]
 
@@ -299,7 +312,7 @@ class Head(nn.Cell):
     def construct(self, x):
         return self.last(x)
 """)
-    assert codes == [] and not parsed
+    assert codes == [] and not parsed and verdicts == [False]
 
 
 def _same_without_screen(tmp_path, monkeypatch, raw: bytes, ignore=("MSL3",)):

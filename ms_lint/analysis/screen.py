@@ -48,7 +48,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 import libcst as cst
 
 from ms_lint.analysis.summary import Definition, ModuleSummary
-from ms_lint.prefilter import GRAPH_CODE, Text, fstring_fields, requirement
+from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement
 
 # The keyword each node kind a graph rule may hook is written with.
 KEYWORD_OF = {
@@ -58,7 +58,7 @@ KEYWORD_OF = {
 }
 # An ``if`` or ``a if c else b`` whose test may be a Tensor: for rules that pass over the others.
 TENSOR_IF = "if (Tensor test)"
-JIT_WORDS = ("jit", "ms_function")
+KEYWORDS = frozenset(KEYWORD_OF.values())
 ROOT_DECORATORS = JIT_WORDS + ("register",)
 _JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[\s\\]+as\b")
 _WORD = re.compile(r"\w+")
@@ -97,7 +97,9 @@ def _keywords_of(rule_class: type) -> Optional[FrozenSet[str]]:
                         found.add(TENSOR_IF)
                     else:
                         found.add(keyword)
-        _SCREENED[rule_class] = frozenset(found) if found is not None else None
+        # no hook at all: its check_module judges something else than what hooks collect (the contract of a
+        # declared GRAPH_CODE), and the screen cannot tell what
+        _SCREENED[rule_class] = frozenset(found) if found else None
     return _SCREENED[rule_class]
 
 
@@ -116,31 +118,34 @@ class _Lines:
         return self.text[begin:end]
 
 
-def code_words(raw: str) -> Optional[Counter]:
+def code_words(raw: str, text: Optional[Text] = None) -> Optional[Counter]:
     """The words of ``raw``'s code (comments and strings blanked, f-string replacement fields kept), counted, with
     each keyword of KEYWORD_OF also counted where a number ends right before it (``[t*2for t in x]``,
     ``1if c else 2``, ``1jif``: Python 3.11 accepts them); None when its quotes do not pair up or its code
-    is not ASCII (Python reads identifiers NFKC-normalized, ``ｈelper`` is ``helper``, and the word pattern misses
-    some identifier characters: the words would not be the names ``ast`` gives).
+    is not ASCII (``ast`` reads identifiers NFKC-normalized, ``ｈelper`` is ``helper``, while libcst and this
+    text keep them as written, and the word pattern misses some identifier characters). ``text``: ``raw``'s
+    :class:`Text`, when the caller has one.
     """
-    text = Text(raw)
-    code = text.code()
-    if code is None or not text.ascii_code():
+    code = (text or Text(raw)).code()
+    if code is None:
         return None
     parts = [code] + list(fstring_fields(raw))
+    if not all(part.isascii() for part in parts):
+        return None
     words: Counter = Counter()
     for part in parts:
         words.update(_WORD.findall(part))
     glued = [keyword for word in words if word[0].isdigit()  # a number's digits, then a keyword: ``1jif``
-             for keyword in ("for", "while", "if") if word.endswith(keyword)]
+             for keyword in KEYWORDS if word.endswith(keyword)]
     words.update(glued)
     return words
 
 
 def never_tensor(expr: ast.expr) -> bool:
-    """``values.never_tensor`` on the stdlib tree, for no expression it does not clear: numbers and strings
-    (``True``, ``False``, ``None`` are names there), ``is``/``in`` tests, comparisons with a string, ``not`` and
-    the other unary operators, ``and``/``or`` of those. ``...`` is not cleared (``cst.Ellipsis`` is not)."""
+    """``values.never_tensor`` on the stdlib tree, for no expression it does not clear: constants (numbers,
+    strings, and ``True``/``False``/``None``, which libcst writes as names), ``is``/``in`` tests, comparisons with
+    a string, ``not`` and the other unary operators, ``and``/``or`` of those. ``...`` is not cleared (the libcst
+    version does not clear ``cst.Ellipsis``)."""
     kind = type(expr)
     if kind is ast.Constant:
         return expr.value is not Ellipsis
@@ -183,9 +188,9 @@ def _tensor_test_possible(source: str) -> bool:
     return False
 
 
-def _renames_jit(text: str) -> bool:
+def _renames_jit(text: Text) -> bool:
     """``jit`` or ``ms_function`` followed by ``as`` in the code (an import alias), or quotes that do not pair up."""
-    code = Text(text).code()
+    code = text.code()
     return code is None or _JIT_ALIAS.search(code) is not None
 
 
@@ -210,23 +215,24 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
 
 def candidates(text: str, summary: ModuleSummary, external: Iterable[str]
                ) -> Iterator[Tuple[Optional[Definition], str, Optional[Counter]]]:
-    """(definition, its text, the words of its code) for each function that may be graph code, roots first; a
-    definition of None and words of None when the module's text cannot be read, words of None for a function
+    """(definition, its text, the words of its code) for each function that may be graph code, each function
+    before the ones found in its text; a definition of None and words of None when the module's text cannot be read, words of None for a function
     whose text cannot (anything may hide there: the caller keeps the file)."""
     definitions: List[Definition] = summary.definitions
     if not definitions:
         return
     lines = _Lines(text)
     external = set(external)
-    renamed = _renames_jit(text)
+    module = Text(text)
+    renamed = _renames_jit(module)
     by_name: Dict[str, List[int]] = {}
     for position, found in enumerate(definitions):
         by_name.setdefault(found.name, []).append(position)
     roots = [position for position, found in enumerate(definitions)
              if found.name == "construct" or found.qualname in external
              or any(_root_decorator(name, renamed) for name in found.decorators)]
-    if Text(text).has_called_words(JIT_WORDS):
-        whole = code_words(text)
+    if module.has_called_words(JIT_WORDS):
+        whole = code_words(text, module)
         if whole is None:
             yield None, text, None
             return

@@ -32,7 +32,8 @@ class FunctionSummary:
 
 @dataclass(frozen=True)
 class Definition:
-    """Where a module-level function or a method is written (``ms_lint.analysis.screen`` reads its text)."""
+    """Where a module-level function or a method (of any class: nested ones and those defined inside functions
+    too) is written; ``ms_lint.analysis.screen`` reads its text."""
     name: str
     qualname: str
     line: int  # the ``def`` line
