@@ -36,7 +36,7 @@ from ms_lint.prefilter import rules_that_may_fire
 from ms_lint.rules import Rule, all_rules
 from ms_lint.rules.base import RawReport
 from ms_lint.source import SourceFile, UnreadableSource, read_source
-from ms_lint.walk import dispatch
+from ms_lint.walk import dispatch, node_hooks
 
 PREFILTER = "mindspore"
 # libcst's visitors recurse once per tree level; generated code (op-info builder chains hundreds of calls long)
@@ -288,11 +288,8 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
     enter: Dict[type, List[Callable]] = {}
     leave: Dict[type, List[Callable]] = {}
     for rule in rules:
-        for attr in dir(type(rule)):
-            if attr.startswith("visit_") or attr.startswith("leave_"):
-                node_type = getattr(cst, attr[6:], None)
-                if isinstance(node_type, type):
-                    (enter if attr[0] == "v" else leave).setdefault(node_type, []).append(getattr(rule, attr))
+        for attr, node_type in node_hooks(type(rule)):
+            (enter if attr[0] == "v" else leave).setdefault(node_type, []).append(getattr(rule, attr))
     if enter or leave:
         for info in context.scope.graph_functions():
             for rule in rules:

@@ -136,6 +136,18 @@ def iter_nodes(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...]],
             extend(reversed(_children(node)))  # pushed last-first, so popped in visit order
 
 
+def node_hooks(owner: type) -> List[Tuple[str, type]]:
+    """(method name, libcst node class) of each ``visit_<Class>``/``leave_<Class>`` hook a class defines: what
+    ``dispatch`` calls for a rule, and what the screen before parsing reads of it (``ms_lint.analysis.screen``)."""
+    hooks = []
+    for attr in dir(owner):
+        if attr.startswith(("visit_", "leave_")):
+            node_type = getattr(cst, attr[6:], None)
+            if isinstance(node_type, type):
+                hooks.append((attr, node_type))
+    return hooks
+
+
 def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[type, List[Callable]],
              parents: Dict[cst.CSTNode, cst.CSTNode]) -> None:
     """Call ``enter[type(node)]`` hooks in pre-order and ``leave[...]`` hooks in post-order for every node under

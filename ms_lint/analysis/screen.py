@@ -49,6 +49,7 @@ import libcst as cst
 
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement
+from ms_lint.walk import node_hooks
 
 # The keyword each node kind a graph rule may hook is written with.
 KEYWORD_OF = {
@@ -83,20 +84,16 @@ def rule_keywords(rule_classes: Iterable[type]) -> Optional[FrozenSet[str]]:
 def _keywords_of(rule_class: type) -> Optional[FrozenSet[str]]:
     if rule_class not in _SCREENED:
         found: Optional[Set[str]] = set() if requirement(rule_class) is GRAPH_CODE else None
-        for attr in dir(rule_class):
+        for _attr, node_type in node_hooks(rule_class):
             if found is None:
                 break
-            if attr.startswith(("visit_", "leave_")):
-                node_type = getattr(cst, attr[6:], None)
-                if isinstance(node_type, type):
-                    keyword = KEYWORD_OF.get(node_type)
-                    if keyword is None:
-                        found = None
-                    elif keyword == "if" and node_type in (cst.If, cst.IfExp) and getattr(
-                            rule_class, "skips_never_tensor_tests", False):
-                        found.add(TENSOR_IF)
-                    else:
-                        found.add(keyword)
+            keyword = KEYWORD_OF.get(node_type)
+            if keyword is None:
+                found = None
+            elif node_type in (cst.If, cst.IfExp) and getattr(rule_class, "skips_never_tensor_tests", False):
+                found.add(TENSOR_IF)
+            else:
+                found.add(keyword)
         # no hook at all: its check_module judges something else than what hooks collect (the contract of a
         # declared GRAPH_CODE), and the screen cannot tell what
         _SCREENED[rule_class] = frozenset(found) if found else None
@@ -216,8 +213,8 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
 def candidates(text: str, summary: ModuleSummary, external: Iterable[str]
                ) -> Iterator[Tuple[Optional[Definition], str, Optional[Counter]]]:
     """(definition, its text, the words of its code) for each function that may be graph code, each function
-    before the ones found in its text; a definition of None and words of None when the module's text cannot be read, words of None for a function
-    whose text cannot (anything may hide there: the caller keeps the file)."""
+    before the ones found in its text; a definition of None and words of None when the module's text cannot be
+    read, words of None for a function whose text cannot (anything may hide there: the caller keeps the file)."""
     definitions: List[Definition] = summary.definitions
     if not definitions:
         return
