@@ -9,15 +9,18 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ms_lint import __version__
 from ms_lint.analysis.layout import digest_of
 from ms_lint.diagnostics import Finding
 
 CACHE_DIR = ".ms_lint_cache"
-# (mtime_ns, size, content digest) of the bytes a result was computed from.
-Stamp = Tuple[int, int, str]
+# (mtime_ns, size, content digest) of the bytes a result was computed from, and the config files (YAML/JSON) the
+# analysis read: (path, mtime_ns, size), or (path, None, None) for one it looked for and did not find
+# (``ms_lint.analysis.config_files``).
+ConfigReads = Sequence[Tuple[str, Optional[int], Optional[int]]]
+Stamp = Tuple[int, int, str, ConfigReads]
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by ms-lint.\n"
 
 
@@ -55,6 +58,8 @@ class ResultsCache:
                 return None
             entry["mtime_ns"], entry["size"] = stat
             self.dirty = True
+        if not _same_reads(entry.get("reads", [])):
+            return None
         return [Finding.from_json(item) for item in entry["findings"]]
 
     def store(self, path: str, findings: List[Finding], stamp: Optional[Stamp] = None, depends: str = "") -> None:
@@ -65,11 +70,12 @@ class ResultsCache:
             digest = _digest(path)
             if stat is None or digest is None:
                 return
-            stamp = (stat[0], stat[1], digest)
-        self.entries[os.path.abspath(path)] = {
-            "mtime_ns": stamp[0], "size": stamp[1], "digest": stamp[2], "depends": depends,
-            "findings": [f.to_json() for f in findings],
-        }
+            stamp = (stat[0], stat[1], digest, ())
+        entry = {"mtime_ns": stamp[0], "size": stamp[1], "digest": stamp[2], "depends": depends,
+                 "findings": [f.to_json() for f in findings]}
+        if stamp[3]:
+            entry["reads"] = [list(read) for read in stamp[3]]
+        self.entries[os.path.abspath(path)] = entry
         self.dirty = True
 
     def save(self) -> None:
@@ -207,6 +213,20 @@ class FingerprintStore:
                     os.remove(os.path.join(folder, name))
         except OSError:
             pass
+
+
+def _same_reads(reads: object) -> bool:
+    """Are the config files an entry's analysis read (``Stamp``) as they were: the same (mtime, size), or still
+    absent? A config file edited, created or removed makes the entry stale (a script's mode may come from it)."""
+    if not isinstance(reads, list):
+        return False
+    for read in reads:
+        if not isinstance(read, list) or len(read) != 3 or not isinstance(read[0], str):
+            return False
+        now = _stat(read[0])
+        if (list(now) if now is not None else [None, None]) != read[1:]:
+            return False
+    return True
 
 
 def _stat(path: str) -> Optional[Tuple[int, int]]:

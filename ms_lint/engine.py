@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from ms_lint.analysis import screen
+from ms_lint.analysis.config_files import ConfigRead, reading_recorded
 from ms_lint.analysis.index import ProjectIndex, index_for
 from ms_lint.analysis.layout import digest_of
 from ms_lint.analysis.project import ProjectView
@@ -55,6 +56,8 @@ class FileAnalysis:
     context: Optional[ModuleContext] = None
     suppressed: List[Finding] = field(default_factory=list)  # findings silenced by noqa (never fixed)
     positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None  # resolved only when there are findings
+    # The config files (YAML/JSON) the rules read, as (path, mtime_ns, size): the findings depend on them too
+    config_reads: List[ConfigRead] = field(default_factory=list)
 
     @property
     def unanalyzable(self) -> bool:
@@ -144,7 +147,9 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
             # and model the same text a second time
             project.remember(context)
         result.context = context
-        reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
+        with reading_recorded() as reads:
+            reports = run_rules(context, firing)  # only the rules that can fire here (ms_lint/prefilter.py)
+        result.config_reads = sorted(reads, key=lambda read: read[0])
     except RecursionError:
         result.findings.append(unanalyzable(path, "too deeply nested to analyze"))
         return result

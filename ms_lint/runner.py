@@ -75,7 +75,7 @@ def _analyze_one(path: str, config: Config, index=None) -> Result:
     stamp = None
     if before is not None and result.source is not None and len(result.source.raw) == before.st_size:
         # stat before reading: if the file changes after the read, its new mtime invalidates this entry
-        stamp = (before.st_mtime_ns, before.st_size, digest_bytes(result.source.raw))
+        stamp = (before.st_mtime_ns, before.st_size, digest_bytes(result.source.raw), result.config_reads)
     return path, findings, stamp
 
 

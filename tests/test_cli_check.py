@@ -115,3 +115,20 @@ def test_version_and_help(run_cli):
         run_cli("--version")
     assert exited.value.code == 0
     assert run_cli()[0] == 2
+
+
+def test_help_lists_every_command_though_a_run_imports_only_its_own(run_cli, capsys):
+    from ms_lint.cli import COMMANDS, build_parser
+
+    listed = build_parser().format_help()
+    assert all(name in listed for name in COMMANDS)
+    only = build_parser("rules")
+    assert only.parse_args(["rules"]).handler.__module__ == "ms_lint.commands.rules"
+    with pytest.raises(SystemExit) as exited:
+        only.parse_args(["check"])  # the other commands are not registered on it
+    assert exited.value.code == 2
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        run_cli("chekc")
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "invalid choice" in err and "'verify'" in err  # a typo still lists them all

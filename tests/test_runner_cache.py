@@ -310,8 +310,10 @@ def test_parallel_run_fills_the_cache_for_the_next_run(run_cli, write, tmp_path,
 
 def test_a_warm_run_does_not_import_the_parser(project, tmp_path):
     """The warm path must stay cheap: no libcst (or MindSpore) import when every result is cached, nor the project
-    index's ``ast`` summaries or the worker pool's multiprocessing (a fifth of a warm run's time together)."""
-    heavy = ('libcst', 'mindspore', 'ms_lint.analysis.summary', 'multiprocessing')
+    index's ``ast`` summaries or the worker pool's multiprocessing (a fifth of a warm run's time together), nor
+    the modules of the other commands (``check`` parses its own options only)."""
+    heavy = ('libcst', 'mindspore', 'ms_lint.analysis.summary', 'multiprocessing', 'ms_lint.commands.fix',
+             'ms_lint.commands.verify', 'ms_lint.commands.server', 'ms_lint.commands.profile')
     script = (
         "import sys\n"
         "from ms_lint.cli import main\n"
@@ -396,3 +398,63 @@ def test_a_path_through_a_symlink_and_dotdot_is_stat_ed_as_given(run_cli, write,
     assert check_json(run_cli, given)[1] == first  # warm
     write("real/x.py", CLEAN)
     assert check_json(run_cli, given)[1] == check_json(run_cli, "--no-cache", given)[1] == []
+
+
+# -- config files a script reads ----------------------------------------------------------------------------
+YAML_SCRIPT = """\
+import mindspore as ms
+import yaml
+from mindspore import nn
+
+config = yaml.safe_load(open("configs/train.yaml"))
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+if __name__ == "__main__":
+    ms.set_context(mode=config["context"]["mode"])
+    net = Net()
+    net(ms.Tensor([1.0]))
+"""
+
+
+def yaml_mode(mode: int) -> str:
+    return f"context:\n  mode: {mode}\n"
+
+
+def msl301_lines(run_cli):
+    return [f["line"] for f in check_json(run_cli, ".")[1] if f["code"] == "MSL301"]
+
+
+def test_an_edited_config_file_is_not_served_the_old_result(run_cli, write, tmp_path):
+    """The script's mode comes from a YAML file: editing the file (not the script) changes the finding."""
+    write("train.py", YAML_SCRIPT)
+    write("configs/train.yaml", yaml_mode(0))
+    assert msl301_lines(run_cli) == [14]
+    write("configs/train.yaml", yaml_mode(1))
+    assert msl301_lines(run_cli) == []
+    write("configs/train.yaml", yaml_mode(0))
+    assert msl301_lines(run_cli) == [14]
+
+
+def test_a_config_file_that_appears_or_goes_is_seen(run_cli, write, tmp_path):
+    write("train.py", YAML_SCRIPT)
+    assert msl301_lines(run_cli) == []  # no file: the mode is unknown
+    write("configs/train.yaml", yaml_mode(0))
+    assert msl301_lines(run_cli) == [14]
+    (tmp_path / "configs" / "train.yaml").unlink()
+    assert msl301_lines(run_cli) == []
+
+
+def test_an_unchanged_config_file_keeps_the_run_warm(run_cli, write, tmp_path, monkeypatch):
+    write("train.py", YAML_SCRIPT)
+    write("configs/train.yaml", yaml_mode(0))
+    cold = check_json(run_cli, ".")
+    entries = json.loads(cache_files(tmp_path)[0].read_text())
+    assert [read[0] for entry in entries.values() for read in entry.get("reads", [])] == [
+        str(tmp_path / "configs" / "train.yaml")]
+    forbid_analysis(monkeypatch)
+    assert check_json(run_cli, ".") == cold

@@ -8,16 +8,21 @@ guess. Files are read at most once per process and must be small (a config, not 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterator, Optional, Set, Tuple
 
 UNKNOWN = object()  # a key the file does not hold, or holds as something other than a scalar
 MAX_BYTES = 1 << 20
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
 _CACHE: Dict[Tuple[str, int, int], Optional[dict]] = {}
+# What ``read_config`` was asked while ``reading_recorded`` runs: (absolute path, mtime_ns, size), or (path, None,
+# None) for a file that was not there. A file's findings depend on these files too (the results cache checks them).
+ConfigRead = Tuple[str, Optional[int], Optional[int]]
+_RECORDED: Optional[Set[ConfigRead]] = None
 _KEY_LINE = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][\w.\-]*|'[^']*'|\"[^\"]*\") *:(?: +(?P<value>.*?))? *$")
 
 
@@ -30,11 +35,29 @@ def read_config(path: str) -> Optional[dict]:
     try:
         st = os.stat(path)
     except OSError:
+        if _RECORDED is not None:
+            _RECORDED.add((os.path.abspath(path), None, None))
         return None
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if _RECORDED is not None:
+        _RECORDED.add(key)  # stat'ed before the read: a change after it gives the file a new stamp
     if key not in _CACHE:
         _CACHE[key] = _read(path, st.st_size)
     return _CACHE[key]
+
+
+@contextlib.contextmanager
+def reading_recorded() -> Iterator[Set[ConfigRead]]:
+    """The config files read (or looked for) inside the ``with`` block; nested blocks add theirs to the outer."""
+    global _RECORDED
+    outer = _RECORDED
+    _RECORDED = reads = set()
+    try:
+        yield reads
+    finally:
+        _RECORDED = outer
+        if outer is not None:
+            outer.update(reads)
 
 
 def _read(path: str, size: int) -> Optional[dict]:
