@@ -259,3 +259,23 @@ def test_a_buffer_that_cannot_be_read_answers_as_an_unreadable_file(tmp_path):
     nul = checker.check(str(package / "net.py"), NET_BUFFER + "\x00")
     assert [code for code, _ in _codes(nul)] == ["MSL900"]
     assert _codes(checker.check(str(package / "blocks.py"), BLOCKS)) == [("MSL201", 6)]
+
+
+def test_a_line_inserted_in_a_function_keeps_what_the_index_worked_out(tmp_path):
+    """Typing a new line shifts the lines (and the ``Definition`` spans) of what follows, nothing else the index
+    keeps: the project's graph closure is not worked out again, and the finding moves with its line."""
+    from ms_lint.analysis.index import _INDEXES
+
+    package = _package(tmp_path, NET_BUFFER)
+    blocks = str(package / "blocks.py")
+    checker = Checker()
+    assert _codes(checker.check(blocks, BLOCKS)) == [("MSL201", 6)]
+    index = next(index for index in _INDEXES.values() if blocks in index.by_path)
+    closure = index.graph_functions()
+    edited = BLOCKS.replace("        if step", "        y = x\n        if step")
+    assert _codes(checker.check(blocks, edited)) == [("MSL201", 7)]
+    assert index.by_path[blocks].definitions[0].end_line == 9  # the index holds the new text's summary
+    assert index.graph_functions() is closure
+    # a new call changes what the summary records: that edit does work the closure out again
+    assert _codes(checker.check(blocks, edited.replace("y = x", "y = abs(x)"))) == [("MSL201", 7)]
+    assert index.graph_functions() is not closure

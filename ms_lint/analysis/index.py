@@ -239,13 +239,15 @@ class ProjectIndex:
             number += 1
         return dataclasses.replace(summary, name=f"{summary.name}#{number}")
 
-    def update_file(self, path: str, raw: bytes) -> None:
-        """Summarize ``path`` from these bytes (the text being checked), replacing what the disk said."""
+    def update_file(self, path: str, raw: bytes, summary: Optional[ModuleSummary] = None) -> None:
+        """Summarize ``path`` from these bytes (the text being checked), replacing what the disk said; ``summary``:
+        the caller's ``summarize_file(path, raw)``, when it has made one."""
         key = os.path.abspath(path)
         known = self.by_path.get(key)
         if known is not None and known.digest == digest_of(raw):
             return
-        summary = summarize_file(key, raw)
+        if summary is None or summary.digest != digest_of(raw):
+            summary = summarize_file(key, raw)
         if summary is None:
             return
         if known is not None and known.name != summary.name:

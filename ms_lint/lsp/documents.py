@@ -290,6 +290,7 @@ def _update(index, key: str, raw: bytes) -> None:
     known = index.by_path.get(key)
     if known is not None and known.digest == digest_of(raw):
         return
+    summary = None
     if known is not None and index.modules.get(known.name) is known:
         summary = summarize_file(key, raw)
         if summary is not None and _same_shape(known, summary):
@@ -298,16 +299,21 @@ def _update(index, key: str, raw: bytes) -> None:
             index.modules[summary.name] = summary
             return
     _forget_contexts(index, {key}, everything=True)
-    index.update_file(key, raw)
+    index.update_file(key, raw, summary)
+
+
+# Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
+# each ``Definition``, which only the screen reads (``ms_lint.analysis.screen``, for the text it was made from).
+_LINE_FIELDS = ("line", "end_line", "digest")
 
 
 def _same_shape(a, b) -> bool:
-    """Equal summaries but for the digest and the ``line`` of classes and functions."""
+    """Equal summaries but for the digest and the lines of classes, functions and definitions."""
     if type(a) is not type(b):
         return False
     if dataclasses.is_dataclass(a):
         return all(_same_shape(getattr(a, f.name), getattr(b, f.name))
-                   for f in dataclasses.fields(a) if f.name not in ("line", "digest"))
+                   for f in dataclasses.fields(a) if f.name not in _LINE_FIELDS)
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same_shape(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
