@@ -103,37 +103,69 @@ class ResultsCache:
 
 class SummaryStore:
     """The project index's module summaries (``ms_lint.analysis.index.SummaryCache`` entries), pickled next to the
-    results: reading them is much cheaper than parsing every module of the project again."""
+    results: reading them is much cheaper than parsing every module of the project again.
+
+    The summaries of files summarized since the whole set was written go to a second, small file, read after the
+    first (``delta_file``): after an edit only that one is written, not every summary of the project again (9.4 MB
+    on MindSpore's source, 0.2 to 0.3 s of a run). The whole set is written again once the delta holds more than
+    ``DELTA_SHARE`` of the entries. A reader that meets a new whole set with an old delta gets summaries whose
+    (mtime, size) no longer match: they are made again, never used."""
+
+    DELTA_SHARE = 0.05
 
     def __init__(self, root: str, folder: Optional[str] = None):
         base = os.path.abspath(folder) if folder else os.path.join(root, CACHE_DIR)
         self.file = os.path.join(base, __version__, f"summaries-{_code_fingerprint()}.pickle")
+        self.delta_file = self.file[: -len(".pickle")] + ".delta.pickle"
+        self._whole: Dict[str, Any] = {}  # the entries as the whole set on disk holds them (after ``load``)
 
     def load(self) -> Optional[Dict[str, Any]]:
-        import pickle
-
-        try:
-            with open(self.file, "rb") as handle:
-                entries = pickle.load(handle)
-        except Exception:  # missing, truncated or from another Python: rebuild
+        whole = _load_pickle(self.file)
+        if not isinstance(whole, dict):
             return None
-        return entries if isinstance(entries, dict) else None
+        self._whole = whole
+        entries = dict(whole)
+        delta = _load_pickle(self.delta_file)
+        if isinstance(delta, dict):
+            entries.update(delta)
+        return entries
 
     def save(self, entries: Dict[str, Any]) -> None:
+        """Write what differs from the whole set on disk to the delta, or everything to a new whole set."""
         import pickle
 
+        # entries read from the whole set are the very tuples ``load`` returned; changed ones are new tuples
+        changed = {path: entry for path, entry in entries.items() if self._whole.get(path) is not entry}
         folder = os.path.dirname(self.file)
         try:
             os.makedirs(folder, exist_ok=True)
             _write_marker(os.path.join(os.path.dirname(folder), "CACHEDIR.TAG"), TAG)
             _write_marker(os.path.join(os.path.dirname(folder), ".gitignore"), "# Automatically created by ms-lint.\n*\n")
-            _replace_file(self.file, lambda handle: pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL),
-                          binary=True)
+            if self._whole and len(changed) <= self.DELTA_SHARE * len(entries):
+                _replace_file(self.delta_file,
+                              lambda handle: pickle.dump(changed, handle, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
+            else:
+                _replace_file(self.file, lambda handle: pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL),
+                              binary=True)
+                self._whole = dict(entries)
+                if os.path.exists(self.delta_file):
+                    os.remove(self.delta_file)
+            current = {os.path.basename(self.file), os.path.basename(self.delta_file)}
             for name in os.listdir(folder):
-                if name.startswith("summaries-") and name.endswith(".pickle") and name != os.path.basename(self.file):
+                if name.startswith("summaries-") and name.endswith(".pickle") and name not in current:
                     os.remove(os.path.join(folder, name))
         except OSError:
             pass  # a cache that cannot be written is not an error
+
+
+def _load_pickle(path: str) -> Any:
+    import pickle
+
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except Exception:  # missing, truncated or from another Python: rebuild
+        return None
 
 
 class FingerprintStore:
@@ -154,6 +186,8 @@ class FingerprintStore:
         self.stamps_file = os.path.join(base, __version__, f"stamps-{fingerprint}.json")
         # set by ``load`` when the fingerprints held across touched files: the stamps to save them under
         self.refreshed: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None
+        self.saved_state: object = None  # the state the stored fingerprints were saved under (set by ``load``)
+        self._paired: Dict[str, Any] = {}  # salt -> the stamps file's data, read at most once
 
     def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None, salt: str = "") -> Dict[str, str]:
         """The fingerprints stored for ``state``; or, given the project's ``stamps`` and the ``salt`` (the
@@ -162,24 +196,22 @@ class FingerprintStore:
         data = _read_json(self.file)
         if not isinstance(data, dict) or not isinstance(data.get("fingerprints"), dict):
             return {}
+        self.saved_state = data.get("state")
         if data.get("state") == state:
             return data["fingerprints"]
         if stamps is not None:
-            self.refreshed = self._same_content(stamps, salt, data.get("state"))
+            self.refreshed = self._same_content(stamps, salt)
             if self.refreshed is not None:
                 return data["fingerprints"]
         return {}
 
-    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str, saved_state: object
+    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str
                       ) -> Optional[Dict[str, Tuple[int, int, Optional[str]]]]:
         """When the project holds the files it held when the fingerprints were stored, and they and the modules
         outside it that the index read then (a sibling package, an installed base class) have the same bytes:
         the new stamps, with the stored digests; else None."""
-        data = _read_json(self.stamps_file)
-        # written with these fingerprints (not by another run that saved between them), under this configuration
-        # (another one, e.g. other cell-bases, makes other fingerprints of the same files)
-        if (not isinstance(data, dict) or data.get("state") != saved_state or data.get("salt") != salt
-                or not isinstance(data.get("files"), dict)):
+        data = self.paired_stamps(salt)
+        if data is None:
             return None
         stored = data["files"]
         if not stamps.keys() <= stored.keys():
@@ -197,14 +229,35 @@ class FingerprintStore:
             refreshed[path] = (mtime_ns, size, old[2])
         return refreshed
 
+    def paired_stamps(self, salt: str) -> Optional[Dict[str, Any]]:
+        """The stamps file (``files``: path -> [mtime, size, digest]; ``recipes``: path -> [what the summaries say,
+        [indexes into ``paths``]]) when it was written with the stored fingerprints (not by another run that saved
+        between them: call ``load`` first) and under this configuration (another one, e.g. other cell-bases,
+        makes other fingerprints of the same files); else None."""
+        if salt not in self._paired:
+            data = _read_json(self.stamps_file)
+            if (not isinstance(data, dict) or self.saved_state is None or data.get("state") != self.saved_state
+                    or data.get("salt") != salt or not isinstance(data.get("files"), dict)):
+                data = None
+            self._paired[salt] = data
+        return self._paired[salt]
+
     def save(self, state: str, fingerprints: Dict[str, str],
-             stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "") -> None:
+             stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "",
+             recipes: Optional[Dict[str, Tuple[str, List[str]]]] = None) -> None:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
-        (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints."""
+        (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints.
+        ``recipes``: each file's ``ProjectIndex.fingerprint_recipe`` (``ms_lint.analysis.carry`` reads them)."""
         _write_json(self.file, {"state": state, "fingerprints": fingerprints})
         if stamps is not None:
-            _write_json(self.stamps_file, {"state": state, "salt": salt,
-                                           "files": {path: list(stamp) for path, stamp in stamps.items()}})
+            data: Dict[str, Any] = {"state": state, "salt": salt,
+                                    "files": {path: list(stamp) for path, stamp in stamps.items()}}
+            if recipes:
+                paths = sorted({path for _, read in recipes.values() for path in read})
+                number = {path: i for i, path in enumerate(paths)}
+                data["paths"] = paths
+                data["recipes"] = {path: [said, [number[p] for p in read]] for path, (said, read) in recipes.items()}
+            _write_json(self.stamps_file, data)
         current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else ""}
         folder = os.path.dirname(self.file)
         try:  # those of an older ms-lint source (and stamps that no longer describe these fingerprints)
@@ -227,6 +280,23 @@ def _same_reads(reads: object) -> bool:
         if (list(now) if now is not None else [None, None]) != read[1:]:
             return False
     return True
+
+
+def stored_recipes(data: Dict[str, Any]) -> Dict[str, Tuple[str, List[str]]]:
+    """The fingerprint recipes of a ``FingerprintStore.paired_stamps`` (empty when it holds none, or they do not
+    read as saved)."""
+    paths, recipes = data.get("paths"), data.get("recipes")
+    if not isinstance(paths, list) or not isinstance(recipes, dict):
+        return {}
+    out: Dict[str, Tuple[str, List[str]]] = {}
+    try:
+        for path, (said, numbers) in recipes.items():
+            if not isinstance(said, str) or not all(isinstance(n, int) and 0 <= n < len(paths) for n in numbers):
+                return {}
+            out[path] = (said, [paths[n] for n in numbers])
+    except (TypeError, ValueError):
+        return {}
+    return out
 
 
 def _stat(path: str) -> Optional[Tuple[int, int]]:

@@ -205,6 +205,31 @@ def _same_index_options(config_of: Callable[[str], Config], first: Config) -> Ca
     return same
 
 
+def _fill_fingerprints(fingerprints: Dict[str, str], missing: List[Tuple[str, str]], index, store,
+                      stamps: Dict[str, Tuple[int, int]], salt: str) -> Tuple[Dict[str, tuple], Dict[str, tuple]]:
+    """Add the fingerprints of the ``missing`` files (path as given, absolute path): carried over from the stored
+    recipes when the edit kept every summary's shape (``ms_lint.analysis.carry``), else worked out by the index.
+    Returns the recipes to store with them, and the stored stamps of the modules outside the project that carried
+    recipes read (this run's index did not read them again: ``content_stamps`` does not know them)."""
+    from ms_lint.analysis.carry import carried_fingerprints
+    from ms_lint.cache import stored_recipes
+
+    paired = store.paired_stamps(salt)
+    recipes = stored_recipes(paired) if paired is not None else {}
+    if paired is not None and not fingerprints:  # the state changed since they were stored
+        carried = carried_fingerprints(paired["files"], recipes, index, stamps, [key for _, key in missing])
+        if carried is not None:
+            fingerprints.update(carried)
+            return recipes, {path: tuple(stamp) for path, stamp in paired["files"].items() if path not in stamps}
+        recipes = {}  # stored for other bytes
+    for path, key in missing:
+        recipe = index.fingerprint_recipe(path)
+        fingerprints[key] = index.fingerprint_from(recipe)
+        if recipe is not None:
+            recipes[key] = recipe
+    return recipes, {}
+
+
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
                 use_cache: bool = True, cache_dir: Optional[str] = None) -> List[Finding]:
     """Findings of every file. One results cache per configuration: in ``cache_dir`` when given, else in
@@ -248,8 +273,8 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         if missing:
             from ms_lint.analysis.index import content_stamps
 
-            fingerprints.update({key: project().fingerprint_for(path) for path, key in missing})
-            store.save(state, fingerprints, content_stamps(project(), stamps), salt)
+            recipes, outside = _fill_fingerprints(fingerprints, missing, project(), store, stamps, salt)
+            store.save(state, fingerprints, {**outside, **content_stamps(project(), stamps)}, salt, recipes)
             save_summaries(project())
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
             store.save(state, fingerprints, store.refreshed, salt)

@@ -13,7 +13,7 @@ import pytest
 
 import ms_lint.runner as runner
 from conftest import CLEAN, FLAGGED
-from ms_lint.cache import CACHE_DIR, ResultsCache
+from ms_lint.cache import CACHE_DIR, ResultsCache, SummaryStore
 from ms_lint.config import Config
 
 CACHE_ENABLED = """\
@@ -335,8 +335,6 @@ def test_a_warm_run_does_not_import_the_parser(project, tmp_path):
 def test_summaries_of_installed_modules_read_for_fingerprints_are_kept(run_cli, write, tmp_path, monkeypatch):
     """A run whose fingerprints resolve names into an installed package stores that package's summaries too, so
     the next run with a touched file reads them from the cache instead of parsing them again."""
-    import pickle
-
     from ms_lint.analysis import index as index_module
 
     site = tmp_path / "site"
@@ -354,9 +352,7 @@ def test_summaries_of_installed_modules_read_for_fingerprints_are_kept(run_cli, 
     monkeypatch.chdir(tmp_path / "proj")
     _, cold = check_json(run_cli, ".")
     assert [f["code"] for f in cold] == ["MSL201"]  # Head is a Cell through the installed base
-    stored = list((tmp_path / "proj" / CACHE_DIR).rglob("summaries-*.pickle"))
-    assert len(stored) == 1
-    entries = pickle.loads(stored[0].read_bytes())
+    entries = SummaryStore(str(tmp_path / "proj")).load()
     assert str(site / "extpkg" / "layers.py") in entries
     parsed = []
     real = index_module.summarize_file
@@ -458,3 +454,28 @@ def test_an_unchanged_config_file_keeps_the_run_warm(run_cli, write, tmp_path, m
         str(tmp_path / "configs" / "train.yaml")]
     forbid_analysis(monkeypatch)
     assert check_json(run_cli, ".") == cold
+
+
+def test_an_edit_writes_only_the_changed_summaries_until_the_delta_grows(tmp_path):
+    """Summaries of files summarized since the whole set was written go to the small delta file; the whole set is
+    written again once the delta holds more than DELTA_SHARE of the entries. Loading merges both."""
+    store = SummaryStore(str(tmp_path))
+    entries = {f"/p/m{i}.py": (i, i, f"summary {i}") for i in range(100)}
+    store.save(entries)
+    assert os.path.exists(store.file) and not os.path.exists(store.delta_file)
+    loaded = SummaryStore(str(tmp_path))
+    entries = loaded.load()
+    whole_written = os.stat(loaded.file).st_mtime_ns
+    entries["/p/m3.py"] = (3, 4, "summary 3, edited")
+    entries["/p/new.py"] = (1, 1, "new")
+    loaded.save(entries)
+    assert os.stat(loaded.file).st_mtime_ns == whole_written  # the whole set was not written again
+    again = SummaryStore(str(tmp_path)).load()
+    assert again == entries
+    store = SummaryStore(str(tmp_path))
+    entries = store.load()
+    for i in range(10):  # more than 5 of 101 entries changed: one whole set again, no delta
+        entries[f"/p/m{i}.py"] = (i, i + 1, f"summary {i}, edited")
+    store.save(entries)
+    assert not os.path.exists(store.delta_file)
+    assert SummaryStore(str(tmp_path)).load() == entries

@@ -83,6 +83,21 @@ def _summarize_runs(text: str, bounds, path: str, name: str, digest: str, packag
         return None
 
 
+# A file's cross-file fingerprint before the digests: (what the summaries say about it, the paths of the modules
+# whose digests complete it). ``ProjectIndex.fingerprint_recipe``.
+Recipe = Tuple[str, List[str]]
+
+
+def fingerprint_of(recipe: Recipe, digests: Dict[str, str]) -> str:
+    """The fingerprint a recipe makes with these digests of its modules (by absolute path; a module without one
+    counts as absent)."""
+    said, paths = recipe
+    stamp = hashlib.blake2b(said.encode(), digest_size=12)
+    for path in paths:
+        stamp.update(f"{path}:{digests.get(path, '')};".encode())
+    return stamp.hexdigest()
+
+
 def content_stamps(index: "ProjectIndex", stamps: Dict[str, Tuple[int, int]]
                    ) -> Dict[str, Tuple[int, int, Optional[str]]]:
     """``stamps`` with the content digest the index summarized each file from (None where it holds no summary
@@ -118,6 +133,16 @@ class SummaryCache:
     def __init__(self, entries: Optional[Dict[str, Tuple[int, int, ModuleSummary]]] = None):
         self.entries = entries or {}
         self.dirty = False
+        # path -> the summary an entry held before this run summarized the file's new bytes (``ms_lint.analysis.
+        # carry`` compares them)
+        self.replaced: Dict[str, ModuleSummary] = {}
+
+    def _replace(self, path: str, entry: Tuple[int, int, ModuleSummary]) -> None:
+        old = self.entries.get(path)
+        if old is not None and old[2].digest != entry[2].digest:
+            self.replaced.setdefault(path, old[2])
+        self.entries[path] = entry
+        self.dirty = True
 
     def fill(self, paths: Iterable[str], jobs: Optional[int]) -> None:
         """Summarize on worker processes the files whose (mtime, size) the cache does not hold, when there are
@@ -139,8 +164,7 @@ class SummaryCache:
         for path, entry in run_batches(missing, _summarize_entry, workers, 32, lambda item, why: (item, None),
                                        initializer=collect_less):
             if entry is not None:
-                self.entries[path] = entry
-                self.dirty = True
+                self._replace(path, entry)
 
     def get(self, path: str) -> Optional[ModuleSummary]:
         key = os.path.abspath(path)
@@ -162,8 +186,7 @@ class SummaryCache:
             return entry[2]
         summary = summarize_file(key, raw)
         if summary is not None:
-            self.entries[key] = (st.st_mtime_ns, st.st_size, summary)
-            self.dirty = True
+            self._replace(key, (st.st_mtime_ns, st.st_size, summary))
         return summary
 
 
@@ -576,39 +599,49 @@ class ProjectIndex:
         return found
 
     def fingerprint_for(self, path: str) -> str:
-        """What the file's findings owe to other files, for the results cache: the digests of the modules it
-        imports from and of those its classes' bases live in, the graph functions the project makes of it (with
-        the modules of their callers), and how the project constructs its classes.
+        """What the file's findings owe to other files, for the results cache (``fingerprint_recipe``, with the
+        digests the modules it names have now)."""
+        return self.fingerprint_from(self.fingerprint_recipe(path))
+
+    def fingerprint_from(self, recipe: Optional[Recipe]) -> str:
+        """The fingerprint of a recipe with the digests of the modules the index holds now."""
+        if recipe is None:
+            return ""
+        return fingerprint_of(recipe, {path: self.by_path[path].digest for path in recipe[1] if path in self.by_path})
+
+    def fingerprint_recipe(self, path: str) -> Optional[Recipe]:
+        """The file's cross-file fingerprint in two parts (``fingerprint_of`` joins them): what the project's
+        summaries say about it (the graph functions the project makes of it, with why, and how the project
+        constructs its classes), and the paths of the modules whose bytes its findings may read: those it imports
+        from, those its classes' bases live in, the modules of the graph functions that call it, of the classes
+        that hold its Cells, and of the scripts that call a helper of its that sets the mode. The first part
+        depends on the summaries alone, line numbers and digests left out (``summary.same_shape``): an edit that
+        keeps every summary's shape keeps it (``ms_lint.analysis.carry``).
 
         One import deep on purpose: following every import transitively costs more than the check on a large
         package. A change two imports away (a helper's helper) is seen after the file itself or a direct
         dependency changes, or with ``--no-cache``."""
         summary = self.by_path.get(os.path.abspath(path))
         if summary is None:
-            return ""
-        stamp = hashlib.blake2b(digest_size=12)
+            return None
+        said = hashlib.blake2b(digest_size=12)
         graph = self.graph_functions_in(path)
         modules = self._direct_dependencies(summary.name)
         for qual in graph:
             modules.update(caller for caller, _ in self.callers_of((summary.name, qual)))
-        for name in sorted(modules):
-            other = self.modules.get(name)
-            if other is not None and name != summary.name:
-                stamp.update(f"{name}:{other.digest};".encode())
         for qual, why in sorted(graph.items()):
-            stamp.update(f"{qual}={why};".encode())
+            said.update(f"{qual}={why};".encode())
         if any(function is not None for function, _ in summary.set_context_modes):
             # MSL301 reports a helper's ``set_context`` for the scripts that call it (they import this module)
-            for importer in sorted(self.importers_of(summary.name)):
-                stamp.update(f"{importer}:{self.modules[importer].digest};".encode())
+            modules.update(self.importers_of(summary.name))
         for qual in sorted(summary.classes):
             for owner in self.method_owner_chain((summary.name, qual)):
-                stamp.update(f"{owner}:{self.constructions(owner)!r};".encode())
-            for holder, _, _ in self.sub_cell_holders((summary.name, qual)):  # their calls give construct's kinds
-                other = self.modules.get(holder)
-                if other is not None and holder != summary.name:
-                    stamp.update(f"{holder}:{other.digest};".encode())
-        return stamp.hexdigest()
+                said.update(f"{owner}:{self.constructions(owner)!r};".encode())
+            # their calls give construct's kinds
+            modules.update(holder for holder, _, _ in self.sub_cell_holders((summary.name, qual)))
+        modules.discard(summary.name)
+        read = sorted({os.path.abspath(self.modules[name].path) for name in modules if name in self.modules})
+        return said.hexdigest(), read
 
     def importers_of(self, name: str) -> Set[str]:
         """The project modules that import a name from module ``name`` (or the module itself)."""

@@ -9,6 +9,7 @@ can cache them by content and hand them to worker processes.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
@@ -81,6 +82,27 @@ class ModuleSummary:
     # Every module-level function and method (of nested classes and classes inside functions too), in order,
     # a name defined twice (a property and its setter) twice: what GraphScope may take for graph code.
     definitions: List[Definition] = field(default_factory=list)
+
+
+# Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
+# each ``Definition``, which only the screen reads (``ms_lint.analysis.screen``, for the text it was made from).
+_LINE_FIELDS = ("line", "end_line", "digest")
+
+
+def same_shape(a: object, b: object) -> bool:
+    """Equal summaries (or parts of them) but for the digest and the lines of classes, functions and
+    definitions: what the project index works out from them (names, Cells, graph closure, fingerprint recipes)
+    is the same for both. An edit inside a function body that adds no call keeps the shape."""
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(same_shape(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a) if f.name not in _LINE_FIELDS)
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_shape(a[k], b[k]) for k in a)  # type: ignore[index]
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_shape(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    return a is b or a == b
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:

@@ -8,7 +8,6 @@ code actions and "fix all" are answered from it without analyzing again.
 """
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import tokenize
@@ -286,6 +285,7 @@ def _update(index, key: str, raw: bytes) -> None:
     buffers' slots again (``Checker._reseed``)."""
     from ms_lint.analysis.index import summarize_file
     from ms_lint.analysis.layout import digest_of
+    from ms_lint.analysis.summary import same_shape
 
     known = index.by_path.get(key)
     if known is not None and known.digest == digest_of(raw):
@@ -293,32 +293,13 @@ def _update(index, key: str, raw: bytes) -> None:
     summary = None
     if known is not None and index.modules.get(known.name) is known:
         summary = summarize_file(key, raw)
-        if summary is not None and _same_shape(known, summary):
+        if summary is not None and same_shape(known, summary):
             _forget_contexts(index, {key})
             index.by_path[key] = summary
             index.modules[summary.name] = summary
             return
     _forget_contexts(index, {key}, everything=True)
     index.update_file(key, raw, summary)
-
-
-# Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
-# each ``Definition``, which only the screen reads (``ms_lint.analysis.screen``, for the text it was made from).
-_LINE_FIELDS = ("line", "end_line", "digest")
-
-
-def _same_shape(a, b) -> bool:
-    """Equal summaries but for the digest and the lines of classes, functions and definitions."""
-    if type(a) is not type(b):
-        return False
-    if dataclasses.is_dataclass(a):
-        return all(_same_shape(getattr(a, f.name), getattr(b, f.name))
-                   for f in dataclasses.fields(a) if f.name not in _LINE_FIELDS)
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same_shape(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same_shape(x, y) for x, y in zip(a, b))
-    return a is b or a == b
 
 
 def _forget_contexts(index, paths, everything: bool = False) -> None:
