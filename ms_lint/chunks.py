@@ -24,6 +24,12 @@ from typing import Iterator, List, Optional, Tuple
 CHUNK_LINES = 2000  # lines per run; a module of fewer lines is never cut
 _STATEMENT_STARTS = ("def ", "class ", "async def ", "@")
 _LONE_CR = re.compile(r"\r(?!\n)")
+LINE_END = re.compile(r"\r\n?|\n")  # Python's line ends, as ``ast`` and libcst number lines (not str.splitlines')
+
+
+def line_starts(text: str) -> List[int]:
+    """The offset of each line's first character (the lines ``LINE_END`` ends)."""
+    return [0, *(match.end() for match in LINE_END.finditer(text))]
 
 
 def chunk_bounds(text: str, chunk_lines: Optional[int] = None) -> List[Tuple[int, int]]:

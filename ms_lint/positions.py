@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
@@ -24,11 +23,10 @@ from libcst._add_slots import add_slots
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
-from ms_lint.chunks import ast_runs, chunk_bounds
+from ms_lint.chunks import LINE_END, ast_runs, chunk_bounds, line_starts
 from ms_lint.cstutil import top_statements
 
 # What PositionProvider counts as a line break (libcst.metadata.position_provider.NEWLINE_RE).
-_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 @add_slots
@@ -70,7 +68,7 @@ class NodePositions(Mapping):
         self._marks = marks
         self._offsets = [0, *itertools.accumulate(map(len, tokens))]  # token count -> character offset
         code = "".join(tokens)
-        self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
+        self._line_starts = line_starts(code)
 
     def _position(self, token_count: int) -> CodePosition:
         offset = self._offsets[token_count]
@@ -187,7 +185,7 @@ class StatementPositions(Mapping):
             return None
         tokens = state.tokens
         if (statement is self._module.body[-1] and not self._module.has_trailing_newline and tokens
-                and _NEWLINE.fullmatch(tokens[-1])):
+                and LINE_END.fullmatch(tokens[-1])):
             tokens = tokens[:-1]  # the file's last line has no line break (the module's code drops it too)
         if not self._text.startswith("".join(tokens), line_starts[lines_before]):
             return None  # not the text at that line: trust nothing computed this way
@@ -195,7 +193,7 @@ class StatementPositions(Mapping):
 
     def _line_starts_of_text(self) -> List[int]:
         if self._line_starts is None:
-            self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(self._text))]
+            self._line_starts = line_starts(self._text)
         return self._line_starts
 
     def _first_line_of(self, statement: cst.BaseStatement) -> Optional[int]:

@@ -48,6 +48,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 import libcst as cst
 
 from ms_lint.analysis.summary import Definition, ModuleSummary
+from ms_lint.chunks import line_starts
 from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement
 from ms_lint.walk import node_hooks
 
@@ -63,7 +64,6 @@ KEYWORDS = frozenset(KEYWORD_OF.values())
 ROOT_DECORATORS = JIT_WORDS + ("register",)
 _JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[\s\\]+as\b")
 _WORD = re.compile(r"\w+")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # Python's line ends, as ``ast`` numbers lines (not str.splitlines')
 _SCREENED: Dict[type, Optional[FrozenSet[str]]] = {}
 
 
@@ -105,7 +105,7 @@ class _Lines:
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+        self.starts = line_starts(text)
 
     def span(self, first: int, last: int) -> str:
         """Lines ``first`` to ``last`` (1-based, inclusive)."""
