@@ -286,7 +286,8 @@ def stored_recipes(data: Dict[str, Any]) -> Dict[str, Tuple[str, List[str]]]:
     """The fingerprint recipes of a ``FingerprintStore.paired_stamps`` (empty when it holds none, or they do not
     read as saved)."""
     paths, recipes = data.get("paths"), data.get("recipes")
-    if not isinstance(paths, list) or not isinstance(recipes, dict):
+    if (not isinstance(paths, list) or not isinstance(recipes, dict)
+            or not all(isinstance(path, str) for path in paths)):
         return {}
     out: Dict[str, Tuple[str, List[str]]] = {}
     try:

@@ -277,7 +277,9 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             store.save(state, fingerprints, {**outside, **content_stamps(project(), stamps)}, salt, recipes)
             save_summaries(project())
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
-            store.save(state, fingerprints, store.refreshed, salt)
+            from ms_lint.cache import stored_recipes
+
+            store.save(state, fingerprints, store.refreshed, salt, stored_recipes(store.paired_stamps(salt) or {}))
     findings: List[Finding] = []
     pending: List[str] = []
     own_index = _same_index_options(config_of, first)

@@ -162,3 +162,41 @@ def test_carried_runs_keep_the_stamps_of_modules_outside_the_project(run_cli, wr
     assert check_json(run_cli, "pkg_a") == []
     assert worked_out  # the base changed: worked out again
     assert check_json(run_cli, "--no-cache", "pkg_a") == []
+
+
+def stamps_file(tmp_path):
+    [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "stamps-*.json"))
+    return found
+
+
+def test_a_run_after_a_touch_keeps_the_recipes(run_cli, package, tmp_path, monkeypatch):
+    """A touched file (same bytes) saves the fingerprints under the new state: with their recipes, so the next
+    edit that keeps the shape is still carried."""
+    check_json(run_cli, ".")
+    base = tmp_path / "pkg" / "base.py"
+    stat = base.stat()
+    os.utime(base, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    check_json(run_cli, ".")
+    with open(stamps_file(tmp_path), encoding="utf-8") as handle:
+        assert json.load(handle)["recipes"]
+    monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", lambda self, path: pytest.fail("worked out again"))
+    package("pkg/helpers.py", HELPERS + "# edited\n")
+    check_json(run_cli, ".")
+
+
+@pytest.mark.parametrize("damage", ["a path that is not a string", "an index out of range", "recipes not a dict"])
+def test_damaged_recipes_are_ignored(run_cli, package, tmp_path, damage):
+    check_json(run_cli, ".")
+    with open(stamps_file(tmp_path), encoding="utf-8") as handle:
+        data = json.load(handle)
+    if damage == "a path that is not a string":
+        data["paths"][0] = ["not", "a", "path"]
+    elif damage == "an index out of range":
+        first = next(iter(data["recipes"]))
+        data["recipes"][first][1] = [len(data["paths"]) + 5]
+    else:
+        data["recipes"] = ["x"]
+    with open(stamps_file(tmp_path), "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    package("pkg/helpers.py", HELPERS.replace("    return 3\n", "    return x\n"))
+    assert check_json(run_cli, ".") == check_json(run_cli, "--no-cache", ".")
