@@ -9,10 +9,10 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ms_lint import __version__
-from ms_lint.analysis.layout import digest_of
+from ms_lint.analysis.layout import digest_of, same_locations
 from ms_lint.diagnostics import Finding
 
 CACHE_DIR = ".ms_lint_cache"
@@ -108,8 +108,9 @@ class SummaryStore:
     The summaries of files summarized since the whole set was written go to a second, small file, read after the
     first (``delta_file``): after an edit only that one is written, not every summary of the project again (9.4 MB
     on MindSpore's source, 0.2 to 0.3 s of a run). The whole set is written again once the delta holds more than
-    ``DELTA_SHARE`` of the entries. A reader that meets a new whole set with an old delta gets summaries whose
-    (mtime, size) no longer match: they are made again, never used."""
+    ``DELTA_SHARE`` of the entries. A reader that meets a new whole set with an old delta (a run stopped between
+    writing the one and removing the other) takes the delta's entries: each is the summary of the (mtime, size)
+    it names, so one whose file has changed since is made again, never used."""
 
     DELTA_SHARE = 0.05
 
@@ -170,7 +171,11 @@ def _load_pickle(path: str) -> Any:
 
 class FingerprintStore:
     """The cross-file fingerprints of the checked files for one project state (``analysis.index.project_state``):
-    a warm run whose project has not changed reads them here instead of building the project index.
+    a warm run whose project has not changed, nor the modules outside it that the index read (their (mtime, size)
+    are stored with the fingerprints: a few hundred stats), reads them here instead of building the project index.
+    Module names that found no file, or an installed one, are looked up again only when something changed
+    (``same_project``): a new module that shadows one, with nothing else changed, is seen at the next change
+    or with ``--no-cache``.
 
     Next to them, in a second file read only when the state differs, the (mtime, size, content digest) of each
     project file and of each module outside the project the index read (a sibling package, an installed base
@@ -189,35 +194,34 @@ class FingerprintStore:
         self.saved_state: object = None  # the state the stored fingerprints were saved under (set by ``load``)
         self._paired: Dict[str, Any] = {}  # salt -> the stamps file's data, read at most once
 
-    def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None, salt: str = "") -> Dict[str, str]:
+    def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None, salt: str = "",
+             roots: Optional[List[str]] = None) -> Dict[str, str]:
         """The fingerprints stored for ``state``; or, given the project's ``stamps`` and the ``salt`` (the
         configuration's fingerprint) the state was hashed with, those stored for the same files and bytes under
-        the same configuration."""
+        the same configuration, when the module names looked up outside the project still find the same files
+        from the project's source ``roots`` (``same_project``)."""
         data = _read_json(self.file)
         if not isinstance(data, dict) or not isinstance(data.get("fingerprints"), dict):
             return {}
         self.saved_state = data.get("state")
-        if data.get("state") == state:
+        if data.get("state") == state and _same_stamps(data.get("outside")):
             return data["fingerprints"]
         if stamps is not None:
-            self.refreshed = self._same_content(stamps, salt)
+            self.refreshed = self._same_content(stamps, salt, roots or [])
             if self.refreshed is not None:
                 return data["fingerprints"]
         return {}
 
-    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str
+    def _same_content(self, stamps: Dict[str, Tuple[int, int]], salt: str, roots: List[str]
                       ) -> Optional[Dict[str, Tuple[int, int, Optional[str]]]]:
-        """When the project holds the files it held when the fingerprints were stored, and they and the modules
-        outside it that the index read then (a sibling package, an installed base class) have the same bytes:
-        the new stamps, with the stored digests; else None."""
+        """When the project holds the files it held when the fingerprints were stored (``same_project``), and
+        they and the modules outside it that the index read then (a sibling package, an installed base class)
+        have the same bytes: the new stamps, with the stored digests; else None."""
         data = self.paired_stamps(salt)
-        if data is None:
+        if data is None or not same_project(data, stamps, roots):
             return None
-        stored = data["files"]
-        if not stamps.keys() <= stored.keys():
-            return None  # a new project file
         refreshed: Dict[str, Tuple[int, int, Optional[str]]] = {}
-        for path, old in stored.items():
+        for path, old in data["files"].items():
             # project files have their stamps; a removed project file or an outside module is stat'ed here
             now = stamps.get(path) or _stat(path)
             if now is None or not isinstance(old, list) or len(old) != 3:
@@ -244,14 +248,20 @@ class FingerprintStore:
 
     def save(self, state: str, fingerprints: Dict[str, str],
              stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "",
-             recipes: Optional[Dict[str, Tuple[str, List[str]]]] = None) -> None:
+             recipes: Optional[Dict[str, Tuple[str, List[str]]]] = None, project: Iterable[str] = (),
+             located: Optional[Dict[str, Optional[str]]] = None) -> None:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
         (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints.
-        ``recipes``: each file's ``ProjectIndex.fingerprint_recipe`` (``ms_lint.analysis.carry`` reads them)."""
-        _write_json(self.file, {"state": state, "fingerprints": fingerprints})
+        ``recipes``: each file's ``ProjectIndex.fingerprint_recipe`` (``ms_lint.analysis.carry`` reads them);
+        ``project``: the project's files; ``located``: the module names looked up outside the project's packages
+        and the file each was found in, or None (``ProjectIndex.located``): ``same_project`` compares both."""
+        kept = set(project)
+        outside = {path: list(stamp[:2]) for path, stamp in (stamps or {}).items() if path not in kept}
+        _write_json(self.file, {"state": state, "fingerprints": fingerprints, "outside": outside})
         if stamps is not None:
             data: Dict[str, Any] = {"state": state, "salt": salt,
-                                    "files": {path: list(stamp) for path, stamp in stamps.items()}}
+                                    "files": {path: list(stamp) for path, stamp in stamps.items()},
+                                    "project": sorted(project), "located": located or {}}
             if recipes:
                 paths = sorted({path for _, read in recipes.values() for path in read})
                 number = {path: i for i, path in enumerate(paths)}
@@ -268,6 +278,19 @@ class FingerprintStore:
             pass
 
 
+def _same_stamps(stamps: object) -> bool:
+    """Have the modules outside the project that stored fingerprints read (path -> [mtime, size]) kept their
+    stamps? The project's state does not cover them: a sibling package or an installed base class edited while
+    the project stayed as it was."""
+    if not isinstance(stamps, dict):
+        return False
+    for path, stamp in stamps.items():
+        now = _stat(path)
+        if now is None or list(now) != stamp:
+            return False
+    return True
+
+
 def _same_reads(reads: object) -> bool:
     """Are the config files an entry's analysis read (``Stamp``) as they were: the same (mtime, size), or still
     absent? A config file edited, created or removed makes the entry stale (a script's mode may come from it)."""
@@ -280,6 +303,27 @@ def _same_reads(reads: object) -> bool:
         if (list(now) if now is not None else [None, None]) != read[1:]:
             return False
     return True
+
+
+def same_project(data: Dict[str, Any], stamps: Dict[str, Tuple[int, int]], roots: List[str]) -> bool:
+    """Did the stored fingerprints (``FingerprintStore.paired_stamps``) see the project that ``stamps`` (its
+    files now) and ``roots`` (its source roots) make? The same files (a check of a sub-folder is a smaller
+    project, whose index resolves fewer names), and every module name looked up outside the project's packages
+    finds the file it found then, or still none (``layout.same_locations``: a new module, or one that shadows an
+    installed one, resolves names to other classes)."""
+    project, located = data.get("project"), data.get("located")
+    if not isinstance(project, list) or len(project) != len(stamps) or not all(path in stamps for path in project):
+        return False
+    if not isinstance(located, dict) or not all(
+            isinstance(name, str) and (path is None or isinstance(path, str)) for name, path in located.items()):
+        return False
+    return same_locations(located, roots)
+
+
+def stored_located(data: Dict[str, Any]) -> Dict[str, Optional[str]]:
+    """The ``located`` of a ``FingerprintStore.paired_stamps`` (``same_project`` has checked its types)."""
+    located = data.get("located")
+    return located if isinstance(located, dict) else {}
 
 
 def stored_recipes(data: Dict[str, Any]) -> Dict[str, Tuple[str, List[str]]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from ms_lint.cache import ResultsCache, Stamp
 from ms_lint.config import Config
@@ -205,29 +205,42 @@ def _same_index_options(config_of: Callable[[str], Config], first: Config) -> Ca
     return same
 
 
+class _Filled(NamedTuple):
+    """What ``_fill_fingerprints`` leaves to store with the fingerprints."""
+    recipes: Dict[str, tuple]
+    outside: Dict[str, tuple]  # stamps of stored modules outside the project a carried run did not read
+    located: Dict[str, Optional[str]]  # module names looked up outside the project's packages -> file (or None)
+
+
 def _fill_fingerprints(fingerprints: Dict[str, str], missing: List[Tuple[str, str]], index, store,
-                      stamps: Dict[str, Tuple[int, int]], salt: str) -> Tuple[Dict[str, tuple], Dict[str, tuple]]:
+                      stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> _Filled:
     """Add the fingerprints of the ``missing`` files (path as given, absolute path): carried over from the stored
-    recipes when the edit kept every summary's shape (``ms_lint.analysis.carry``), else worked out by the index.
-    Returns the recipes to store with them, and the stored stamps of the modules outside the project that carried
-    recipes read (this run's index did not read them again: ``content_stamps`` does not know them)."""
+    recipes when the project is the one they were stored for and the edit kept every summary's shape
+    (``ms_lint.analysis.carry``), else worked out by the index."""
     from ms_lint.analysis.carry import carried_fingerprints
-    from ms_lint.cache import stored_recipes
+    from ms_lint.cache import same_project, stored_located, stored_recipes
 
     paired = store.paired_stamps(salt)
     recipes = stored_recipes(paired) if paired is not None else {}
-    if paired is not None and not fingerprints:  # the state changed since they were stored
+    if paired is not None and not fingerprints and same_project(paired, stamps, roots):
         carried = carried_fingerprints(paired["files"], recipes, index, stamps, [key for _, key in missing])
         if carried is not None:
-            fingerprints.update(carried)
-            return recipes, {path: tuple(stamp) for path, stamp in paired["files"].items() if path not in stamps}
-        recipes = {}  # stored for other bytes
+            fingerprints.update(carried[0])
+            return _Filled(recipes, carried[1], stored_located(paired))
+    recipes = {}  # stored for another project, or other bytes
     for path, key in missing:
         recipe = index.fingerprint_recipe(path)
         fingerprints[key] = index.fingerprint_from(recipe)
         if recipe is not None:
             recipes[key] = recipe
-    return recipes, {}
+    return _Filled(recipes, {}, outside_lookups(index))
+
+
+def outside_lookups(index) -> Dict[str, Optional[str]]:
+    """The index's module lookups outside the project's top packages (a new file under one of those is a new
+    project file: the project's stamps see it)."""
+    tops = {name.split(".")[0] for name in index.project_modules}
+    return {name: path for name, path in index.located.items() if name.split(".")[0] not in tops}
 
 
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
@@ -265,21 +278,25 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         from ms_lint.cache import FingerprintStore
 
         store = FingerprintStore(first.root, cache_dir)
-        stamps = project_stamps(project_files(files)[0])
+        project_paths, roots = project_files(files)
+        stamps = project_stamps(project_paths)
         salt = first.fingerprint()
         state = project_state(stamps, salt)
-        fingerprints = store.load(state, stamps, salt)
+        fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
         if missing:
             from ms_lint.analysis.index import content_stamps
 
-            recipes, outside = _fill_fingerprints(fingerprints, missing, project(), store, stamps, salt)
-            store.save(state, fingerprints, {**outside, **content_stamps(project(), stamps)}, salt, recipes)
+            filled = _fill_fingerprints(fingerprints, missing, project(), store, stamps, roots, salt)
+            store.save(state, fingerprints, {**filled.outside, **content_stamps(project(), stamps)}, salt,
+                       filled.recipes, stamps, filled.located)
             save_summaries(project())
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
-            from ms_lint.cache import stored_recipes
+            from ms_lint.cache import stored_located, stored_recipes
 
-            store.save(state, fingerprints, store.refreshed, salt, stored_recipes(store.paired_stamps(salt) or {}))
+            paired = store.paired_stamps(salt) or {}
+            store.save(state, fingerprints, store.refreshed, salt, stored_recipes(paired), stamps,
+                       stored_located(paired))
     findings: List[Finding] = []
     pending: List[str] = []
     own_index = _same_index_options(config_of, first)

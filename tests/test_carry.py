@@ -200,3 +200,123 @@ def test_damaged_recipes_are_ignored(run_cli, package, tmp_path, damage):
         json.dump(data, handle)
     package("pkg/helpers.py", HELPERS.replace("    return 3\n", "    return x\n"))
     assert check_json(run_cli, ".") == check_json(run_cli, "--no-cache", ".")
+
+
+SCALED_HELPER = ("from mindspore import ops\n\n\ndef helper(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+                 "        out.append(ops.relu(x[i]) * 2)\n    return ops.stack(out)\n")
+
+
+def bump(path):
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+
+
+@pytest.mark.parametrize("change", ["touched", "edited"])
+def test_fingerprints_of_a_wider_check_are_not_reused_by_a_narrower_one(run_cli, write, tmp_path, change):
+    """``helper`` is graph code only because a jit function of package ``b`` calls it. Checked alone, package
+    ``a`` is a smaller project with no such caller: the fingerprints (and findings) stored by the check of both
+    must not answer for it, whether a file of ``a`` was touched or edited in between."""
+    write("a/__init__.py", "")
+    write("a/helper.py", SCALED_HELPER)
+    write("a/other.py", "LIMIT = 3\n")
+    write("b/__init__.py", "")
+    write("b/entry.py", "import mindspore as ms\nfrom a.helper import helper\n\n\n@ms.jit\n"
+          "def run(x):\n    return helper(x)\n")
+    assert [(f["path"], f["code"]) for f in check_json(run_cli, "a", "b")] == [("a/helper.py", "MSL101")]
+    other = tmp_path / "a" / "other.py"
+    if change == "touched":
+        bump(other)
+    else:
+        write("a/other.py", "LIMIT = 3\n# edited\n")
+    narrow = check_json(run_cli, "a")
+    assert narrow == check_json(run_cli, "--no-cache", "a") == []
+
+
+@pytest.mark.parametrize("change", ["touched", "edited"])
+def test_a_new_module_that_an_import_could_not_find_is_seen(run_cli, write, tmp_path, change):
+    """``extbase`` is found nowhere: ``Head`` has a ``construct`` and an unreadable base, so it counts as a Cell.
+    A new ``extbase.py`` beside the two checked scripts (their source root; not checked, so not a project file)
+    says ``Base`` is a plain class: the stored fingerprints resolved nothing there and must not be reused."""
+    write("scripts/head.py", "from mindspore import ops\nfrom extbase import Base\n\n\nclass Head(Base):\n"
+          "    def construct(self, x):\n        out = []\n        for i in range(x.shape[0]):\n"
+          "            out.append(ops.relu(x[i]) * 2)\n        return ops.stack(out)\n")
+    write("scripts/other.py", "LIMIT = 3\n")
+    checked = ("scripts/head.py", "scripts/other.py")
+    assert [f["code"] for f in check_json(run_cli, *checked)] == ["MSL101"]
+    write("scripts/extbase.py", "class Base:\n    pass\n")
+    if change == "touched":
+        bump(tmp_path / "scripts" / "other.py")
+    else:
+        write("scripts/other.py", "LIMIT = 3\n# edited\n")
+    assert check_json(run_cli, *checked) == check_json(run_cli, "--no-cache", *checked) == []
+
+
+def test_a_module_that_shadows_an_installed_one_is_seen(tmp_path):
+    """``same_locations``: a module name found among the installed packages, then in a source root of the
+    project, names another file; names below a plain module found nowhere are not looked up again."""
+    from ms_lint.analysis.layout import ModuleLocator, same_locations
+
+    located = {name: ModuleLocator([str(tmp_path)]).locate(name) for name in ("json", "json.decoder", "glob",
+                                                                               "glob.escape", "nowhere.deep")}
+    assert located["json"] and located["json.decoder"] and located["glob"]
+    assert located["glob.escape"] is None and located["nowhere.deep"] is None
+    assert same_locations(located, [str(tmp_path)])
+    (tmp_path / "glob.py").write_text("x = 1\n")
+    assert not same_locations(located, [str(tmp_path)])
+    (tmp_path / "glob.py").unlink()
+    (tmp_path / "nowhere").mkdir()
+    (tmp_path / "nowhere" / "deep.py").write_text("x = 1\n")  # a namespace folder: no __init__.py needed
+    assert not same_locations(located, [str(tmp_path)])
+
+
+@pytest.mark.parametrize("before, after", [({0}, {False}), (0.0, -0.0), ((1, 2.0), (1, 2))])
+def test_equal_literals_with_another_spelling_change_the_shape(before, after):
+    """``same_shape`` compares what the recipes hash: ``{0} == {False}`` but their reprs differ."""
+    from ms_lint.analysis.summary import same_shape
+
+    assert same_shape(before, before)
+    assert not same_shape(before, after)
+
+
+def test_a_touched_module_outside_the_project_is_stamped_anew(run_cli, write, tmp_path):
+    """A carried run refreshes the stamp of an outside module whose bytes it found unchanged, so the next run does
+    not read and hash it again."""
+    write("pkg_a/__init__.py", "")
+    write("pkg_a/net.py", "from pkg_b.base import Base\n\n\nclass Net(Base):\n    pass\n")
+    write("pkg_b/__init__.py", "")
+    base = write("pkg_b/base.py", "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    check_json(run_cli, "pkg_a")
+    bump(base)
+    write("pkg_a/net.py", (tmp_path / "pkg_a" / "net.py").read_text() + "# edited\n")
+    check_json(run_cli, "pkg_a")
+    with open(stamps_file(tmp_path), encoding="utf-8") as handle:
+        stored = json.load(handle)["files"][str(base)]
+    assert stored[:2] == [base.stat().st_mtime_ns, base.stat().st_size]
+
+
+def test_a_summary_made_under_another_package_layout_is_made_again(run_cli, write, tmp_path):
+    """Without ``pkg/sub/__init__.py``, ``from ..base import Base`` in ``pkg/sub/head.py`` resolves nowhere and
+    ``Head`` (with a ``construct``) counts as a Cell. Once the ``__init__.py`` exists it names ``pkg.base.Base``,
+    a plain class: the summary kept from before (module ``head``, no package) must not be used."""
+    write("pkg/__init__.py", "")
+    write("pkg/base.py", "class Base:\n    pass\n")
+    write("pkg/sub/head.py", "from mindspore import ops\nfrom ..base import Base\n\n\nclass Head(Base):\n"
+          "    def construct(self, x):\n        out = []\n        for i in range(x.shape[0]):\n"
+          "            out.append(ops.relu(x[i]) * 2)\n        return ops.stack(out)\n")
+    assert [f["code"] for f in check_json(run_cli, "pkg")] == ["MSL101"]
+    write("pkg/sub/__init__.py", "")
+    assert check_json(run_cli, "pkg") == check_json(run_cli, "--no-cache", "pkg") == []
+
+
+def test_an_edited_module_outside_the_project_is_seen_while_the_project_stays_as_it_was(run_cli, write):
+    """The project's state covers its own files only: the base class in a sibling package turns into a plain
+    class, nothing in the checked package changes, and the stored findings must not answer."""
+    write("pkg_a/__init__.py", "")
+    write("pkg_a/net.py", "from mindspore import ops\nfrom pkg_b.base import Base\n\n\nclass Net(Base):\n"
+          "    def construct(self, x):\n        out = []\n        for i in range(x.shape[0]):\n"
+          "            out.append(ops.relu(x[i]) * 2)\n        return ops.stack(out)\n")
+    write("pkg_b/__init__.py", "")
+    write("pkg_b/base.py", "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    assert [f["code"] for f in check_json(run_cli, "pkg_a")] == ["MSL101"]
+    write("pkg_b/base.py", "class Base:\n    pass  # a plain class now, not a Cell\n")
+    assert check_json(run_cli, "pkg_a") == check_json(run_cli, "--no-cache", "pkg_a") == []

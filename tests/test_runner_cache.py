@@ -145,7 +145,7 @@ def test_stored_fingerprints_follow_the_bytes_and_the_configuration(tmp_path):
     source.write_text("x = 1\n")
     stamps = project_stamps([str(source)])
     digests = {path: (*stamp, digest_of(source.read_bytes())) for path, stamp in stamps.items()}
-    FingerprintStore(str(tmp_path)).save("state-1", {str(source): "fp"}, digests, salt="config-a")
+    FingerprintStore(str(tmp_path)).save("state-1", {str(source): "fp"}, digests, salt="config-a", project=stamps)
     touch(source)
     moved = project_stamps([str(source)])
     assert FingerprintStore(str(tmp_path)).load("state-1") == {str(source): "fp"}  # the state it was saved under
@@ -168,11 +168,11 @@ def test_fingerprints_saved_by_another_run_are_not_paired_with_these_stamps(tmp_
     source.write_text("x = 1\n")
     stamps = project_stamps([str(source)])
     digests = {path: (*stamp, digest_of(source.read_bytes())) for path, stamp in stamps.items()}
-    FingerprintStore(str(tmp_path)).save("state-x", {str(source): "fp-x"}, digests, salt="c")
+    FingerprintStore(str(tmp_path)).save("state-x", {str(source): "fp-x"}, digests, salt="c", project=stamps)
     store = FingerprintStore(str(tmp_path))
     with open(store.stamps_file) as handle:
         stamps_of_x = handle.read()
-    store.save("state-y", {str(source): "fp-y"}, digests, salt="c")  # the other run saves both files...
+    store.save("state-y", {str(source): "fp-y"}, digests, salt="c", project=stamps)  # the other run saves both files...
     with open(store.stamps_file, "w") as handle:  # ...and the first run's stamps land last
         handle.write(stamps_of_x)
     touch(source)

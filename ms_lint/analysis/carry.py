@@ -1,12 +1,15 @@
 """Cross-file fingerprints carried over an edit that keeps every summary's shape, instead of worked out again.
 
-A file's cross-file fingerprint (``ProjectIndex.fingerprint_recipe``) has two parts: what the project's summaries
-say about it (its graph functions and why, how the project builds its classes) and the digests of the modules its
-findings may read. When every file whose bytes changed since the fingerprints were stored keeps its summary's shape
-(``summary.same_shape``: the same names, imports, classes, calls and literals; lines may move), the first part of
-every recipe, and the list of modules, are what they were: the new fingerprints are the stored recipes with the
-digests of today. A file whose dependency changed gets a new fingerprint, so its results are worked out again,
-as with a full computation; the test suite checks that both give the same fingerprints.
+A file's cross-file fingerprint (``ProjectIndex.fingerprint_recipe``) has two parts: what the project index says
+about it (its graph functions and why, how the project builds its classes, the list of modules its findings may
+read) and the digests of those modules. The first part depends on the summaries of the files the index read and
+on where names resolve: which files the project holds, and which file each module name looked up outside it was
+found in. When those are as they were (``cache.same_project``, checked by the caller) and every file whose bytes
+changed since the fingerprints were stored keeps its summary's shape (``summary.same_shape``: the same names,
+imports, classes, calls and literals; lines may move), the first part of every recipe is what it was: the new
+fingerprints are the stored recipes with the digests of today. A file whose dependency changed gets a new
+fingerprint, so its results are worked out again, as with a full computation; the test suite checks that both
+give the same fingerprints.
 
 On MindSpore's source, after a one-line edit, working the 2,142 fingerprints out again cost 0.7 s (2026-12-03).
 """
@@ -19,38 +22,49 @@ from ms_lint.analysis.index import ProjectIndex, Recipe, fingerprint_of
 from ms_lint.analysis.layout import digest_of
 from ms_lint.analysis.summary import same_shape
 
+# (the fingerprints, the stamps of the stored files outside the project now)
+Carried = Tuple[Dict[str, str], Dict[str, Tuple[int, int, Optional[str]]]]
+
 
 def carried_fingerprints(stored_files: Dict[str, object], recipes: Dict[str, Recipe], index: ProjectIndex,
-                         stamps: Dict[str, Tuple[int, int]], wanted: List[str]) -> Optional[Dict[str, str]]:
-    """The fingerprints of ``wanted`` (absolute paths), or None when they cannot be carried over.
+                         stamps: Dict[str, Tuple[int, int]], wanted: List[str]) -> Optional[Carried]:
+    """The fingerprints of ``wanted`` (absolute paths), or None when they cannot be carried over; with them, the
+    (mtime, size, digest) now of the stored files outside the project (this run's index did not read them:
+    ``content_stamps`` does not know them), for the store.
 
     ``stored_files``: path -> [mtime, size, digest] of every file the stored fingerprints were computed from (the
     project's and the modules outside it the index read); ``recipes``: the stored recipes; ``index``: this run's
     index, whose summary cache holds the summaries of the files' bytes today and, for those it summarized again,
-    the summaries it held before (``SummaryCache.replaced``); ``stamps``: the project's (mtime, size) now."""
+    the summaries it held before (``SummaryCache.replaced``); ``stamps``: the project's (mtime, size) now. The
+    caller has checked that the project is the one they were stored for (``cache.same_project``)."""
     if not stamps.keys() <= stored_files.keys():
         return None  # a new project file: names may resolve to it now
     digests: Dict[str, str] = {}
+    outside: Dict[str, Tuple[int, int, Optional[str]]] = {}
     for path, old in stored_files.items():
-        digest = _digest_now(path, old, index, stamps)
-        if digest is None:
+        now = stamps.get(path) or _stat(path)
+        digest = _digest_now(path, old, now, index, stamps)
+        if now is None or digest is None:
             return None
         digests[path] = digest
+        if path not in stamps:
+            outside[path] = (now[0], now[1], digest or None)
     found: Dict[str, str] = {}
     for path in wanted:
         recipe = recipes.get(path)
         if recipe is None or not all(read in digests for read in recipe[1]):
             return None
         found[path] = fingerprint_of(recipe, digests)
-    return found
+    return found, outside
 
 
-def _digest_now(path: str, old: object, index: ProjectIndex, stamps: Dict[str, Tuple[int, int]]) -> Optional[str]:
-    """The digest of the file's bytes today when the stored fingerprints still describe it (its bytes are the
-    same, or its summary has the same shape); else None."""
+def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: ProjectIndex,
+                stamps: Dict[str, Tuple[int, int]]) -> Optional[str]:
+    """The digest of the file's bytes today (its stamp: ``now``) when the stored fingerprints still describe it
+    (its bytes are the same, or its summary has the same shape); "" for a file no recipe reads (it had no
+    summary and has not changed); else None."""
     if not isinstance(old, list) or len(old) != 3:
         return None
-    now = stamps.get(path) or _stat(path)
     if now is None:
         return None  # gone
     if [old[0], old[1]] == list(now):

@@ -21,10 +21,10 @@ import hashlib
 import os
 import sys
 import warnings
-from importlib.machinery import PathFinder
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ms_lint.analysis.layout import digest_of, module_name_of, package_of, project_files
+from ms_lint.analysis.layout import (ModuleLocator, digest_of, module_name_of, module_names, package_of,
+                                    project_files)
 from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
@@ -112,6 +112,13 @@ def content_stamps(index: "ProjectIndex", stamps: Dict[str, Tuple[int, int]]
         entry = index.cache.entries.get(path)
         if path not in out and entry is not None:
             out[path] = (entry[0], entry[1], entry[2].digest)
+    for path in index.located.values():  # found but not summarized (it does not parse): a module once it does
+        if path is not None and os.path.abspath(path) not in out:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            out[os.path.abspath(path)] = (st.st_mtime_ns, st.st_size, None)
     return out
 
 
@@ -144,11 +151,13 @@ class SummaryCache:
         self.entries[path] = entry
         self.dirty = True
 
-    def fill(self, paths: Iterable[str], jobs: Optional[int]) -> None:
+    def fill(self, paths: Iterable[str], jobs: Optional[int], names: Optional[Dict[str, str]] = None) -> None:
         """Summarize on worker processes the files whose (mtime, size) the cache does not hold, when there are
-        many (MindSpore's 2,142 files: 6.5 s in one process, 4.4 s on two, the summaries' pickling included)."""
+        many (MindSpore's 2,142 files: 6.5 s in one process, 4.4 s on two, the summaries' pickling included).
+        ``names``: the module name each path has in the project's layout now (``get``)."""
         from ms_lint.pool import collect_less, run_batches, worker_count
 
+        names = names or {}
         missing = []
         for path in dict.fromkeys(os.path.abspath(p) for p in paths):
             entry = self.entries.get(path)
@@ -156,7 +165,8 @@ class SummaryCache:
                 st = os.stat(path)
             except OSError:
                 continue
-            if entry is None or entry[0] != st.st_mtime_ns or entry[1] != st.st_size:
+            if (entry is None or entry[0] != st.st_mtime_ns or entry[1] != st.st_size
+                    or entry[2].name != names.get(path, entry[2].name)):
                 missing.append(path)
         workers = worker_count(jobs, len(missing))
         if workers <= 1 or len(missing) < PARALLEL_SUMMARIES:
@@ -166,13 +176,18 @@ class SummaryCache:
             if entry is not None:
                 self._replace(path, entry)
 
-    def get(self, path: str) -> Optional[ModuleSummary]:
+    def get(self, path: str, name: Optional[str] = None) -> Optional[ModuleSummary]:
+        """The summary of the file's bytes now. ``name``: the module name the project's layout gives it now; a
+        summary made under another (an ``__init__.py`` added or removed above it since) is made again: its
+        name and the package its relative imports start from are those of the old layout."""
         key = os.path.abspath(path)
         try:
             st = os.stat(key)
         except OSError:
             return None
         entry = self.entries.get(key)
+        if entry is not None and name is not None and entry[2].name != name:
+            entry = None
         if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             return entry[2]
         try:
@@ -209,7 +224,10 @@ class ProjectIndex:
         self.options = {"cell_bases": cell_bases, "unresolved_construct_is_cell": unresolved_construct_is_cell,
                         "pynative_packages": self.pynative_packages}
         self._missing: Set[str] = set()
-        self._top_specs: Dict[str, object] = {}
+        # module name -> the file ``locate`` found for it (None: none), for each name outside the project this
+        # index looked up: a new file that shadows or provides one makes other fingerprints (``analysis.carry``)
+        self.located: Dict[str, Optional[str]] = {}
+        self._locator: Optional[ModuleLocator] = None
         self._cell: Dict[ClassRef, bool] = {}
         self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
@@ -230,16 +248,18 @@ class ProjectIndex:
         worker processes summarize what the cache does not hold."""
         index = cls(cache, **options)
         paths, index.roots = project_files(files)
-        index.cache.fill(paths, jobs)
+        names = module_names(paths)
+        index.cache.fill(paths, jobs, names)
         for path in paths:
-            index.add_file(path)
+            index.add_file(path, name=names.get(path))
         return index
 
-    def add_file(self, path: str, project: bool = True) -> Optional[ModuleSummary]:
+    def add_file(self, path: str, project: bool = True, name: Optional[str] = None) -> Optional[ModuleSummary]:
+        """Add the file's summary; ``name``: its module name in the layout now (``SummaryCache.get``)."""
         key = os.path.abspath(path)
         if key in self.by_path:
             return self.by_path[key]
-        summary = self.cache.get(key)
+        summary = self.cache.get(key, name)
         if summary is None:
             return None
         summary = self._own_name(summary)
@@ -308,7 +328,7 @@ class ProjectIndex:
         if name.split(".")[0] in NOT_READ:
             self._missing.add(name)
             return None
-        path = self._find_file(name)
+        path = self.located[name] = self.locate(name)
         if path is not None:
             summary = self.cache.get(path)
             if summary is not None:
@@ -319,26 +339,11 @@ class ProjectIndex:
         self._missing.add(name)
         return None
 
-    def _find_file(self, name: str) -> Optional[str]:
-        parts = name.split(".")
-        for root in self.roots:
-            base = os.path.join(root, *parts)
-            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if os.path.isfile(candidate):
-                    return candidate
-        try:
-            if parts[0] not in self._top_specs:
-                self._top_specs[parts[0]] = PathFinder.find_spec(parts[0])
-            spec = self._top_specs[parts[0]]
-            for depth in range(1, len(parts)):
-                if spec is None or not spec.submodule_search_locations:
-                    return None
-                spec = PathFinder.find_spec(".".join(parts[: depth + 1]), list(spec.submodule_search_locations))
-        except (ImportError, ValueError, OSError):
-            return None
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            return None
-        return spec.origin
+    def locate(self, name: str) -> Optional[str]:
+        """The file module ``name`` would be read from (``layout.ModuleLocator``), or None."""
+        if self._locator is None or self._locator.roots != self.roots:
+            self._locator = ModuleLocator(list(self.roots))
+        return self._locator.locate(name)
 
     # -- names -----------------------------------------------------------------------------------
     def qualify(self, module: str, dotted: str) -> Optional[str]:
@@ -615,8 +620,8 @@ class ProjectIndex:
         constructs its classes), and the paths of the modules whose bytes its findings may read: those it imports
         from, those its classes' bases live in, the modules of the graph functions that call it, of the classes
         that hold its Cells, and of the scripts that call a helper of its that sets the mode. The first part
-        depends on the summaries alone, line numbers and digests left out (``summary.same_shape``): an edit that
-        keeps every summary's shape keeps it (``ms_lint.analysis.carry``).
+        depends on the summaries (line numbers and digests left out: ``summary.same_shape``) and on where names
+        resolve (the project's files, ``located``): an edit that keeps both keeps it (``ms_lint.analysis.carry``).
 
         One import deep on purpose: following every import transitively costs more than the check on a large
         package. A change two imports away (a helper's helper) is seen after the file itself or a direct

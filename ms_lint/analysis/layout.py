@@ -55,6 +55,85 @@ def module_name_of(path: str) -> Tuple[str, Optional[str], str]:
     return (f"{package}.{stem}" if package else stem), package, root
 
 
+class ModuleLocator:
+    """Finds the file of a module by dotted name without importing anything: under a source root of the project
+    first, then among the installed packages (``importlib.machinery.PathFinder``, which only lists folders)."""
+
+    def __init__(self, roots: List[str]):
+        self.roots = roots
+        self._top_specs: Dict[str, object] = {}
+        self._top_roots: Dict[str, List[str]] = {}
+
+    def locate(self, name: str) -> Optional[str]:
+        found = self.in_roots(name)
+        return found if found is not None else self.installed(name)
+
+    def in_roots(self, name: str) -> Optional[str]:
+        parts = name.split(".")
+        top = parts[0]
+        if top not in self._top_roots:  # most names start with a package no root holds: one stat per root
+            self._top_roots[top] = [root for root in self.roots if os.path.isdir(os.path.join(root, top))
+                                    or os.path.isfile(os.path.join(root, top + ".py"))]
+        for root in self._top_roots[top]:
+            base = os.path.join(root, *parts)
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return candidate
+        return None
+
+    def installed(self, name: str) -> Optional[str]:
+        from importlib.machinery import PathFinder
+
+        parts = name.split(".")
+        try:
+            if parts[0] not in self._top_specs:
+                self._top_specs[parts[0]] = PathFinder.find_spec(parts[0])
+            spec = self._top_specs[parts[0]]
+            for depth in range(1, len(parts)):
+                if spec is None or not spec.submodule_search_locations:  # type: ignore[attr-defined]
+                    return None
+                spec = PathFinder.find_spec(".".join(parts[: depth + 1]),
+                                            list(spec.submodule_search_locations))  # type: ignore[attr-defined]
+        except (ImportError, ValueError, OSError):
+            return None
+        origin = getattr(spec, "origin", None)
+        if spec is None or not origin or not origin.endswith(".py"):
+            return None
+        return origin
+
+
+def same_locations(located: Dict[str, Optional[str]], roots: List[str]) -> bool:
+    """Does every module name of ``located`` (name -> the file found for it then, or None) still locate to the
+    same file? A new file that provides a module an import could not find, or shadows an installed one, makes
+    other fingerprints. Among the installed packages, a name below a module that is still where it was and is no
+    package (``os.getpid`` below ``os.py``, anything below a module found nowhere) cannot have become a module:
+    only the source roots are looked at again for it (a namespace folder needs no parent)."""
+    locator = ModuleLocator(roots)
+    for name in sorted(located, key=lambda dotted: dotted.count(".")):
+        was = located[name]
+        found = locator.in_roots(name)
+        if found is None:
+            parent = name.rpartition(".")[0]
+            above = located.get(parent, "") if parent in located else ""
+            if was is None and (above is None or (above and not above.endswith("__init__.py"))):
+                continue  # the parent was checked already (shallower names first)
+            found = locator.installed(name)
+        if found != was:
+            return False
+    return True
+
+
+def module_names(paths: Iterable[str]) -> Dict[str, str]:
+    """``module_name_of``'s name for each path (absolute paths as given), the walks up shared."""
+    memo: Dict[str, Tuple[Optional[str], str]] = {}
+    names: Dict[str, str] = {}
+    for path in paths:
+        package, _ = _package_of_folder(os.path.dirname(os.path.abspath(path)), memo)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        names[path] = (package or stem) if stem == "__init__" else (f"{package}.{stem}" if package else stem)
+    return names
+
+
 def digest_of(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 

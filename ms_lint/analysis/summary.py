@@ -102,7 +102,8 @@ def same_shape(a: object, b: object) -> bool:
         return list(a) == list(b) and all(same_shape(a[k], b[k]) for k in a)  # type: ignore[index]
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(same_shape(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
-    return a is b or a == b
+    # ``{0} == {False}`` and ``0.0 == -0.0``, but the literals differ, and fingerprint recipes hash their repr
+    return a is b or (a == b and repr(a) == repr(b))
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:

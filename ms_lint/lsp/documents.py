@@ -293,7 +293,10 @@ def _update(index, key: str, raw: bytes) -> None:
     summary = None
     if known is not None and index.modules.get(known.name) is known:
         summary = summarize_file(key, raw)
-        if summary is not None and same_shape(known, summary):
+        if summary is None:  # the buffer does not parse: the index keeps the last summary that did
+            _forget_contexts(index, {key})
+            return
+        if same_shape(known, summary):
             _forget_contexts(index, {key})
             index.by_path[key] = summary
             index.modules[summary.name] = summary
