@@ -18,6 +18,8 @@ original. The commands run in rounds, one of each per round, so a noisy neighbou
 * ``ms-lint check``                    warm: results cache filled, nothing changed
 * ``ms-lint check`` after ``touch``    one file gets a new mtime, same content (the cache compares digests)
 * ``ms-lint check`` after an edit      one file (the largest that defines ``construct``) gets a new comment line
+* ``ms-lint check`` after a new call   the same file gets a line with a call at the top of its first ``construct``
+                                        (its summary changes: the cross-file fingerprints are worked out again)
 * ``flake8 -j N``                      flake8's default plugins (pycodestyle, pyflakes, mccabe); ms-lint's own flake8
                                         plugin is left out, so this is flake8 as users know it
 * ``ruff check --select ALL --no-cache``
@@ -30,6 +32,7 @@ ruff's. No psutil needed.
 from __future__ import annotations
 
 import argparse
+import ast
 import compileall
 import datetime
 import importlib.metadata
@@ -189,6 +192,22 @@ def edit_target(paths: Sequence[str]) -> str:
     return best
 
 
+def add_call(path: str, number: int) -> None:
+    """Insert ``_bench_<number> = abs(<number>)`` as the first statement of the file's first ``construct``: what
+    typing a new line of code does (the lines below move, the module summary's calls change, so the project's
+    cross-file fingerprints are worked out again instead of carried over)."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    tree = ast.parse(raw)
+    first = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
+    body = first.body[0]
+    lines = raw.splitlines(keepends=True)
+    indent = lines[body.lineno - 1][: body.col_offset]  # col_offset counts UTF-8 bytes
+    lines.insert(body.lineno - 1, indent + f"_bench_{number} = abs({number})\n".encode())
+    with open(path, "wb") as handle:
+        handle.write(b"".join(lines))
+
+
 # -- the tools ----------------------------------------------------------------------------------------------------
 def tool_commands(target: str, jobs: int, tools: Sequence[str]) -> Dict[str, List[str]]:
     py = sys.executable
@@ -197,6 +216,7 @@ def tool_commands(target: str, jobs: int, tools: Sequence[str]) -> Dict[str, Lis
         "ms-lint warm": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
         "ms-lint 1 file touched": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
         "ms-lint 1 file edited": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
+        "ms-lint 1 call added": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
     }
     if "flake8" in tools:
         commands["flake8"] = [py, "-c", FLAKE8_DEFAULT, "--isolated", "--exit-zero", "-j", str(jobs), target]
@@ -213,7 +233,8 @@ def shown_command(name: str, argv: List[str], jobs: int) -> str:
     if name.startswith("ms-lint"):
         extra = "--no-cache " if name == "ms-lint cold" else ""
         after = {"ms-lint 1 file touched": " (after touch of one file)",
-                 "ms-lint 1 file edited": " (after editing one file)"}.get(name, "")
+                 "ms-lint 1 file edited": " (after editing one file)",
+                 "ms-lint 1 call added": " (after adding a call to one file)"}.get(name, "")
         return f"ms-lint check {extra}--jobs {jobs}{after}"
     if name == "flake8":
         return f"flake8 -j {jobs} (pycodestyle, pyflakes, mccabe)"
@@ -300,6 +321,8 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
                 if name == "ms-lint 1 file edited":  # new bytes: this file is analyzed again
                     with open(target, "ab") as handle:
                         handle.write(f"# benchmark edit {round_number}\n".encode())
+                if name == "ms-lint 1 call added":  # and its summary changes: fingerprints are worked out again
+                    add_call(target, round_number)
                 sample = measure(argv, workdir, envs[name])
                 series[name].samples.append(sample)
             loads.append(os.getloadavg()[0])
@@ -342,14 +365,16 @@ def render(label: str, files: int, lines: int, edited: str, series: Dict[str, Se
     warm = series["ms-lint warm"].wall
     notes.append(f"ms-lint warm / cold = {warm / cold:.3f}; one file touched: "
                  f"{series['ms-lint 1 file touched'].wall:.2f} s; one file edited: "
-                 f"{series['ms-lint 1 file edited'].wall:.2f} s")
+                 f"{series['ms-lint 1 file edited'].wall:.2f} s (a comment), "
+                 f"{series['ms-lint 1 call added'].wall:.2f} s (a call)")
     notes.append(f"warm findings identical to cold: {'yes' if same else '**NO**'}")
     notes.append(f"load average (1 min) during the runs: {min(loads):.1f} - {max(loads):.1f}")
     return "\n".join([
         f"### {label}: {files:,} files, {lines:,} lines",
         "",
         f"{runs} rounds, one of each command per round, medians shown; `--jobs {jobs}` / `-j {jobs}`. "
-        f"Edited file: `{edited}` (one comment line appended per round).",
+        f"Edited file: `{edited}` (one comment line appended per round; then one line with a call inserted at the "
+        f"top of its first `construct`, which changes its summary).",
         "",
         *rows,
         "",

@@ -218,7 +218,7 @@ class FingerprintStore:
         they and the modules outside it that the index read then (a sibling package, an installed base class)
         have the same bytes: the new stamps, with the stored digests; else None."""
         data = self.paired_stamps(salt)
-        if data is None or not same_project(data, stamps, roots):
+        if data is None:
             return None
         refreshed: Dict[str, Tuple[int, int, Optional[str]]] = {}
         for path, old in data["files"].items():
@@ -231,7 +231,7 @@ class FingerprintStore:
                 if old[1] != size or not isinstance(old[2], str) or _digest(path) != old[2]:
                     return None
             refreshed[path] = (mtime_ns, size, old[2])
-        return refreshed
+        return refreshed if same_project(data, stamps, roots) else None  # after the stamps: an edit fails faster
 
     def paired_stamps(self, salt: str) -> Optional[Dict[str, Any]]:
         """The stamps file (``files``: path -> [mtime, size, digest]; ``recipes``: path -> [what the summaries say,
