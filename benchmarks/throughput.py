@@ -195,7 +195,14 @@ def edit_target(paths: Sequence[str]) -> str:
 def add_call(path: str, number: int) -> None:
     """Insert ``_bench_<number> = abs(<number>)`` as the first statement of the file's first ``construct``: what
     typing a new line of code does (the lines below move, the module summary's calls change, so the project's
-    cross-file fingerprints are worked out again instead of carried over)."""
+    cross-file fingerprints are worked out again instead of carried over).
+
+    In a child process: parsing the 55k-line file would grow this one by 300 MB, and a command started after
+    that reports this process's peak as its own (Linux carries it into ``ru_maxrss`` across fork and exec)."""
+    subprocess.run([sys.executable, __file__, "--add-call", path, str(number)], check=True)
+
+
+def _add_call_here(path: str, number: int) -> None:
     with open(path, "rb") as handle:
         raw = handle.read()
     tree = ast.parse(raw)
@@ -394,7 +401,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="synthetic corpus seed (default 0)")
     parser.add_argument("--tools", default="flake8,ruff", help="comparison tools (default: flake8,ruff)")
     parser.add_argument("--output", default=DEFAULT_OUTPUT, help="markdown file to write ('-': none)")
+    parser.add_argument("--add-call", nargs=2, metavar=("PATH", "N"), help=argparse.SUPPRESS)  # ``add_call``'s child
     args = parser.parse_args(argv)
+    if args.add_call:
+        _add_call_here(args.add_call[0], int(args.add_call[1]))
+        return 0
     jobs = args.jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
 
