@@ -174,8 +174,8 @@ class FingerprintStore:
     a warm run whose project has not changed, nor the modules outside it that the index read (their (mtime, size)
     are stored with the fingerprints: a few hundred stats), reads them here instead of building the project index.
     Module names that found no file, or an installed one, are looked up again only when something changed
-    (``same_project``): a new module that shadows one, with nothing else changed, is seen at the next change
-    or with ``--no-cache``.
+    (``same_project``): a new module that shadows one, or the packages of another Python environment, with
+    nothing else changed, are seen at the next change or with ``--no-cache``.
 
     Next to them, in a second file read only when the state differs, the (mtime, size, content digest) of each
     project file and of each module outside the project the index read (a sibling package, an installed base
@@ -198,7 +198,7 @@ class FingerprintStore:
              roots: Optional[List[str]] = None) -> Dict[str, str]:
         """The fingerprints stored for ``state``; or, given the project's ``stamps`` and the ``salt`` (the
         configuration's fingerprint) the state was hashed with, those stored for the same files and bytes under
-        the same configuration, when the module names looked up outside the project still find the same files
+        the same configuration, when the module names the index looked up still find the same files
         from the project's source ``roots`` (``same_project``)."""
         data = _read_json(self.file)
         if not isinstance(data, dict) or not isinstance(data.get("fingerprints"), dict):
@@ -253,8 +253,8 @@ class FingerprintStore:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
         (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints.
         ``recipes``: each file's ``ProjectIndex.fingerprint_recipe`` (``ms_lint.analysis.carry`` reads them);
-        ``project``: the project's files; ``located``: the module names looked up outside the project's packages
-        and the file each was found in, or None (``ProjectIndex.located``): ``same_project`` compares both."""
+        ``project``: the project's files; ``located``: the module names the index looked up and the file each
+        was found in, or None (``ProjectIndex.located``): ``same_project`` compares both."""
         kept = set(project)
         outside = {path: list(stamp[:2]) for path, stamp in (stamps or {}).items() if path not in kept}
         _write_json(self.file, {"state": state, "fingerprints": fingerprints, "outside": outside})
@@ -308,8 +308,9 @@ def _same_reads(reads: object) -> bool:
 def same_project(data: Dict[str, Any], stamps: Dict[str, Tuple[int, int]], roots: List[str]) -> bool:
     """Did the stored fingerprints (``FingerprintStore.paired_stamps``) see the project that ``stamps`` (its
     files now) and ``roots`` (its source roots) make? The same files (a check of a sub-folder is a smaller
-    project, whose index resolves fewer names), and every module name looked up outside the project's packages
-    finds the file it found then, or still none (``layout.same_locations``: a new module, or one that shadows an
+    project, whose index resolves fewer names), and every module name the index looked up (outside the project's
+    files: a name in a folder the project's walk skips, an installed package, a name found nowhere) finds the file
+    it found then, or still none (``layout.same_locations``: a new module, or one that shadows an
     installed one, resolves names to other classes)."""
     project, located = data.get("project"), data.get("located")
     if not isinstance(project, list) or len(project) != len(stamps) or not all(path in stamps for path in project):
@@ -324,6 +325,12 @@ def stored_located(data: Dict[str, Any]) -> Dict[str, Optional[str]]:
     """The ``located`` of a ``FingerprintStore.paired_stamps`` (``same_project`` has checked its types)."""
     located = data.get("located")
     return located if isinstance(located, dict) else {}
+
+
+def stored_files(data: Dict[str, Any]) -> Dict[str, Tuple[int, int, Optional[str]]]:
+    """The (mtime, size, digest) of each file of a ``FingerprintStore.paired_stamps`` that reads as saved."""
+    return {path: (stamp[0], stamp[1], stamp[2]) for path, stamp in data["files"].items()
+            if isinstance(stamp, list) and len(stamp) == 3}
 
 
 def stored_recipes(data: Dict[str, Any]) -> Dict[str, Tuple[str, List[str]]]:
@@ -402,5 +409,5 @@ def _digest(path: str) -> Optional[str]:
     try:
         with open(path, "rb") as handle:
             return digest_of(handle.read())
-    except OSError:
+    except (OSError, TypeError, ValueError):
         return None

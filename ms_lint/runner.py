@@ -208,39 +208,39 @@ def _same_index_options(config_of: Callable[[str], Config], first: Config) -> Ca
 class _Filled(NamedTuple):
     """What ``_fill_fingerprints`` leaves to store with the fingerprints."""
     recipes: Dict[str, tuple]
-    outside: Dict[str, tuple]  # stamps of stored modules outside the project a carried run did not read
-    located: Dict[str, Optional[str]]  # module names looked up outside the project's packages -> file (or None)
+    outside: Dict[str, tuple]  # stamps of stored modules outside the project this run's index did not read
+    located: Dict[str, Optional[str]]  # every module name looked up by a module-finding walk -> file (or None)
 
 
 def _fill_fingerprints(fingerprints: Dict[str, str], missing: List[Tuple[str, str]], index, store,
-                      stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> _Filled:
+                       stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> _Filled:
     """Add the fingerprints of the ``missing`` files (path as given, absolute path): carried over from the stored
     recipes when the project is the one they were stored for and the edit kept every summary's shape
-    (``ms_lint.analysis.carry``), else worked out by the index."""
+    (``ms_lint.analysis.carry``), else worked out by the index. ``fingerprints`` holds those loaded for this
+    project (a check of some of its files stored them): what they were computed from is kept with them, since
+    this run's index may not look up the names nor read the modules they needed."""
     from ms_lint.analysis.carry import carried_fingerprints
-    from ms_lint.cache import same_project, stored_located, stored_recipes
+    from ms_lint.cache import same_project, stored_files, stored_located, stored_recipes
 
     paired = store.paired_stamps(salt)
     recipes = stored_recipes(paired) if paired is not None else {}
-    if paired is not None and not fingerprints and same_project(paired, stamps, roots):
+    loaded = bool(fingerprints)
+    if paired is not None and not loaded and same_project(paired, stamps, roots):
         carried = carried_fingerprints(paired["files"], recipes, index, stamps, [key for _, key in missing])
         if carried is not None:
             fingerprints.update(carried[0])
             return _Filled(recipes, carried[1], stored_located(paired))
-    recipes = {}  # stored for another project, or other bytes
+    worked_out = {}
     for path, key in missing:
         recipe = index.fingerprint_recipe(path)
         fingerprints[key] = index.fingerprint_from(recipe)
         if recipe is not None:
-            recipes[key] = recipe
-    return _Filled(recipes, {}, outside_lookups(index))
-
-
-def outside_lookups(index) -> Dict[str, Optional[str]]:
-    """The index's module lookups outside the project's top packages (a new file under one of those is a new
-    project file: the project's stamps see it)."""
-    tops = {name.split(".")[0] for name in index.project_modules}
-    return {name: path for name, path in index.located.items() if name.split(".")[0] not in tops}
+            worked_out[key] = recipe
+    if loaded and paired is not None:
+        kept = store.refreshed if store.refreshed is not None else stored_files(paired)
+        outside = {path: stamp for path, stamp in kept.items() if path not in stamps}
+        return _Filled({**recipes, **worked_out}, outside, {**stored_located(paired), **index.located})
+    return _Filled(worked_out, {}, dict(index.located))
 
 
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
@@ -284,6 +284,9 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
+        if missing and fingerprints and store.paired_stamps(salt) is None:
+            # stored without (or with a damaged) stamps file: the modules they were computed from are not known
+            fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
             from ms_lint.analysis.index import content_stamps
 

@@ -320,3 +320,140 @@ def test_an_edited_module_outside_the_project_is_seen_while_the_project_stays_as
     assert [f["code"] for f in check_json(run_cli, "pkg_a")] == ["MSL101"]
     write("pkg_b/base.py", "class Base:\n    pass  # a plain class now, not a Cell\n")
     assert check_json(run_cli, "pkg_a") == check_json(run_cli, "--no-cache", "pkg_a") == []
+
+
+HEAD_OF = ("from mindspore import ops\nfrom {module} import Base\n\n\nclass Head(Base):\n"
+           "    def construct(self, x):\n        out = []\n        for i in range(x.shape[0]):\n"
+           "            out.append(ops.relu(x[i]) * 2)\n        return ops.stack(out)\n")
+
+
+@pytest.mark.parametrize("folder", ["build", "linked"])
+@pytest.mark.parametrize("change", ["touched", "edited"])
+def test_a_new_module_in_a_folder_the_project_walk_skips_is_seen(run_cli, write, tmp_path, change, folder):
+    """``pkg.build.extbase`` is under the project's top package, in a folder the walk for project files skips
+    (``build``, or a symlink to a folder elsewhere): a new file there is no project file, so the project's stamps
+    do not see it; the stored lookup must."""
+    write("pkg/__init__.py", "")
+    if folder == "linked":
+        write("vendor/lib/__init__.py", "")
+        os.symlink(tmp_path / "vendor" / "lib", tmp_path / "pkg" / "linked")
+    else:
+        write(f"pkg/{folder}/__init__.py", "")
+    write("pkg/head.py", HEAD_OF.format(module=f"pkg.{folder}.extbase"))
+    write("pkg/other.py", "LIMIT = 3\n")
+    assert [f["code"] for f in check_json(run_cli, "pkg")] == ["MSL101"]
+    write(f"pkg/{folder}/extbase.py", "class Base:\n    pass\n")
+    if change == "touched":
+        bump(tmp_path / "pkg" / "other.py")
+    else:
+        write("pkg/other.py", "LIMIT = 3\n# edited\n")
+    assert check_json(run_cli, "pkg") == check_json(run_cli, "--no-cache", "pkg") == []
+
+
+def test_a_check_of_other_files_of_the_project_keeps_what_the_stored_fingerprints_read(run_cli, write, tmp_path,
+                                                                                        monkeypatch):
+    """``pkg/head.py`` is checked first: its fingerprint needs the lookup of ``extlib.base`` (an installed package
+    without that module). A check of ``pkg/other.py`` alone adds its own fingerprint to the stored ones; what it
+    saves must still hold that lookup, so that a new ``extlib/base.py`` (``Base`` a plain class) is seen at the
+    next change."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    write("site/extlib/__init__.py", "")
+    write("pkg/__init__.py", "")
+    write("pkg/head.py", HEAD_OF.format(module="extlib.base"))
+    write("pkg/other.py", "LIMIT = 3\n")
+    importlib.invalidate_caches()
+    assert [f["code"] for f in check_json(run_cli, "pkg/head.py")] == ["MSL101"]
+    assert check_json(run_cli, "pkg/other.py") == []
+    write("site/extlib/base.py", "class Base:\n    pass\n")
+    importlib.invalidate_caches()
+    bump(tmp_path / "pkg" / "other.py")
+    assert check_json(run_cli, "pkg") == check_json(run_cli, "--no-cache", "pkg") == []
+
+
+def test_a_check_of_other_files_keeps_the_recipes_of_the_stored_fingerprints(run_cli, package, tmp_path,
+                                                                           monkeypatch):
+    """A check of ``pkg/net.py`` alone, then of ``pkg/helpers.py`` alone (the same project): the second saves
+    the recipes of both, so that an edit keeping every summary's shape is carried for both files."""
+    both = ("pkg/net.py", "pkg/helpers.py")
+    check_json(run_cli, both[0])
+    check_json(run_cli, both[1])
+    recipe = ProjectIndex.fingerprint_recipe
+    monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", lambda self, path: pytest.fail(f"worked out: {path}"))
+    package("pkg/base.py", "\n" + BASE)
+    carried = check_json(run_cli, *both)
+    monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", recipe)
+    assert carried == check_json(run_cli, "--no-cache", *both)
+    assert stored_fingerprints(tmp_path) == {key: value for key, value in fresh_fingerprints(tmp_path).items()
+                                             if key.endswith(both)}
+
+
+def test_a_check_of_other_files_keeps_the_stamps_of_modules_outside_the_project(run_cli, write, tmp_path):
+    """As above, for a base class read from a sibling package: the check of ``pkg_a/other.py`` must keep the
+    stamp of ``pkg_b/base.py`` with ``head.py``'s fingerprint, so that an edit of the base is seen."""
+    write("pkg_a/__init__.py", "")
+    write("pkg_a/head.py", HEAD_OF.format(module="pkg_b.base"))
+    write("pkg_a/other.py", "LIMIT = 3\n")
+    write("pkg_b/__init__.py", "")
+    write("pkg_b/base.py", "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    assert [f["code"] for f in check_json(run_cli, "pkg_a/head.py")] == ["MSL101"]
+    assert check_json(run_cli, "pkg_a/other.py") == []
+    write("pkg_b/base.py", "class Base:\n    pass  # a plain class now, not a Cell\n")
+    assert check_json(run_cli, "pkg_a") == check_json(run_cli, "--no-cache", "pkg_a") == []
+
+
+def test_a_new_installed_namespace_package_is_seen_below_a_name_found_nowhere(tmp_path, monkeypatch):
+    """``same_locations`` looks every name up again: ``nsp`` and ``nsp.sub`` were found nowhere; an installed
+    namespace package (no ``__init__.py``) provides ``nsp.sub`` without a module ``nsp``."""
+    import importlib
+
+    from ms_lint.analysis.layout import ModuleLocator, same_locations
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    roots = [str(tmp_path / "src")]
+    located = {name: ModuleLocator(roots).locate(name) for name in ("nsp", "nsp.sub")}
+    assert located == {"nsp": None, "nsp.sub": None}
+    assert same_locations(located, roots)
+    (site / "nsp").mkdir()
+    (site / "nsp" / "sub.py").write_text("class Base:\n    pass\n")
+    importlib.invalidate_caches()
+    assert ModuleLocator(roots).locate("nsp.sub") == str(site / "nsp" / "sub.py")
+    assert not same_locations(located, roots)
+
+
+def test_a_name_below_a_plain_module_of_a_root_is_looked_up_as_the_index_does(tmp_path, monkeypatch):
+    """A source root's ``foo.py`` and an installed ``foo/bar.py``: the index's lookup of ``foo.bar`` finds the
+    installed file (it looks among the installed packages for each name), and so must ``same_locations``."""
+    import importlib
+
+    from ms_lint.analysis.layout import ModuleLocator, same_locations
+
+    site, src = tmp_path / "site", tmp_path / "src"
+    site.mkdir()
+    src.mkdir()
+    (src / "foo.py").write_text("x = 1\n")
+    monkeypatch.syspath_prepend(str(site))
+    roots = [str(src)]
+    located = {name: ModuleLocator(roots).locate(name) for name in ("foo", "foo.bar")}
+    assert located == {"foo": str(src / "foo.py"), "foo.bar": None}
+    (site / "foo").mkdir()
+    (site / "foo" / "__init__.py").write_text("")
+    (site / "foo" / "bar.py").write_text("y = 2\n")
+    importlib.invalidate_caches()
+    assert ModuleLocator(roots).locate("foo.bar") == str(site / "foo" / "bar.py")
+    assert not same_locations(located, roots)
+
+
+def test_a_stamps_file_with_a_path_that_cannot_be_stated_is_ignored(run_cli, package, tmp_path):
+    """A damaged stamps file (a path with a NUL byte) after an edit: no traceback, the findings of ``--no-cache``."""
+    check_json(run_cli, ".")
+    with open(stamps_file(tmp_path), encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["files"]["/tmp/bad\0path.py"] = [1, 2, "0" * 32]
+    with open(stamps_file(tmp_path), "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    package("pkg/helpers.py", HELPERS + "# edited\n")
+    assert check_json(run_cli, ".") == check_json(run_cli, "--no-cache", ".")

@@ -86,9 +86,10 @@ def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: P
 
 
 def _stat(path: str) -> Optional[Tuple[int, int]]:
+    """(mtime_ns, size), or None for a path that cannot be stat'ed (gone, or not a path: a damaged stamps file)."""
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, TypeError, ValueError):
         return None
     return st.st_mtime_ns, st.st_size
 
@@ -97,5 +98,5 @@ def _file_digest(path: str) -> Optional[str]:
     try:
         with open(path, "rb") as handle:
             return digest_of(handle.read())
-    except OSError:
+    except (OSError, TypeError, ValueError):
         return None

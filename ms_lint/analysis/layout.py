@@ -57,12 +57,16 @@ def module_name_of(path: str) -> Tuple[str, Optional[str], str]:
 
 class ModuleLocator:
     """Finds the file of a module by dotted name without importing anything: under a source root of the project
-    first, then among the installed packages (``importlib.machinery.PathFinder``, which only lists folders)."""
+    first, then among the installed packages (``importlib.machinery.PathFinder``, which only lists folders).
+
+    Most names looked up are no module (a class or function tried as one: ``pkg.models.llama.LlamaModel``): the
+    folders' listings and the packages' specs are kept, so that siblings cost a set lookup each."""
 
     def __init__(self, roots: List[str]):
         self.roots = roots
-        self._top_specs: Dict[str, object] = {}
+        self._specs: Dict[str, object] = {}  # dotted package prefix -> its spec (None: no such package)
         self._top_roots: Dict[str, List[str]] = {}
+        self._listings: Dict[Tuple[str, Tuple[str, ...]], Set[str]] = {}
 
     def locate(self, name: str) -> Optional[str]:
         found = self.in_roots(name)
@@ -71,29 +75,53 @@ class ModuleLocator:
     def in_roots(self, name: str) -> Optional[str]:
         parts = name.split(".")
         top = parts[0]
-        if top not in self._top_roots:  # most names start with a package no root holds: one stat per root
-            self._top_roots[top] = [root for root in self.roots if os.path.isdir(os.path.join(root, top))
-                                    or os.path.isfile(os.path.join(root, top + ".py"))]
+        if top not in self._top_roots:  # most names start with a package no root holds
+            self._top_roots[top] = [root for root in self.roots
+                                    if top in self._listing(root, ()) or top + ".py" in self._listing(root, ())]
+        last = parts[-1]
         for root in self._top_roots[top]:
-            base = os.path.join(root, *parts)
-            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if os.path.isfile(candidate):
-                    return candidate
+            listing = self._listing(root, tuple(parts[:-1]))
+            if not listing:
+                continue
+            folder = os.path.join(root, *parts[:-1])
+            if last + ".py" in listing and os.path.isfile(os.path.join(folder, last + ".py")):
+                return os.path.join(folder, last + ".py")
+            if last in listing and os.path.isfile(os.path.join(folder, last, "__init__.py")):
+                return os.path.join(folder, last, "__init__.py")
         return None
+
+    def _listing(self, root: str, folders: Tuple[str, ...]) -> Set[str]:
+        """The names in the folder ``root/folders...`` (empty when it is no folder), read once per locator; a
+        folder whose parent's listing lacks it is not asked for."""
+        key = (root, folders)
+        found = self._listings.get(key)
+        if found is None:
+            found = set()
+            if not folders or folders[-1] in self._listing(root, folders[:-1]):
+                try:
+                    found = set(os.listdir(os.path.join(root, *folders)))
+                except (OSError, ValueError):
+                    pass
+            self._listings[key] = found
+        return found
 
     def installed(self, name: str) -> Optional[str]:
         from importlib.machinery import PathFinder
 
         parts = name.split(".")
+        specs = self._specs
         try:
-            if parts[0] not in self._top_specs:
-                self._top_specs[parts[0]] = PathFinder.find_spec(parts[0])
-            spec = self._top_specs[parts[0]]
+            if parts[0] not in specs:
+                specs[parts[0]] = PathFinder.find_spec(parts[0])
+            spec = specs[parts[0]]
             for depth in range(1, len(parts)):
                 if spec is None or not spec.submodule_search_locations:  # type: ignore[attr-defined]
                     return None
-                spec = PathFinder.find_spec(".".join(parts[: depth + 1]),
-                                            list(spec.submodule_search_locations))  # type: ignore[attr-defined]
+                dotted = ".".join(parts[: depth + 1])
+                if dotted not in specs:
+                    within = list(spec.submodule_search_locations)  # type: ignore[attr-defined]
+                    specs[dotted] = PathFinder.find_spec(dotted, within)
+                spec = specs[dotted]
         except (ImportError, ValueError, OSError):
             return None
         origin = getattr(spec, "origin", None)
@@ -104,23 +132,13 @@ class ModuleLocator:
 
 def same_locations(located: Dict[str, Optional[str]], roots: List[str]) -> bool:
     """Does every module name of ``located`` (name -> the file found for it then, or None) still locate to the
-    same file? A new file that provides a module an import could not find, or shadows an installed one, makes
-    other fingerprints. Among the installed packages, a name below a module that is still where it was and is no
-    package (``os.getpid`` below ``os.py``, anything below a module found nowhere) cannot have become a module:
-    only the source roots are looked at again for it (a namespace folder needs no parent)."""
+    same file (``ModuleLocator.locate``, the index's own lookup)? A new file that provides a module an import could
+    not find, or shadows an installed one, makes other fingerprints. Every name is looked up again, those below a
+    module found nowhere or below a plain module too: an installed namespace package needs no parent module, and
+    ``locate`` looks below the source roots' ``foo.py`` among the installed packages all the same. The top
+    packages' specs are shared between the names, so a name below a missing top costs one dictionary lookup."""
     locator = ModuleLocator(roots)
-    for name in sorted(located, key=lambda dotted: dotted.count(".")):
-        was = located[name]
-        found = locator.in_roots(name)
-        if found is None:
-            parent = name.rpartition(".")[0]
-            above = located.get(parent, "") if parent in located else ""
-            if was is None and (above is None or (above and not above.endswith("__init__.py"))):
-                continue  # the parent was checked already (shallower names first)
-            found = locator.installed(name)
-        if found != was:
-            return False
-    return True
+    return all(locator.locate(name) == was for name, was in located.items())
 
 
 def module_names(paths: Iterable[str]) -> Dict[str, str]:
