@@ -243,6 +243,17 @@ def _fill_fingerprints(fingerprints: Dict[str, str], missing: List[Tuple[str, st
     return _Filled(worked_out, {}, dict(index.located))
 
 
+def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> bool:
+    """Before fingerprints loaded for the project are saved again with those of other files of it: their stamps
+    file is there (it says what they were computed from), and the module names they looked up still find the
+    same files. An unchanged project's state does not look them up (a new module is seen at the next change):
+    a save that merged today's lookups over theirs would hide the change for good."""
+    from ms_lint.cache import same_project
+
+    paired = store.paired_stamps(salt)
+    return paired is not None and same_project(paired, stamps, roots)
+
+
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
                 use_cache: bool = True, cache_dir: Optional[str] = None) -> List[Finding]:
     """Findings of every file. One results cache per configuration: in ``cache_dir`` when given, else in
@@ -280,12 +291,13 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         store = FingerprintStore(first.root, cache_dir)
         project_paths, roots = project_files(files)
         stamps = project_stamps(project_paths)
-        salt = first.fingerprint()
+        # the roots, in order, with the configuration: the same files checked with another root (a loose file's
+        # folder), or the roots in another order, resolve module names to other files
+        salt = "\0".join([first.fingerprint(), *roots])
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
-        if missing and fingerprints and store.paired_stamps(salt) is None:
-            # stored without (or with a damaged) stamps file: the modules they were computed from are not known
+        if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
             from ms_lint.analysis.index import content_stamps

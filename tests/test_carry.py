@@ -457,3 +457,61 @@ def test_a_stamps_file_with_a_path_that_cannot_be_stated_is_ignored(run_cli, pac
         json.dump(data, handle)
     package("pkg/helpers.py", HELPERS + "# edited\n")
     assert check_json(run_cli, ".") == check_json(run_cli, "--no-cache", ".")
+
+
+def test_fingerprints_loaded_for_an_unchanged_project_are_not_saved_over_a_new_module(run_cli, write, tmp_path):
+    """``pkg/head.py`` is checked while ``pkg.build.extbase`` is found nowhere. Then the module appears and only
+    ``pkg/other.py`` is checked: the project's files did not change, so head's fingerprint is loaded. Saving it
+    again with this run's lookups (which find the module) would hide the change for good; the loaded
+    fingerprints must be worked out again instead."""
+    write("pkg/__init__.py", "")
+    write("pkg/build/__init__.py", "")
+    write("pkg/head.py", HEAD_OF.format(module="pkg.build.extbase"))
+    write("pkg/other.py", "LIMIT = 3\n")
+    assert [f["code"] for f in check_json(run_cli, "pkg/head.py")] == ["MSL101"]
+    write("pkg/build/extbase.py", "class Base:\n    pass\n")
+    assert check_json(run_cli, "pkg/other.py") == []
+    bump(tmp_path / "pkg" / "other.py")
+    assert check_json(run_cli, "pkg") == check_json(run_cli, "--no-cache", "pkg") == []
+
+
+@pytest.mark.parametrize("order", ["as first checked", "reversed"])
+def test_the_same_files_checked_with_other_source_roots_are_not_answered_by_the_stored_fingerprints(
+        run_cli, write, tmp_path, order):
+    """Two loose scripts, each folder with its own ``extbase.py``: the first root holding ``extbase`` decides
+    whether ``Head``'s base is a Cell. The same files in another order, or with a loose file of a folder
+    without ``__init__.py`` added as a root, resolve names to other files: the project's state must say so."""
+    write("s1/head.py", HEAD_OF.format(module="extbase"))
+    write("s1/extbase.py", "class Base:\n    pass\n")
+    write("s2/other.py", "LIMIT = 3\n")
+    write("s2/extbase.py", "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    first = ("s1/head.py", "s2/other.py")
+    assert check_json(run_cli, *first) == []
+    again = first if order == "as first checked" else first[::-1]
+    assert check_json(run_cli, *again) == check_json(run_cli, "--no-cache", *again)
+
+
+def test_a_loose_file_that_adds_a_source_root_is_not_answered_by_the_stored_fingerprints(run_cli, write):
+    write("pkg/__init__.py", "")
+    write("pkg/head.py", HEAD_OF.format(module="dist"))
+    write("pkg/tools/dist/__init__.py", "class Base:\n    pass\n")
+    write("pkg/tools/helper.py", "X = 1\n")  # pkg/tools has no __init__.py: checked, it is a source root
+    both = check_json(run_cli, "pkg/head.py", "pkg/tools/helper.py")
+    assert both == check_json(run_cli, "--no-cache", "pkg/head.py", "pkg/tools/helper.py") == []
+    assert check_json(run_cli, "pkg/head.py") == check_json(run_cli, "--no-cache", "pkg/head.py")
+
+
+def test_the_language_server_finds_a_module_created_while_it_runs(tmp_path):
+    """The server keeps its project index, and with it the folder listings module lookups read. A new module
+    reported by the editor (``didChangeWatchedFiles`` -> ``Checker.saved``) must be found by the next check."""
+    from ms_lint.lsp.documents import Checker
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    head = tmp_path / "pkg" / "head.py"
+    head.write_text("X = 1\n")
+    checker = Checker()
+    assert [f.code for f in checker.check(str(head), HEAD_OF.format(module="pkg.helpers"), 1).findings] == ["MSL101"]
+    (tmp_path / "pkg" / "base.py").write_text("class Base:\n    pass\n")
+    checker.saved(str(tmp_path / "pkg" / "base.py"))
+    assert [f.code for f in checker.check(str(head), HEAD_OF.format(module="pkg.base"), 2).findings] == []

@@ -304,6 +304,14 @@ class ProjectIndex:
         self.project_modules.add(summary.name)
         self._forget(kept_memos(known, summary) if replaced else frozenset())
 
+    def forget_lookups(self) -> None:
+        """A file appeared that the index does not hold (a long-lived index: the language server's): module names
+        found nowhere before, and folders listed before, are looked up again, and what was resolved through them
+        is worked out again."""
+        self._locator = None
+        self._missing.clear()
+        self._forget()
+
     def _forget(self, keep: FrozenSet[str] = frozenset()) -> None:
         """Drop what was worked out from the summaries, except the groups in ``keep`` (``kept_memos``)."""
         self._graph = None

@@ -218,9 +218,10 @@ def project_stamps(paths: Iterable[str]) -> Dict[str, Tuple[int, int]]:
 
 def project_state(stamps: Dict[str, Tuple[int, int]], salt: str) -> str:
     """Changes when any file of the project changes (mtime, size), appears or goes (``stamps``: its
-    ``project_stamps``): while it holds, every file's cross-file fingerprint (``ProjectIndex.fingerprint_for``) is
-    what it was, and the index need not be built to look results up (a warm run stats the files and reads two
-    cache files)."""
+    ``project_stamps``), or the ``salt`` does (the runner's: the configuration's fingerprint and the source roots
+    in order, which decide where module names resolve): while it holds, every file's cross-file fingerprint
+    (``ProjectIndex.fingerprint_for``) is what it was, and the index need not be built to look results up (a warm
+    run stats the files and reads two cache files)."""
     stamp = hashlib.blake2b(salt.encode(), digest_size=16)
     for path, (mtime_ns, size) in sorted(stamps.items()):
         stamp.update(f"{path}\0{mtime_ns}\0{size}\n".encode())

@@ -190,6 +190,9 @@ class Checker:
                 _update(index, key, raw)
                 if config is not None:
                     self._reseed(index, config)
+            else:  # maybe a new module: an import that found nothing, or a folder listed before, may find it now
+                _forget_contexts(index, set(), everything=True)
+                index.forget_lookups()
 
     def _analyze(self, source: SourceFile, config: Config, path: str):
         from ms_lint.engine import analyze_source
