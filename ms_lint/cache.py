@@ -174,8 +174,9 @@ class FingerprintStore:
     a warm run whose project has not changed, nor the modules outside it that the index read (their (mtime, size)
     are stored with the fingerprints: a few hundred stats), reads them here instead of building the project index.
     Module names that found no file, or an installed one, are looked up again only when something changed
-    (``same_project``): a new module that shadows one, or the packages of another Python environment, with
-    nothing else changed, are seen at the next change or with ``--no-cache``.
+    (``same_project``): a new module that shadows one, with nothing else changed, is seen at the next change or
+    with ``--no-cache``. The state is salted with the source roots and ``sys.path`` (``runner.check_files``):
+    another environment or ``PYTHONPATH`` makes another state.
 
     Next to them, in a second file read only when the state differs, the (mtime, size, content digest) of each
     project file and of each module outside the project the index read (a sibling package, an installed base

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from ms_lint.cache import ResultsCache, Stamp
@@ -291,9 +292,10 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         store = FingerprintStore(first.root, cache_dir)
         project_paths, roots = project_files(files)
         stamps = project_stamps(project_paths)
-        # the roots, in order, with the configuration: the same files checked with another root (a loose file's
-        # folder), or the roots in another order, resolve module names to other files
-        salt = "\0".join([first.fingerprint(), *roots])
+        # the roots, in order, and the folders installed packages are found in (``sys.path``, '' being the current
+        # folder), with the configuration: the same files checked with another root (a loose file's folder), the
+        # roots in another order, another PYTHONPATH or environment, resolve module names to other files
+        salt = "\0".join([first.fingerprint(), *roots, "\1", *(entry or os.getcwd() for entry in sys.path)])
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]

@@ -515,3 +515,31 @@ def test_the_language_server_finds_a_module_created_while_it_runs(tmp_path):
     (tmp_path / "pkg" / "base.py").write_text("class Base:\n    pass\n")
     checker.saved(str(tmp_path / "pkg" / "base.py"))
     assert [f.code for f in checker.check(str(head), HEAD_OF.format(module="pkg.base"), 2).findings] == []
+
+
+def test_two_files_with_one_module_name_give_it_to_the_one_an_import_finds_whatever_their_order(run_cli, write):
+    """``x/train.py`` (a Cell base) and ``y/train.py`` (a plain one), both checked, in either order: the roots
+    are the same, so the stored fingerprints answer for both orders; the name ``train`` must go to the same
+    file in both (the one under the earlier root), as ``--no-cache`` gives it."""
+    write("x/src/__init__.py", "")
+    write("x/src/head.py", HEAD_OF.format(module="train"))
+    write("x/train.py", "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    write("y/train.py", "class Base:\n    pass\n")
+    first = ("x/src/head.py", "y/train.py", "x/train.py")
+    second = ("x/src/head.py", "x/train.py", "y/train.py")
+    assert check_json(run_cli, "--no-cache", *first) == check_json(run_cli, "--no-cache", *second)
+    check_json(run_cli, *first)
+    assert check_json(run_cli, *second) == check_json(run_cli, "--no-cache", *second)
+
+
+def test_another_python_path_is_not_answered_by_the_stored_fingerprints(run_cli, write, tmp_path, monkeypatch):
+    """``extbase`` is found through a folder on ``sys.path`` (PYTHONPATH, or the current folder under ``python
+    -m``): a run without it, with nothing in the project changed, must look it up again."""
+    write("pkg/__init__.py", "")
+    write("pkg/head.py", HEAD_OF.format(module="extbase"))
+    write("p1/extbase.py", "class Base:\n    pass\n")
+    with monkeypatch.context() as patched:
+        patched.syspath_prepend(str(tmp_path / "p1"))
+        assert check_json(run_cli, "pkg") == []
+    assert check_json(run_cli, "pkg") == check_json(run_cli, "--no-cache", "pkg")
+    assert [f["code"] for f in check_json(run_cli, "pkg")] == ["MSL101"]

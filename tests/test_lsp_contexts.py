@@ -279,3 +279,64 @@ def test_a_line_inserted_in_a_function_keeps_what_the_index_worked_out(tmp_path)
     # a new call changes what the summary records: that edit does work the closure out again
     assert _codes(checker.check(blocks, edited.replace("y = x", "y = abs(x)"))) == [("MSL201", 7)]
     assert index.graph_functions() is not closure
+
+
+HEAD_FROM = ("from mindspore import ops\nfrom {module} import Base\n\n\nclass Head(Base):\n"
+             "    def construct(self, x):\n        out = []\n        for i in range(x.shape[0]):\n"
+             "            out.append(ops.relu(x[i]) * 2)\n        return ops.stack(out)\n")
+
+
+def _server_codes(checker, path, version):
+    return [f.code for f in checker.check(str(path), path.read_text(), version).findings]
+
+
+def test_a_new_module_open_in_the_editor_is_found_by_the_other_indexes(tmp_path):
+    """A loose script imports ``pkg.base``, found nowhere (``Head`` counts as a Cell). The user creates
+    ``pkg/base.py`` in the editor (didOpen, then the watcher's report, which ``saved`` gets for an open file):
+    the script's own index must look the name up again."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    train = tmp_path / "train.py"
+    train.write_text(HEAD_FROM.format(module="pkg.base"))
+    checker = Checker()
+    assert _server_codes(checker, train, 1) == ["MSL101"]
+    base = tmp_path / "pkg" / "base.py"
+    base.write_text("class Base:\n    pass\n")
+    checker.check(str(base), base.read_text(), 1)
+    checker.saved(str(base))
+    assert _server_codes(checker, train, 2) == []
+
+
+@pytest.mark.parametrize("where", ["pkg/base.py", "pkg/build/base.py"])
+def test_a_deleted_module_is_dropped_by_the_server(tmp_path, where):
+    """The base class's module (a project file, or one the index only looked up: ``build/`` is not walked) is
+    deleted and reported: ``Head``'s base is found nowhere now, as ``ms-lint check --no-cache`` says."""
+    (tmp_path / "pkg" / "build").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "build" / "__init__.py").write_text("")
+    head = tmp_path / "pkg" / "head.py"
+    head.write_text(HEAD_FROM.format(module=where[:-3].replace("/", ".")))
+    base = tmp_path / where
+    base.write_text("class Base:\n    pass\n")
+    checker = Checker()
+    assert _server_codes(checker, head, 1) == []
+    base.unlink()
+    checker.saved(str(base))
+    assert _server_codes(checker, head, 2) == ["MSL101"]
+
+
+def test_a_new_module_that_calls_an_open_helper_from_a_cell_makes_it_graph_code(tmp_path):
+    """``pkg/net.py`` appears with a Cell whose ``construct`` calls ``helpers.body``: the server adds it to the
+    project (``--no-cache`` walks it), so ``body``'s loop is graph code now."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    helpers = tmp_path / "pkg" / "helpers.py"
+    helpers.write_text("from mindspore import ops\n\n\ndef body(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+                       "        out.append(ops.relu(x[i]) * 2)\n    return ops.stack(out)\n")
+    checker = Checker()
+    assert _server_codes(checker, helpers, 1) == []
+    net = tmp_path / "pkg" / "net.py"
+    net.write_text("from mindspore import nn\nfrom pkg.helpers import body\n\n\nclass Net(nn.Cell):\n"
+                   "    def construct(self, x):\n        return body(x)\n")
+    checker.saved(str(net))
+    assert _server_codes(checker, helpers, 2) == ["MSL101"]

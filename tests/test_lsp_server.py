@@ -350,3 +350,39 @@ def test_range_edits_inside_graph_functions_keep_diagnostics_equal_to_check(serv
             path.write_text("".join(lines))
             assert got(diagnostics) == expected_diagnostics(cli, path), (target, new_text)
     assert server.shutdown() == 0
+
+
+def test_the_server_asks_for_python_file_events_and_follows_a_new_module(tmp_path, cli):
+    """A client that registers file watchers dynamically is asked for ``**/*.py`` events. A new module with a
+    Cell that calls an open helper, reported as created, makes the helper's loop graph code: its diagnostics
+    follow, as ``ms-lint check`` gives them."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    helpers = tmp_path / "pkg" / "helpers.py"
+    helpers.write_text("from mindspore import ops\n\n\ndef body(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+                       "        out.append(ops.relu(x[i]) * 2)\n    return ops.stack(out)\n")
+    client = Client([sys.executable, "-m", "ms_lint", "server"], cwd=str(tmp_path),
+                    env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        client.initialize(tmp_path.as_uri(), watch_files=True)
+        uri, diagnostics = open_document(client, helpers)
+        assert diagnostics == []
+        [registration] = [r for request in client.requests if request["method"] == "client/registerCapability"
+                          for r in request["params"]["registrations"]]
+        assert registration["method"] == "workspace/didChangeWatchedFiles"
+        assert registration["registerOptions"]["watchers"] == [{"globPattern": "**/*.py"}]
+        net = tmp_path / "pkg" / "net.py"
+        net.write_text("from mindspore import nn\nfrom pkg.helpers import body\n\n\nclass Net(nn.Cell):\n"
+                       "    def construct(self, x):\n        return body(x)\n")
+        client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": net.as_uri(), "type": 1}]})
+        assert got(client.diagnostics(uri)) == expected_diagnostics(cli, helpers) != []
+        assert client.shutdown() == 0
+    finally:
+        client.close()
+
+
+def test_a_client_without_dynamic_watchers_is_not_asked(server, tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text("X = 1\n")
+    open_document(server, path)
+    assert [r for r in server.requests if r["method"] == "client/registerCapability"] == []

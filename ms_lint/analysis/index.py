@@ -21,10 +21,10 @@ import hashlib
 import os
 import sys
 import warnings
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ms_lint.analysis.layout import (ModuleLocator, digest_of, module_name_of, module_names, package_of,
-                                    project_files)
+from ms_lint.analysis.layout import (SKIP_DIRS, ModuleLocator, digest_of, module_name_of, module_names,
+                                    package_of, project_files)
 from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
@@ -205,6 +205,20 @@ class SummaryCache:
         return summary
 
 
+def _owner_order(roots: List[str]) -> Callable[[str], Tuple[int, str]]:
+    """The order files are added in, so that of two files with one module name (``train.py`` in two folders) the
+    one an import would find keeps the name (``ProjectIndex._own_name``): the file under the earlier source root
+    (``ModuleLocator.in_roots``' order), then ``x.py`` before ``x/__init__.py``; not the order the files were
+    given in, which the stored fingerprints' project state does not record."""
+    rank = {root: number for number, root in enumerate(roots)}
+    memo: Dict[str, Tuple[Optional[str], str]] = {}
+
+    def order(path: str) -> Tuple[int, str]:
+        return rank.get(package_of(path, memo)[1], len(rank)), path
+
+    return order
+
+
 class ProjectIndex:
     """Summaries of the project's modules (read eagerly) and of installed modules (read when first named)."""
 
@@ -250,7 +264,7 @@ class ProjectIndex:
         paths, index.roots = project_files(files)
         names = module_names(paths)
         index.cache.fill(paths, jobs, names)
-        for path in paths:
+        for path in sorted(paths, key=_owner_order(index.roots)):
             index.add_file(path, name=names.get(path))
         return index
 
@@ -303,6 +317,35 @@ class ProjectIndex:
         self.modules[summary.name] = summary
         self.project_modules.add(summary.name)
         self._forget(kept_memos(known, summary) if replaced else frozenset())
+
+    def remove_file(self, path: str) -> None:
+        """The file is gone (a long-lived index: the language server's): its module is no longer the index's, and
+        what was worked out from it or resolved through it is worked out again."""
+        summary = self.by_path.pop(os.path.abspath(path), None)
+        if summary is None:
+            return
+        if self.modules.get(summary.name) is summary:
+            del self.modules[summary.name]
+        self.project_modules.discard(summary.name)
+        self.forget_lookups()
+
+    def is_project_path(self, path: str) -> bool:
+        """Would ``project_files`` walk ``path`` (absolute) for this index's project: a file under one of its top
+        packages, in no folder the walk skips (``SKIP_DIRS``, hidden, a symlink), or an entry script beside one?"""
+        tops = {name.split(".")[0] for name in self.project_modules}
+        folder = os.path.dirname(path)
+        for root in self.roots:
+            for top in tops:
+                base = os.path.join(root, top)
+                if folder == root and os.path.isdir(base) and os.path.basename(root) not in (
+                        "site-packages", "dist-packages"):
+                    return True  # a script beside the package (``train.py`` next to ``src/``)
+                if folder == base or folder.startswith(base + os.sep):
+                    inner = os.path.relpath(folder, base)
+                    parts = [] if inner == "." else inner.split(os.sep)
+                    return not any(part in SKIP_DIRS or part.startswith(".") or os.path.islink(
+                        os.path.join(base, *parts[:depth + 1])) for depth, part in enumerate(parts))
+        return False
 
     def forget_lookups(self) -> None:
         """A file appeared that the index does not hold (a long-lived index: the language server's): module names

@@ -23,6 +23,7 @@ class Client:
         self._next_id = 0
         self._messages: "queue.Queue[Optional[Dict[str, Any]]]" = queue.Queue()
         self.notifications: List[Dict[str, Any]] = []  # every notification received, in order
+        self.requests: List[Dict[str, Any]] = []  # every request the server sent (answered with a null result)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -63,6 +64,7 @@ class Client:
             stderr = self.process.stderr.read().decode("utf-8", "replace") if self.process.stderr else ""
             raise ServerError(f"the server closed its output:\n{stderr}")
         if "id" in message and "method" in message:  # a request from the server (registerCapability...)
+            self.requests.append(message)
             self._send({"id": message["id"], "result": None})
         elif "method" in message:
             self.notifications.append(message)
@@ -101,12 +103,14 @@ class Client:
         return params["diagnostics"]
 
     # -- session ------------------------------------------------------------------------------------
-    def initialize(self, root_uri: Optional[str] = None, encodings: Sequence[str] = ("utf-16",)) -> Dict[str, Any]:
-        result = self.request("initialize", {
-            "processId": None, "rootUri": root_uri,
-            "capabilities": {"general": {"positionEncodings": list(encodings)},
-                             "textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-        })
+    def initialize(self, root_uri: Optional[str] = None, encodings: Sequence[str] = ("utf-16",),
+                   watch_files: bool = False) -> Dict[str, Any]:
+        """``watch_files``: say the client registers file watchers dynamically (the server then asks for them)."""
+        capabilities: Dict[str, Any] = {"general": {"positionEncodings": list(encodings)},
+                                        "textDocument": {"publishDiagnostics": {"versionSupport": True}}}
+        if watch_files:
+            capabilities["workspace"] = {"didChangeWatchedFiles": {"dynamicRegistration": True}}
+        result = self.request("initialize", {"processId": None, "rootUri": root_uri, "capabilities": capabilities})
         self.notify("initialized", {})
         return result
 

@@ -166,7 +166,8 @@ class Checker:
             self._sync_disk(key, closed.config if closed is not None else None, forget=True)
 
     def saved(self, path: str) -> None:
-        """Another tool may have written the file: the index re-reads what is not open."""
+        """Another tool may have written the file: the index re-reads what is not open. A file an index does not
+        hold may be a new module (open in the editor or not): those indexes look names up again."""
         key = os.path.abspath(path)
         if key not in self.buffers:
             try:
@@ -174,25 +175,25 @@ class Checker:
             except ConfigError:
                 config = None
             self._sync_disk(key, config)
+        _follow_files(key)
 
     def _sync_disk(self, key: str, config: Optional[Config], forget: bool = False) -> None:
         from ms_lint.analysis import index as index_module
 
+        holders = [index for index in list(index_module._INDEXES.values()) if key in index.by_path]
+        if not holders:  # a file no index reads (a log, a checkpoint): not read either
+            return
         try:
             with open(key, "rb") as handle:
                 raw = handle.read()
         except OSError:
             return
-        for index in list(index_module._INDEXES.values()):
-            if key in index.by_path:
-                if forget:
-                    _forget_contexts(index, {key})
-                _update(index, key, raw)
-                if config is not None:
-                    self._reseed(index, config)
-            else:  # maybe a new module: an import that found nothing, or a folder listed before, may find it now
-                _forget_contexts(index, set(), everything=True)
-                index.forget_lookups()
+        for index in holders:
+            if forget:
+                _forget_contexts(index, {key})
+            _update(index, key, raw)
+            if config is not None:
+                self._reseed(index, config)
 
     def _analyze(self, source: SourceFile, config: Config, path: str):
         from ms_lint.engine import analyze_source
@@ -306,6 +307,30 @@ def _update(index, key: str, raw: bytes) -> None:
             return
     _forget_contexts(index, {key}, everything=True)
     index.update_file(key, raw, summary)
+
+
+def _follow_files(key: str) -> None:
+    """``key`` (a Python file the editor reports) may be new or gone. Gone: the indexes holding it drop it. New,
+    or a module some index only looked up: an index whose project walk would hold it adds it (its Cells and calls
+    may make other modules' functions graph code), and every index that does not hold it looks module names up
+    again (an import that found nothing, or a folder listed before, may find it now)."""
+    from ms_lint.analysis import index as index_module
+    from ms_lint.analysis.layout import module_names
+
+    if not key.endswith(".py"):
+        return
+    exists = os.path.isfile(key)
+    for index in list(index_module._INDEXES.values()):
+        held = key in index.by_path
+        if held and exists:
+            continue  # re-read by ``_sync_disk``, or an open buffer
+        _forget_contexts(index, {key} if held else set(), everything=True)
+        if held:
+            index.remove_file(key)
+            continue
+        index.forget_lookups()
+        if exists and index.is_project_path(key):
+            index.add_file(key, name=module_names([key])[key])
 
 
 def _forget_contexts(index, paths, everything: bool = False) -> None:

@@ -109,6 +109,21 @@ class MsLintServer(LanguageServer):
 server = MsLintServer()
 
 
+@server.feature(lsp.INITIALIZED)
+def initialized(ls: MsLintServer, params: lsp.InitializedParams) -> None:
+    """Ask the client to report Python files created, changed or deleted on disk (``did_change_watched``): a new
+    module may be what an import could not find, or a Cell that makes an open helper graph code. Only a client
+    that can register watchers dynamically is asked; others report what they were configured to."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    ls.register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+        id="ms-lint-python-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern="**/*.py")]))]))
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: MsLintServer, params: lsp.DidOpenTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri)
