@@ -295,7 +295,7 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         # the roots, in order, and the folders installed packages are found in (``sys.path``, '' being the current
         # folder), with the configuration: the same files checked with another root (a loose file's folder), the
         # roots in another order, another PYTHONPATH or environment, resolve module names to other files
-        salt = "\0".join([first.fingerprint(), *roots, "\1", *(entry or os.getcwd() for entry in sys.path)])
+        salt = "\0".join([first.fingerprint(), *roots, "\1", *(entry or os.getcwd() for entry in sys.path if isinstance(entry, str))])
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]

@@ -543,3 +543,9 @@ def test_another_python_path_is_not_answered_by_the_stored_fingerprints(run_cli,
         assert check_json(run_cli, "pkg") == []
     assert check_json(run_cli, "pkg") == check_json(run_cli, "--no-cache", "pkg")
     assert [f["code"] for f in check_json(run_cli, "pkg")] == ["MSL101"]
+
+
+def test_a_python_path_entry_that_is_not_a_string_is_ignored(run_cli, package, tmp_path, monkeypatch):
+    """The import system skips such entries (a ``Path``, bytes); the project state must not raise on them."""
+    monkeypatch.setattr("sys.path", [*__import__("sys").path, tmp_path, b"/tmp"])
+    assert check_json(run_cli, ".") == check_json(run_cli, "--no-cache", ".")

@@ -340,3 +340,87 @@ def test_a_new_module_that_calls_an_open_helper_from_a_cell_makes_it_graph_code(
                    "    def construct(self, x):\n        return body(x)\n")
     checker.saved(str(net))
     assert _server_codes(checker, helpers, 2) == ["MSL101"]
+
+
+PLAIN = "class Base:\n    pass\n"
+CELL = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n"
+
+
+def _tree(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+
+
+@pytest.mark.parametrize("change", ["created", "deleted"])
+def test_an_init_file_created_or_deleted_renames_the_modules_of_its_folder(tmp_path, change):
+    """With ``pkg/sub/__init__.py``, ``pkg/sub/x.py`` is ``pkg.sub.x`` and its ``from ..base import Base``
+    resolves; without it, it is ``x`` and the import does not. ``Head`` imports ``Base`` through it."""
+    files = {"pkg/__init__.py": "", "pkg/base.py": PLAIN, "pkg/sub/x.py": "from ..base import Base\n",
+             "pkg/head.py": HEAD_FROM.format(module="pkg.sub.x")}
+    if change == "deleted":
+        files.update({"pkg/sub/__init__.py": "", "pkg/sub/x.py": "from pkg.base import Base\n",
+                      "pkg/head.py": HEAD_FROM.format(module="x")})
+    _tree(tmp_path, files)
+    head, init = tmp_path / "pkg" / "head.py", tmp_path / "pkg" / "sub" / "__init__.py"
+    checker = Checker()
+    assert _server_codes(checker, head, 1) == ["MSL101"]
+    if change == "created":
+        init.write_text("")
+    else:
+        init.unlink()
+    checker.saved(str(init))
+    assert _server_codes(checker, head, 2) == []
+
+
+def test_a_new_file_that_takes_a_shared_module_name_from_another(tmp_path):
+    """``pkg/tools/helper.py`` (no ``__init__.py`` in ``tools``: module ``helper``) holds a Cell base; a new
+    root-level ``helper.py`` is found first by the import (the earlier root), as ``check`` gives it."""
+    _tree(tmp_path, {"pkg/__init__.py": "", "pkg/tools/helper.py": CELL,
+                     "pkg/head.py": HEAD_FROM.format(module="helper")})
+    head = tmp_path / "pkg" / "head.py"
+    checker = Checker()
+    assert _server_codes(checker, head, 1) == ["MSL101"]
+    (tmp_path / "helper.py").write_text(PLAIN)
+    checker.saved(str(tmp_path / "helper.py"))
+    assert _server_codes(checker, head, 2) == []
+
+
+def test_a_file_the_project_walk_would_not_list_does_not_join_the_project(tmp_path):
+    """``tools.py`` beside ``pkg`` is an entry script; a new ``tools/base.py`` (no ``__init__.py``) is no
+    project file, and ``from base import Base`` still finds nothing."""
+    _tree(tmp_path, {"pkg/__init__.py": "", "tools.py": "y = 1\n", "pkg/head.py": HEAD_FROM.format(module="base")})
+    head = tmp_path / "pkg" / "head.py"
+    checker = Checker()
+    assert _server_codes(checker, head, 1) == ["MSL101"]
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "base.py").write_text(PLAIN)
+    checker.saved(str(tmp_path / "tools" / "base.py"))
+    assert _server_codes(checker, head, 2) == ["MSL101"]
+
+
+def test_a_deleted_folder_is_followed(tmp_path):
+    import shutil
+
+    _tree(tmp_path, {"pkg/__init__.py": "", "pkg/sub/__init__.py": "", "pkg/sub/base.py": PLAIN,
+                     "pkg/head.py": HEAD_FROM.format(module="pkg.sub.base")})
+    head = tmp_path / "pkg" / "head.py"
+    checker = Checker()
+    assert _server_codes(checker, head, 1) == []
+    shutil.rmtree(tmp_path / "pkg" / "sub")
+    checker.saved(str(tmp_path / "pkg" / "sub"))  # editors report a folder deleted as one event
+    assert _server_codes(checker, head, 2) == ["MSL101"]
+
+
+def test_closing_an_open_document_deleted_on_disk_drops_it(tmp_path):
+    _tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": PLAIN, "pkg/head.py": HEAD_FROM.format(module="pkg.base")})
+    head, base = tmp_path / "pkg" / "head.py", tmp_path / "pkg" / "base.py"
+    checker = Checker()
+    assert _server_codes(checker, head, 1) == []
+    checker.check(str(base), PLAIN, 1)
+    base.unlink()
+    checker.saved(str(base))
+    checker.check(str(base), PLAIN, 2)  # the open buffer checked again: the index reads it
+    assert _server_codes(checker, head, 2) == []
+    checker.close(str(base))
+    assert _server_codes(checker, head, 3) == ["MSL101"]

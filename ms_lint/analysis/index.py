@@ -23,8 +23,8 @@ import sys
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ms_lint.analysis.layout import (SKIP_DIRS, ModuleLocator, digest_of, module_name_of, module_names,
-                                    package_of, project_files)
+from ms_lint.analysis.layout import (ModuleLocator, checked_tops, digest_of, module_name_of, module_names,
+                                    package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
@@ -242,6 +242,7 @@ class ProjectIndex:
         # index looked up: a new file that shadows or provides one makes other fingerprints (``analysis.carry``)
         self.located: Dict[str, Optional[str]] = {}
         self._locator: Optional[ModuleLocator] = None
+        self.walked_tops: Set[str] = set()  # top package folders of the files ``for_files`` was given
         self._cell: Dict[ClassRef, bool] = {}
         self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
@@ -261,7 +262,9 @@ class ProjectIndex:
         """Index every Python file of the packages that hold ``files`` (and the files themselves); ``jobs``
         worker processes summarize what the cache does not hold."""
         index = cls(cache, **options)
+        files = list(files)
         paths, index.roots = project_files(files)
+        index.walked_tops = checked_tops(files)
         names = module_names(paths)
         index.cache.fill(paths, jobs, names)
         for path in sorted(paths, key=_owner_order(index.roots)):
@@ -330,22 +333,8 @@ class ProjectIndex:
         self.forget_lookups()
 
     def is_project_path(self, path: str) -> bool:
-        """Would ``project_files`` walk ``path`` (absolute) for this index's project: a file under one of its top
-        packages, in no folder the walk skips (``SKIP_DIRS``, hidden, a symlink), or an entry script beside one?"""
-        tops = {name.split(".")[0] for name in self.project_modules}
-        folder = os.path.dirname(path)
-        for root in self.roots:
-            for top in tops:
-                base = os.path.join(root, top)
-                if folder == root and os.path.isdir(base) and os.path.basename(root) not in (
-                        "site-packages", "dist-packages"):
-                    return True  # a script beside the package (``train.py`` next to ``src/``)
-                if folder == base or folder.startswith(base + os.sep):
-                    inner = os.path.relpath(folder, base)
-                    parts = [] if inner == "." else inner.split(os.sep)
-                    return not any(part in SKIP_DIRS or part.startswith(".") or os.path.islink(
-                        os.path.join(base, *parts[:depth + 1])) for depth, part in enumerate(parts))
-        return False
+        """Would the project walk of the files this index was built for list ``path`` (absolute)?"""
+        return walked(path, self.walked_tops)
 
     def forget_lookups(self) -> None:
         """A file appeared that the index does not hold (a long-lived index: the language server's): module names

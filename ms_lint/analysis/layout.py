@@ -156,6 +156,34 @@ def digest_of(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
+def checked_tops(files: Iterable[str]) -> Set[str]:
+    """The top package folders ``project_files`` walks for ``files`` (absolute): the top package of each file
+    that is in one."""
+    memo: Dict[str, Tuple[Optional[str], str]] = {}
+    tops: Set[str] = set()
+    for path in files:
+        package, root = _package_of_folder(os.path.dirname(os.path.abspath(path)), memo)
+        if package:
+            tops.add(os.path.join(root, package.split(".")[0]))
+    return tops
+
+
+def walked(path: str, tops: Set[str]) -> bool:
+    """Would ``project_files`` list ``path`` (absolute) when it walks ``tops`` (``checked_tops``): a file under
+    one of them in no folder the walk skips (``SKIP_DIRS``, hidden, a symlink it does not follow), or a script
+    beside one (not in an installed-packages folder)?"""
+    folder = os.path.dirname(path)
+    for top in tops:
+        if folder == os.path.dirname(top) and os.path.basename(folder) not in ("site-packages", "dist-packages"):
+            return True
+        if folder == top or folder.startswith(top + os.sep):
+            inner = os.path.relpath(folder, top)
+            parts = [] if inner == "." else inner.split(os.sep)
+            return not any(part in SKIP_DIRS or part.startswith(".") or os.path.islink(
+                os.path.join(top, *parts[:depth + 1])) for depth, part in enumerate(parts))
+    return False
+
+
 def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
     """(every Python file of the packages that hold ``files``, and the files themselves, as absolute paths, each
     once; the source roots where imports start: the folder above each top package, and the folder of each file

@@ -164,6 +164,8 @@ class Checker:
         self.shadows.pop(key, None)
         if self.buffers.pop(key, None) is not None:
             self._sync_disk(key, closed.config if closed is not None else None, forget=True)
+            if not os.path.exists(key):  # deleted while open: its buffer was the index's text
+                _follow_files(key)
 
     def saved(self, path: str) -> None:
         """Another tool may have written the file: the index re-reads what is not open. A file an index does not
@@ -310,27 +312,35 @@ def _update(index, key: str, raw: bytes) -> None:
 
 
 def _follow_files(key: str) -> None:
-    """``key`` (a Python file the editor reports) may be new or gone. Gone: the indexes holding it drop it. New,
-    or a module some index only looked up: an index whose project walk would hold it adds it (its Cells and calls
-    may make other modules' functions graph code), and every index that does not hold it looks module names up
-    again (an import that found nothing, or a folder listed before, may find it now)."""
+    """``key``, a file or folder the editor reports, may be new or gone. An index whose project walk would list
+    it (or a file under it), or that holds it as a project file, is dropped and built again at the next check
+    (module names, owners of a shared name, packages all follow the files: an ``__init__.py`` renames a folder's
+    modules); an index that read it lazily drops it when it is gone; the others look module names up again (an
+    import that found nothing, or a folder listed before, may find it now)."""
     from ms_lint.analysis import index as index_module
-    from ms_lint.analysis.layout import module_names
 
-    if not key.endswith(".py"):
-        return
-    exists = os.path.isfile(key)
-    for index in list(index_module._INDEXES.values()):
-        held = key in index.by_path
-        if held and exists:
-            continue  # re-read by ``_sync_disk``, or an open buffer
-        _forget_contexts(index, {key} if held else set(), everything=True)
-        if held:
-            index.remove_file(key)
+    python = key.endswith(".py")
+    exists = os.path.isfile(key) if python else os.path.isdir(key)
+    if not python and (exists or os.path.exists(key)) and not os.path.isdir(key):
+        return  # another kind of file (a log, a checkpoint)
+    inside = key + os.sep
+    for slot, index in list(index_module._INDEXES.items()):
+        if python:
+            held = [key] if key in index.by_path else []
+            if held and exists:
+                continue  # re-read by ``_sync_disk``, or an open buffer
+            listed = index.is_project_path(key)
+        else:  # a folder created, renamed or deleted
+            held = [path for path in index.by_path if path.startswith(inside)]
+            listed = index.is_project_path(os.path.join(key, "__init__.py"))
+        project = listed or any(index.by_path[path].name in index.project_modules for path in held)
+        _forget_contexts(index, set(), everything=True)
+        if project:
+            del index_module._INDEXES[slot]  # built again, with the open buffers, at the next check
             continue
+        for path in held:  # a module read lazily, gone
+            index.remove_file(path)
         index.forget_lookups()
-        if exists and index.is_project_path(key):
-            index.add_file(key, name=module_names([key])[key])
 
 
 def _forget_contexts(index, paths, everything: bool = False) -> None:
