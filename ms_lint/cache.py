@@ -197,8 +197,8 @@ class FingerprintStore:
 
     def load(self, state: str, stamps: Optional[Dict[str, Tuple[int, int]]] = None, salt: str = "",
              roots: Optional[List[str]] = None) -> Dict[str, str]:
-        """The fingerprints stored for ``state``; or, given the project's ``stamps`` and the ``salt`` (the
-        configuration's fingerprint) the state was hashed with, those stored for the same files and bytes under
+        """The fingerprints stored for ``state``; or, given the project's ``stamps`` and the ``salt`` the state
+        was hashed with (the configuration's fingerprint, the source roots and ``sys.path``), those stored for the same files and bytes under
         the same configuration, when the module names the index looked up still find the same files
         from the project's source ``roots`` (``same_project``)."""
         data = _read_json(self.file)

@@ -251,6 +251,8 @@ def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[st
     a save that merged today's lookups over theirs would hide the change for good."""
     from ms_lint.cache import same_project
 
+    if store.refreshed is not None:
+        return True  # loaded across touched files: ``load`` checked ``same_project`` already
     paired = store.paired_stamps(salt)
     return paired is not None and same_project(paired, stamps, roots)
 
@@ -295,7 +297,8 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         # the roots, in order, and the folders installed packages are found in (``sys.path``, '' being the current
         # folder), with the configuration: the same files checked with another root (a loose file's folder), the
         # roots in another order, another PYTHONPATH or environment, resolve module names to other files
-        salt = "\0".join([first.fingerprint(), *roots, "\1", *(entry or os.getcwd() for entry in sys.path if isinstance(entry, str))])
+        found_in = [entry or os.getcwd() for entry in sys.path if isinstance(entry, str)]
+        salt = "\0".join([first.fingerprint(), *roots, "\1", *found_in])
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]

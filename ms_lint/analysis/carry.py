@@ -15,12 +15,12 @@ On MindSpore's source, after a one-line edit, working the 2,142 fingerprints out
 """
 from __future__ import annotations
 
-import os
 from typing import Dict, List, Optional, Tuple
 
 from ms_lint.analysis.index import ProjectIndex, Recipe, fingerprint_of
-from ms_lint.analysis.layout import digest_of
 from ms_lint.analysis.summary import same_shape
+from ms_lint.cache import _digest as _file_digest
+from ms_lint.cache import _stat
 
 # (the fingerprints, the stamps of the stored files outside the project now)
 Carried = Tuple[Dict[str, str], Dict[str, Tuple[int, int, Optional[str]]]]
@@ -83,20 +83,3 @@ def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: P
     if before is None or before.digest != old[2] or not same_shape(before, summary):
         return None
     return summary.digest
-
-
-def _stat(path: str) -> Optional[Tuple[int, int]]:
-    """(mtime_ns, size), or None for a path that cannot be stat'ed (gone, or not a path: a damaged stamps file)."""
-    try:
-        st = os.stat(path)
-    except (OSError, TypeError, ValueError):
-        return None
-    return st.st_mtime_ns, st.st_size
-
-
-def _file_digest(path: str) -> Optional[str]:
-    try:
-        with open(path, "rb") as handle:
-            return digest_of(handle.read())
-    except (OSError, TypeError, ValueError):
-        return None

@@ -12,6 +12,13 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", "build", "dist", "node_modules",
              ".ms_lint_cache", "site-packages"}
+# folders of installed packages: their top-level modules are other projects, not a package's entry scripts
+INSTALLED_FOLDERS = ("site-packages", "dist-packages")
+
+
+def _walked_into(folder_name: str) -> bool:
+    """Does the project walk (``project_files``) descend into a sub-folder of this name?"""
+    return folder_name not in SKIP_DIRS and not folder_name.startswith(".")
 
 
 def is_test_module(path: str) -> bool:
@@ -174,13 +181,13 @@ def walked(path: str, tops: Set[str]) -> bool:
     beside one (not in an installed-packages folder)?"""
     folder = os.path.dirname(path)
     for top in tops:
-        if folder == os.path.dirname(top) and os.path.basename(folder) not in ("site-packages", "dist-packages"):
+        if folder == os.path.dirname(top) and os.path.basename(folder) not in INSTALLED_FOLDERS:
             return True
         if folder == top or folder.startswith(top + os.sep):
             inner = os.path.relpath(folder, top)
             parts = [] if inner == "." else inner.split(os.sep)
-            return not any(part in SKIP_DIRS or part.startswith(".") or os.path.islink(
-                os.path.join(top, *parts[:depth + 1])) for depth, part in enumerate(parts))
+            return all(_walked_into(part) and not os.path.islink(os.path.join(top, *parts[:depth + 1]))
+                       for depth, part in enumerate(parts))
     return False
 
 
@@ -188,27 +195,25 @@ def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
     """(every Python file of the packages that hold ``files``, and the files themselves, as absolute paths, each
     once; the source roots where imports start: the folder above each top package, and the folder of each file
     outside packages)."""
-    tops: Set[str] = set()
+    files = [os.path.abspath(path) for path in files]
+    tops = checked_tops(files)
     roots: List[str] = []
     paths: List[str] = []
     memo: Dict[str, Tuple[Optional[str], str]] = {}
     seen: Set[str] = set()
-    for path in files:
-        absolute = os.path.abspath(path)
+    for absolute in files:
         folder = os.path.dirname(absolute)
         package, root = _package_of_folder(folder, memo)
         if root not in roots:
             roots.append(root)
         if package is None and folder not in roots:
             roots.append(folder)
-        if package:
-            tops.add(os.path.join(root, package.split(".")[0]))
         if absolute not in seen:
             seen.add(absolute)
             paths.append(absolute)
     for top in sorted(tops):  # absolute and normal: so are the paths joined to it
         for folder, dirs, names in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if _walked_into(d))
             for name in names:
                 if name.endswith(".py"):
                     path = os.path.join(folder, name)
@@ -218,7 +223,7 @@ def project_files(files: Iterable[str]) -> Tuple[List[str], List[str]]:
     for root in sorted({os.path.dirname(top) for top in tops}):
         # The entry scripts next to the package (``train.py`` beside ``src/``): what they construct and call is
         # part of the project. Not in an installed-packages folder, whose top-level modules are other projects.
-        if os.path.basename(root) in ("site-packages", "dist-packages"):
+        if os.path.basename(root) in INSTALLED_FOLDERS:
             continue
         try:
             names = sorted(os.listdir(root))

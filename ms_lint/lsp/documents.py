@@ -321,7 +321,7 @@ def _follow_files(key: str) -> None:
 
     python = key.endswith(".py")
     exists = os.path.isfile(key) if python else os.path.isdir(key)
-    if not python and (exists or os.path.exists(key)) and not os.path.isdir(key):
+    if not python and not exists and os.path.exists(key):
         return  # another kind of file (a log, a checkpoint)
     inside = key + os.sep
     for slot, index in list(index_module._INDEXES.items()):
