@@ -3,11 +3,12 @@
 The first step runs before the loop, the stacked result is a buffer allocated from that step's row, and the
 other steps run in a real ``while`` with a Tensor counter. Checked in GRAPH_MODE Cells and an ``@ms.jit``
 function: outputs equal bit for bit and gradients equal, for fixtures/loops/rnn_buffers.py, for a fixed copy of
-MindSpore's own ``mindspore/nn/layer/rnns.py`` (``nn.RNN``, ``nn.GRU``, the LSTM step loop) and, where the
-real-code corpus is unpacked, for mindearth's ConvGRU (``dgmr.py``, rewritten by hand: ms-lint refuses it there,
-its generator passes the loop a Python list).
+MindSpore's own ``mindspore/nn/layer/rnns.py`` (``nn.RNN``, ``nn.GRU``, the LSTM step loop; and the same module
+with the ``P`` alias of mindspore-rl's copy) and for fixtures/loops/rnn_list_caller.py (rewritten by hand: ms-lint
+refuses it, its caller passes the loop a Python list, as mindearth's dgmr generator does).
 """
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -23,8 +24,7 @@ pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RNN_BUFFERS = ROOT / "fixtures" / "loops" / "rnn_buffers.py"
-RL_RNNS = ROOT / "benchmarks" / ".realcode" / "mindspore-rl-0.7.0" / "mindspore_rl" / "network" / "_rnns.py"
-DGMR = ROOT / "benchmarks" / ".realcode" / "mindearth-gpu-0.2.0" / "mindearth" / "cell" / "dgmr" / "dgmr.py"
+LIST_CALLER = ROOT / "fixtures" / "loops" / "rnn_list_caller.py"
 
 
 def _load(source: str, tmp_path: pathlib.Path):
@@ -126,14 +126,20 @@ def test_a_zero_length_sequence_fails_both_ways(tmp_path):
 
 
 # -- MindSpore's own dynamic RNN (mindspore/nn/layer/rnns.py) -----------------------------------------------------
-def _rnns_pair(tmp_path, path=None):
+def _rnns_pair(tmp_path, alias="ops"):
+    """MindSpore's own ``rnns.py`` and its fix, loaded. ``alias="P"``: the same module with ``mindspore.ops``
+    imported as ``P``, the way mindspore-rl 0.7's copy (``mindspore_rl/network/_rnns.py``) writes it; the two
+    differ only in that name (read in the real-code corpus)."""
     import mindspore.nn.layer.rnns as rnns
 
-    text = pathlib.Path(path or rnns.__file__).read_text(encoding="utf-8")
+    text = pathlib.Path(rnns.__file__).read_text(encoding="utf-8")
+    if alias != "ops":
+        assert "import mindspore.ops as ops\n" in text
+        text = re.sub(r"(?<![\w.])ops\.", f"{alias}.", text.replace("import mindspore.ops as ops\n",
+                                                                    f"import mindspore.ops as {alias}\n"))
     fixed = _fixed(text)
     # ``recurrent`` and ``variable_recurrent`` (its LSTM state rebuilt as a same-length tuple) are both rewritten.
-    ops_name = "P" if path else "ops"
-    assert "x_t = x[t]\n" in fixed and f"outputs = {ops_name}.zeros((time_step,) + h[0].shape, h[0].dtype)" in fixed
+    assert "x_t = x[t]\n" in fixed and f"outputs = {alias}.zeros((time_step,) + h[0].shape, h[0].dtype)" in fixed
     assert "t = Tensor(1, mstype.int32)" in fixed and fixed.count(".append(") == text.count(".append(") - 3
     return _load(text, tmp_path), _load(fixed, tmp_path)
 
@@ -149,12 +155,12 @@ def test_mindspores_own_rnn_and_gru_match_bit_for_bit_with_gradients(kind, tmp_p
     _compare(before, after, (x, h))
 
 
-@pytest.mark.skipif(not RL_RNNS.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
 @pytest.mark.parametrize("mode", ["GRU", "LSTM"])
-def test_mindspore_rl_copy_of_the_step_loop_matches_bit_for_bit_with_gradients(mode, tmp_path):
-    """mindspore-rl 0.7's copy (its public ``GRU``/``LSTM`` checks fail on MindSpore 2.10 before and after the
-    fix: ``mstype.tensor_type``), so its ``_DynamicRNNBase`` step loop is run directly."""
-    _compare_step_loops(*_rnns_pair(tmp_path, RL_RNNS), mode)
+def test_the_step_loop_written_with_the_P_alias_matches_bit_for_bit_with_gradients(mode, tmp_path):
+    """As mindspore-rl 0.7's copy writes it (``import mindspore.ops as P``; its public ``GRU``/``LSTM`` checks
+    fail on MindSpore 2.10 before and after the fix: ``mstype.tensor_type``), so the ``_DynamicRNNBase`` step
+    loop is run directly, and the buffer is allocated with ``P.zeros``."""
+    _compare_step_loops(*_rnns_pair(tmp_path, "P"), mode)
 
 
 def test_mindspores_own_lstm_step_loop_matches_bit_for_bit_with_gradients(tmp_path):
@@ -185,74 +191,51 @@ class _Steps(ms.nn.Cell):
         return self.steps(x, self.h, None, w_ih, w_hh, self.b_ih, self.b_hh)
 
 
-# -- mindearth's ConvGRU (dgmr.py), where the corpus is unpacked ----------------------------------------------------
-def _conv_gru_classes(text: str) -> str:
-    start = text.index("class ConvGRUCell(nn.Cell):")
-    end = text.index("class AddCoords(nn.Cell):")
-    return ("import mindspore as ms\nfrom mindspore import nn, ops, Tensor\nSpectralNorm = None\n\n\n"
-            + text[start:end] + LIST_HOLDER)
+# -- a step loop whose caller passes a Python list (fixtures/loops/rnn_list_caller.py) -----------------------------
+def test_a_step_loop_fed_a_list_is_refused():
+    text = LIST_CALLER.read_text(encoding="utf-8")
+    assert "outputs.append(output)" in fix(text, unsafe=True, select=["MSL101"]).fixed
 
 
-LIST_HOLDER = """
-
-class ListHolder(nn.Cell):
-    def __init__(self, gru):
-        super().__init__()
-        self.gru = gru
-
-    def construct(self, frame, state):
-        return self.gru([frame] * 4, state)
-"""
-
-
-def _peeled_conv_gru(text: str) -> str:
-    """dgmr's ConvGRU with the peeled-buffer rewrite written in by hand: ms-lint refuses it in dgmr.py, whose
-    generator passes ``x`` a Python list (``[latent_dim] * self.forecast_steps``)."""
+def _peeled_list_caller(text: str) -> str:
+    """The fixture with the step-loop rewrite written in by hand (ms-lint refuses it: the caller passes a list)."""
     old = """        outputs = []
-        for step in range(len(x)):
-            # Compute current timestep
-            output, hidden_state = self.cell(x[step], hidden_state)
+        for step in range(len(frames)):  # expect: MSL101
+            output, state = self.cell(frames[step], state)
             outputs.append(output)
-        # Stack outputs to return as tensor
-        output = ops.stack(outputs, 0)
+        return ops.stack(outputs, 0)
 """
-    new = """        output, hidden_state = self.cell(x[0], hidden_state)
-        outputs = ops.zeros((len(x),) + output.shape, output.dtype)
+    new = """        output, state = self.cell(frames[0], state)
+        outputs = ops.zeros((len(frames),) + output.shape, output.dtype)
         outputs[0] = output
         step = ms.Tensor(1, ms.int32)
-        while step < len(x):
-            output, hidden_state = self.cell(x[step], hidden_state)
+        while step < len(frames):
+            output, state = self.cell(frames[step], state)
             outputs[step] = output
             step = step + 1
-        output = outputs
+        return outputs
 """
     assert old in text
     return text.replace(old, new)
 
 
-@pytest.mark.skipif(not DGMR.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
-def test_mindearth_conv_gru_is_refused_because_its_generator_passes_a_list():
-    text = DGMR.read_text(encoding="utf-8")
-    assert "outputs.append(output)" in fix(text, unsafe=True, select=["MSL101"]).fixed
-
-
-@pytest.mark.skipif(not DGMR.exists(), reason="the real-code corpus is not unpacked (benchmarks/.realcode)")
-def test_mindearth_conv_gru_peeled_matches_on_a_tensor_and_fails_on_a_list(tmp_path):
-    """The rewrite is equal for the annotated ``x: Tensor`` (outputs bit for bit, gradients), but dgmr's generator
-    passes a Python list, which the unrolled loop indexes and a Tensor counter cannot: the reason for the refusal."""
-    text = DGMR.read_text(encoding="utf-8")
-    before_module, after_module = (_load(_conv_gru_classes(t), tmp_path) for t in (text, _peeled_conv_gru(text)))
-    before, after = before_module.ConvGRU(5, 3), after_module.ConvGRU(5, 3)
+def test_the_refused_rewrite_matches_on_a_tensor_and_fails_on_a_list(tmp_path):
+    """The rewrite is equal for a Tensor of frames (outputs bit for bit, gradients), but the fixture's caller
+    passes a Python list, which the unrolled loop indexes and a Tensor counter cannot: the reason for the
+    refusal (measured the same way on the nowcasting generator the fixture is modelled on)."""
+    text = LIST_CALLER.read_text(encoding="utf-8")
+    before_module, after_module = (_load(t, tmp_path) for t in (text, _peeled_list_caller(text)))
+    before, after = before_module.FrameSequence(3), after_module.FrameSequence(3)
     _same_weights(before, after)
-    _compare(before, after, (_rand(5, 1, 2, 6, 6), _rand(1, 3, 6, 6, seed=1)))
-    frame, state = _rand(1, 2, 6, 6), _rand(1, 3, 6, 6, seed=1)
-    assert before_module.ListHolder(before)(frame, state).shape == (4, 1, 3, 6, 6)
-    # In a fresh process, as a user runs it: after other graphs compiled in this one (the pde_kernels fixture's,
-    # measured) MindSpore 2.10 sometimes compiles the list case too, which says nothing about a user's run.
+    _compare(before, after, (_rand(5, 1, 3, 6, 6), _rand(1, 3, 6, 6, seed=1)))
+    latent, state = _rand(1, 3, 6, 6), _rand(1, 3, 6, 6, seed=1)
+    assert before_module.RepeatedLatent(3)(latent, state).shape == (4, 1, 3, 6, 6)
+    # In a fresh process, as a user runs it: after other graphs compiled in this one MindSpore 2.10 sometimes
+    # compiles the list case too (measured), which says nothing about a user's run.
     probe = (f"import sys, numpy as np, mindspore as ms\nsys.path.insert(0, {str(tmp_path)!r})\n"
              f"import {after_module.__name__} as m\n"
              "r = lambda *s, seed=0: ms.Tensor(np.random.RandomState(seed).randn(*s).astype(np.float32))\n"
-             "m.ListHolder(m.ConvGRU(5, 3))(r(1, 2, 6, 6), r(1, 3, 6, 6, seed=1))\n")
+             "m.RepeatedLatent(3)(r(1, 3, 6, 6), r(1, 3, 6, 6, seed=1))\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0, "the peeled rewrite ran on a Python list"
 

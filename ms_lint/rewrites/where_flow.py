@@ -23,6 +23,7 @@ import libcst as cst
 
 from ms_lint.cstutil import short_code, suite_statements
 from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.walk import find
 
 MAX_SELECTS = 12  # nested selects in one rewrite: beyond that the code is no longer readable
 
@@ -428,14 +429,8 @@ def reads_outside(func: cst.FunctionDef, inside: cst.CSTNode) -> Set[str]:
 
 
 def _all_names(node: cst.CSTNode) -> List[str]:
-    found: List[str] = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name.value)
-
-    node.visit(_Names())
-    return found
+    """Every ``Name`` under ``node`` (``node`` included), in the order a visitor meets them."""
+    return [name.value for name in find(node, cst.Name)]
 
 
 def _emission_order(targets: List[str], env: Dict[str, cst.BaseExpression]) -> Optional[List[str]]:
