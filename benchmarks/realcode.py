@@ -22,7 +22,7 @@ import subprocess
 import sys
 import zipfile
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,6 +142,7 @@ class Score:
     fixes: Dict[str, Counter]
     no_fix: List[Tuple[str, dict]]
     unlabelled: List[Tuple[str, dict]]  # (package, finding) in files no row labels
+    unsafe: List[Tuple[str, dict]] = field(default_factory=list)  # (package, finding) whose fix is unsafe
 
 
 def score(rows: List[Row]) -> Score:
@@ -186,6 +187,8 @@ def score(rows: List[Row]) -> Score:
                 result.fixes[finding["code"]][safety] += 1
                 if safety == "none":
                     result.no_fix.append((package, finding))
+                elif safety == "unsafe":
+                    result.unsafe.append((package, finding))
             if id(finding) in matched:
                 continue
             row = rows_at.get((path, finding["line"]))
@@ -215,12 +218,34 @@ def no_fix_reason(finding: dict) -> str:
     return reason if len(reason) <= 150 else reason[:150].rsplit(" ", 1)[0] + " …"
 
 
-def no_fix_reasons(no_fix: List[Tuple[str, dict]]) -> Dict[Tuple[str, str], List[str]]:
+def unsafe_reason(finding: dict) -> str:
+    """The first reason a fix is marked unsafe, read from its message: the text of "(unsafe: ...)", or of the
+    message's last parentheses (a trade-off the fix names), up to its first ";" (a fix may give several) and
+    before the first ": " outside backquotes (what follows it explains the reason)."""
+    text = " ".join(finding["fix"]["message"].split())
+    match = re.search(r"\(unsafe: (.*)", text) or re.search(r"\(([^()]*)\)\s*$", text)
+    reason = match.group(1).split("; ")[0].rstrip(" .)") if match else text
+    parts = reason.split("`")
+    for index in range(0, len(parts), 2):  # outside backquotes
+        if ": " in parts[index]:
+            parts[index] = parts[index].split(": ")[0]
+            reason = "`".join(parts[:index + 1])
+            break
+    return reason if len(reason) <= 150 else reason[:150].rsplit(" ", 1)[0] + " …"
+
+
+def no_fix_reasons(no_fix: List[Tuple[str, dict]], reason=no_fix_reason) -> Dict[Tuple[str, str], List[str]]:
     grouped: Dict[Tuple[str, str], List[str]] = defaultdict(list)
     for _package, finding in no_fix:
-        why = re.sub(r"`[^`]*`", "`…`", no_fix_reason(finding))  # one reason for `square_sum` and `m` alike
+        why = re.sub(r"`[^`]*`", "`…`", reason(finding))  # one reason for `square_sum` and `m` alike
         grouped[(finding["code"], why[:160])].append(f"`{finding['path'].rsplit('/', 1)[-1]}:{finding['line']}`")
     return grouped
+
+
+def reason_lines(grouped: Dict[Tuple[str, str], List[str]]) -> List[str]:
+    return [f"- {code} ({len(sites)}): {why}; at {', '.join(sites[:4])}{' and more' if len(sites) > 4 else ''}"
+            for (code, why), sites in sorted(grouped.items(), key=lambda item: (item[0][0], -len(item[1]),
+                                                                                  item[0][1]))]
 
 
 def ratio(num: int, den: int) -> Optional[float]:
@@ -261,9 +286,9 @@ def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
     lines += ["", "Real functions with a fix verified in place, inside their unpacked packages, with `ms-lint verify` "
               "(command lines and verdicts): [`verify_realcode.md`](verify_realcode.md).", "",
               "Why the others get none, one line per reason (from each finding's `detail`):", ""]
-    lines += [f"- {code} ({len(sites)}): {why}; at {', '.join(sites[:4])}{' and more' if len(sites) > 4 else ''}"
-              for (code, why), sites in sorted(no_fix_reasons(result.no_fix).items(),
-                                               key=lambda item: (item[0][0], -len(item[1]), item[0][1]))]
+    lines += reason_lines(no_fix_reasons(result.no_fix))
+    lines += ["", "Why the unsafe ones are unsafe, one line per first reason (from each fix's message):", ""]
+    lines += reason_lines(no_fix_reasons(result.unsafe, unsafe_reason)) or ["none"]
     causes = read_causes()
     lines += ["", "## Misses", "", "Each with the label's reason and, after `cause:`, why ms-lint misses it "
               "(`benchmarks/realcode/causes.tsv`).", ""]

@@ -69,3 +69,24 @@ def test_the_audit_counts_judged_findings_still_reported_and_records_the_false_p
     monkeypatch.setattr(realcode, "RESULTS", str(results))
     assert realcode.recorded_audit() == 1
     assert "2 TP" not in text and "1 TP and 1 FP" in text
+
+
+def test_the_report_gives_each_unsafe_fix_its_first_reason(realcode):
+    result = _score(realcode, {"MSL201": {"unsafe": 3}})
+    divide = "replace the branch with ops.where(cond, a, b) (unsafe: a branch computes a division: a select " \
+             "evaluates it; cannot see that `x` and `y` have one shape)"
+    shape = "replace the branch with ops.where(cond, a, b) (unsafe: cannot see that `a` and `b` have one shape)"
+    result.unsafe.extend([
+        ("pkg@1", {"path": "pkg/lr.py", "line": 10, "code": "MSL201", "fix": {"message": divide}}),
+        ("pkg@1", {"path": "pkg/lr.py", "line": 30, "code": "MSL201", "fix": {"message": shape}}),
+        ("pkg@1", {"path": "pkg/opt.py", "line": 7, "code": "MSL201", "fix": {"message": shape.replace("`a`", "`p`")}}),
+    ])
+    assert realcode.unsafe_reason(result.unsafe[0][1]) == "a branch computes a division"
+    counter = {"message": "count with a Tensor so the loop is a real `while`: compiled once (a compile-time/run-time "
+                          "trade-off; `ms-lint verify` measures it)"}
+    assert realcode.unsafe_reason({"fix": counter}) == "a compile-time/run-time trade-off"
+    keyed = {"message": "select (unsafe: cannot see that `{a: b}` and `c` have one shape: ops.where broadcasts)"}
+    assert realcode.unsafe_reason({"fix": keyed}) == "cannot see that `{a: b}` and `c` have one shape"
+    text, _, _ = realcode.report([], result)
+    assert "- MSL201 (2): cannot see that `…` and `…` have one shape; at `lr.py:30`, `opt.py:7`" in text
+    assert "- MSL201 (1): a branch computes a division; at `lr.py:10`" in text
