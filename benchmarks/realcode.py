@@ -243,9 +243,10 @@ def no_fix_reasons(no_fix: List[Tuple[str, dict]], reason=no_fix_reason) -> Dict
 
 
 def reason_lines(grouped: Dict[Tuple[str, str], List[str]]) -> List[str]:
+    """One line per reason, the most frequent first within each rule, with up to four sites."""
+    ordered = sorted(grouped.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1]))
     return [f"- {code} ({len(sites)}): {why}; at {', '.join(sites[:4])}{' and more' if len(sites) > 4 else ''}"
-            for (code, why), sites in sorted(grouped.items(), key=lambda item: (item[0][0], -len(item[1]),
-                                                                                  item[0][1]))]
+            for (code, why), sites in ordered]
 
 
 def ratio(num: int, den: int) -> Optional[float]:
@@ -262,7 +263,8 @@ def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
              "Files named by a row are labelled whole: a finding at a line without a row is a false positive.", "",
              f"{len(rows)} labelled sites in {len({(r.package, r.path) for r in rows})} files of "
              f"{len({r.package for r in rows})} packages: "
-             f"{sum(r.expected != 'none' for r in rows)} to flag, {sum(r.expected == 'none' for r in rows)} look-alikes.",
+             f"{sum(r.expected != 'none' for r in rows)} to flag, "
+             f"{sum(r.expected == 'none' for r in rows)} look-alikes.",
              "", "| rule | sites to flag | found | missed | false positives | recall | precision |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for code in SCORED:
