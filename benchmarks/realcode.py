@@ -234,9 +234,10 @@ def unsafe_reason(finding: dict) -> str:
     return reason if len(reason) <= 150 else reason[:150].rsplit(" ", 1)[0] + " …"
 
 
-def no_fix_reasons(no_fix: List[Tuple[str, dict]], reason=no_fix_reason) -> Dict[Tuple[str, str], List[str]]:
+def grouped_reasons(findings: List[Tuple[str, dict]], reason) -> Dict[Tuple[str, str], List[str]]:
+    """(rule, ``reason(finding)`` with quoted code elided) -> the sites that give it."""
     grouped: Dict[Tuple[str, str], List[str]] = defaultdict(list)
-    for _package, finding in no_fix:
+    for _package, finding in findings:
         why = re.sub(r"`[^`]*`", "`…`", reason(finding))  # one reason for `square_sum` and `m` alike
         grouped[(finding["code"], why[:160])].append(f"`{finding['path'].rsplit('/', 1)[-1]}:{finding['line']}`")
     return grouped
@@ -288,9 +289,9 @@ def report(rows: List[Row], result: Score) -> Tuple[str, float, float]:
     lines += ["", "Real functions with a fix verified in place, inside their unpacked packages, with `ms-lint verify` "
               "(command lines and verdicts): [`verify_realcode.md`](verify_realcode.md).", "",
               "Why the others get none, one line per reason (from each finding's `detail`):", ""]
-    lines += reason_lines(no_fix_reasons(result.no_fix))
+    lines += reason_lines(grouped_reasons(result.no_fix, no_fix_reason))
     lines += ["", "Why the unsafe ones are unsafe, one line per first reason (from each fix's message):", ""]
-    lines += reason_lines(no_fix_reasons(result.unsafe, unsafe_reason)) or ["none"]
+    lines += reason_lines(grouped_reasons(result.unsafe, unsafe_reason)) or ["none"]
     causes = read_causes()
     lines += ["", "## Misses", "", "Each with the label's reason and, after `cause:`, why ms-lint misses it "
               "(`benchmarks/realcode/causes.tsv`).", ""]
