@@ -296,17 +296,18 @@ class ModuleContext:
     def existing_reference(self, qualified_name: str) -> Optional[str]:
         """How the module's own imports spell ``qualified_name`` (``ms.vmap``), never through an alias that some
         function shadows; None when they do not."""
-        return self.imports.local_reference(qualified_name, avoid=self._function_local_names())
+        return self.imports.local_reference(qualified_name, avoid=self.function_local_names())
 
-    def _function_local_names(self) -> Set[str]:
+    def function_local_names(self) -> Set[str]:
         """Names some function binds as a parameter or by assignment: an import alias of the same name is
         shadowed there (``def f(x, ops)``), so a rewrite must not rely on it."""
         if self._local_names is None:
             names: Set[str] = set()
-            for func in find(self.module, cst.FunctionDef):
-                names.update(param_names(func))
-                for target in find(func.body, cst.AssignTarget):
-                    names.update(n.value for n in find(target, cst.Name))
+            for node in self.scope.local_binders:  # every def, and each assignment target inside one
+                if type(node) is cst.FunctionDef:
+                    names.update(param_names(node))
+                else:
+                    names.update(n.value for n in find(node, cst.Name))
             self._local_names = names
         return self._local_names
 

@@ -54,15 +54,25 @@ class ModuleCall:
 _CALL_CONTEXT = (cst.FunctionDef, cst.SimpleStatementLine)
 
 
-def find_module_calls(module: cst.Module) -> List[ModuleCall]:
-    """Every call in ``module``, in the order a visitor meets them."""
+_WALKED = (cst.Call, cst.FunctionDef, cst.AssignTarget)
+
+
+def find_module_calls(module: cst.Module) -> Tuple[List[ModuleCall], List[cst.CSTNode]]:
+    """Every call in ``module``, in the order a visitor meets them; and, from the same walk, every function and
+    every assignment target inside a function (``ModuleContext.function_local_names`` reads the names they
+    bind)."""
     found: List[ModuleCall] = []
+    binders: List[cst.CSTNode] = []
     for index, stmt in enumerate(module.body):
-        for call, (function, line) in iter_with_ancestors(stmt, cst.Call, _CALL_CONTEXT):
-            sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
-                    and line.body[0].value is call)
-            found.append(ModuleCall(call, index, line if sole else None, function))  # type: ignore[arg-type]
-    return found
+        for node, (function, line) in iter_with_ancestors(stmt, _WALKED, _CALL_CONTEXT):
+            kind = type(node)
+            if kind is cst.Call:
+                sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
+                        and line.body[0].value is node)
+                found.append(ModuleCall(node, index, line if sole else None, function))  # type: ignore[arg-type]
+            elif kind is cst.FunctionDef or function is not None:
+                binders.append(node)
+    return found, binders
 
 
 @dataclass
@@ -96,7 +106,8 @@ class GraphScope:
         self.mapped_sites: Dict[cst.FunctionDef, List[MappedSite]] = {}
         self.overloads: Dict[str, List[cst.FunctionDef]] = {}  # MultitypeFuncGraph name -> its registered functions
         self.registered_types: Dict[cst.FunctionDef, List[Optional[str]]] = {}  # overload -> "Tensor", "Number"...
-        self.calls: List[ModuleCall] = find_module_calls(module)  # every call, for the roots and the cache rules
+        # every call, for the roots and the cache rules; every def and assignment target in a def (one walk)
+        self.calls, self.local_binders = find_module_calls(module)
         # Facts the value model derives from one function's tree alone (``ms_lint.analysis.values``), kept here so
         # the several models of one function (one per argument-kind combination) share them.
         self.function_facts: Dict[cst.FunctionDef, object] = {}

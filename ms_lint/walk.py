@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import weakref
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Type, TypeVar, Union
 
 import libcst as cst
@@ -170,3 +171,85 @@ def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[t
         for child in reversed(_children(node)):
             parents[child] = node
             push((child, False))
+
+
+# Node classes that only fields ``_children`` skips can hold (whitespace, comments, punctuation, operators): a
+# visitor with a hook on one of them, or on an attribute (``visit_Call_func``), runs as libcst runs it.
+_HOOK_PREFIXES = ("visit_", "leave_")
+_TOKEN_CLASSES: Tuple[type, ...] = (
+    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline,
+    cst.Comma, cst.Semicolon, cst.Colon, cst.AssignEqual, cst.Dot, cst.Asynchronous,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+    cst.RightCurlyBrace, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
+)
+
+
+def visitor_hooks(visitor: cst.CSTVisitor) -> Optional[Tuple[Dict[type, Callable], Dict[type, Callable]]]:
+    """(node class -> bound ``visit_<Class>``, node class -> bound ``leave_<Class>``) of the hooks ``visitor``
+    defines beyond libcst's no-op ones, when :func:`run_visitor` can call them as libcst would; None for a
+    transformer (its hooks build the result), for its own ``on_visit``/``on_leave``/attribute hooks, for hooks
+    set on the instance, or for a hook on a class ``_children`` never yields (``visit_Comma``)."""
+    visitor_class = type(visitor)
+    try:
+        plan = _HOOK_PLANS[visitor_class]
+    except KeyError:
+        plan = _HOOK_PLANS[visitor_class] = _hook_plan(visitor_class)
+    if plan is None or any(attr.startswith(_HOOK_PREFIXES) for attr in getattr(visitor, "__dict__", ())):
+        return None
+    enter: Dict[type, Callable] = {}
+    leave: Dict[type, Callable] = {}
+    for attr, node_type in plan:
+        (enter if attr[0] == "v" else leave)[node_type] = getattr(visitor, attr)  # the MRO's winner
+    return enter, leave
+
+
+# visitor class -> its plan; weak, since a visitor class defined inside a function is a new class on every call
+_HOOK_PLANS: "weakref.WeakKeyDictionary[type, Optional[Tuple[Tuple[str, type], ...]]]" = weakref.WeakKeyDictionary()
+
+
+def _hook_plan(visitor_class: type) -> Optional[Tuple[Tuple[str, type], ...]]:
+    """(hook name, node class) of each hook the class and its bases define outside libcst, or None when
+    :func:`run_visitor` must leave the class to libcst (see :func:`visitor_hooks`)."""
+    if not issubclass(visitor_class, cst.CSTVisitor) or visitor_class.on_visit is not cst.CSTVisitor.on_visit \
+            or visitor_class.on_leave is not cst.CSTVisitor.on_leave:
+        return None
+    plan: Dict[str, type] = {}
+    for klass in visitor_class.__mro__:
+        if klass is object or klass.__module__.startswith("libcst."):
+            continue  # libcst's own no-op hook for every class
+        for attr in vars(klass):
+            if attr.startswith(("on_visit_attribute", "on_leave_attribute")):
+                return None
+            if not attr.startswith(_HOOK_PREFIXES):
+                continue
+            node_type = getattr(cst, attr[6:], None)
+            if not isinstance(node_type, type) or issubclass(node_type, _TOKEN_CLASSES):
+                return None  # ``visit_Call_func``, ``visit_Comma``...
+            plan[attr] = node_type
+    return tuple(plan.items())
+
+
+def run_visitor(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """``root.visit(visitor)`` for a ``CSTVisitor``, without rebuilding the tree: the same hooks on the same nodes
+    in the same order (``visit_<Class>`` in pre-order, its False skipping the children; ``leave_<Class>`` after
+    them, also for a node whose children were skipped, as libcst does). Hooks are found by the node's exact class,
+    as ``CSTVisitor.on_visit`` finds them by its name. Visitors :func:`visitor_hooks` rejects run through libcst."""
+    hooks = visitor_hooks(visitor)
+    if hooks is None:
+        root.visit(visitor)
+        return
+    enter, leave = hooks
+    stack: List[Tuple[cst.CSTNode, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, leaving = pop()
+        if leaving:
+            leave[type(node)](node)
+            continue
+        kind = type(node)
+        if kind in leave:
+            push((node, True))
+        hook = enter.get(kind)
+        if hook is None or hook(node) is not False:
+            for child in reversed(_children(node)):
+                push((child, False))

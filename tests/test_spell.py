@@ -47,6 +47,42 @@ def test_an_alias_shadowed_by_a_local_assignment_is_not_reused():
     assert result is None or not result[0].startswith("ms.")
 
 
+def test_a_shadowing_in_a_method_or_nested_function_counts_and_a_class_attribute_does_not():
+    """Function-local names are the parameters and assignment targets of every def, methods and nested defs
+    included (``ModuleContext.function_local_names``, read from the scope's one walk of the module); a class-level
+    ``ms = ...`` is an attribute, not a local that hides the module's alias inside a function."""
+    method = """
+    import mindspore as ms
+
+    class Net:
+        def build(self):
+            def inner(x):
+                ms = x
+                return ms
+            return inner
+    """
+    result = spell(method, "mindspore.vmap")
+    assert result is None or not result[0].startswith("ms.")
+    nested_param = """
+    from mindspore import ops
+    import mindspore
+
+    def outer():
+        def inner(ops):
+            return ops
+        return inner
+    """
+    assert spell(nested_param, "mindspore.ops.where") == ("mindspore.ops.where", ())
+    class_level = """
+    import mindspore as ms
+
+    class Config:
+        ms = 3
+    """
+    assert spell(class_level, "mindspore.vmap") == ("ms.vmap", ())
+    names = context_of(method + nested_param.replace("import mindspore\n", "")).function_local_names()
+    assert {"self", "x", "ms", "ops"} <= names and "Config" not in names
+
 def context_of(code):
     code = textwrap.dedent(code)
     return ModuleContext(cst.parse_module(code), code, "t.py", Config())

@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 
 from ms_lint.rules import all_rules
-from ms_lint.walk import dispatch, find, iter_with_ancestors
+from ms_lint.walk import dispatch, find, iter_with_ancestors, run_visitor, visitor_hooks
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -181,3 +181,102 @@ def test_pruning_expressions_keeps_every_statement(name, text):
     fast = find(module, statements, prune=(cst.BaseExpression,))
     assert [id(n) for n in fast] == [id(n) for n in full]
     assert len(full) >= 1
+
+
+def _hooked_visitor_class():
+    """A visitor with a hook on every class of TYPES: each logs its event; ``visit_Lambda`` and ``visit_Attribute``
+    of ``.shape`` prune (return False), ``visit_FunctionDef`` returns None (children visited)."""
+    namespace = {"__init__": lambda self: (cst.CSTVisitor.__init__(self), setattr(self, "events", []))[0]}
+    for kind in TYPES:
+        name = kind.__name__
+
+        def enter(self, node, name=name):
+            self.events.append(("enter", name, id(node)))
+            if name == "Lambda" or (name == "Attribute" and node.attr.value == "shape"):
+                return False
+            return None if name == "FunctionDef" else True
+
+        def leave(self, node, name=name):
+            self.events.append(("leave", name, id(node)))
+
+        namespace[f"visit_{name}"] = enter
+        namespace[f"leave_{name}"] = leave
+    return type("Hooked", (cst.CSTVisitor,), namespace)
+
+
+HOOKED = _hooked_visitor_class()
+
+
+@pytest.mark.parametrize("name, text", SOURCES, ids=[name for name, _ in SOURCES])
+def test_run_visitor_calls_the_hooks_libcst_calls(name, text):
+    """``run_visitor`` replaces ``node.visit(visitor)`` for the rules' visitors: same hooks, same nodes, same order,
+    children skipped where a hook returns False, leave hooks of pruned nodes still called."""
+    module = cst.parse_module(text)
+    assert visitor_hooks(HOOKED()) is not None
+    by_libcst, fast = HOOKED(), HOOKED()
+    module.visit(by_libcst)
+    run_visitor(module, fast)
+    assert fast.events == by_libcst.events
+    assert len(fast.events) > 6
+
+
+class _AttributeHook(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def visit_Call_func(self, node):
+        self.seen.append(id(node))
+
+
+class _CommaHook(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def visit_Comma(self, node):
+        self.seen.append(id(node))
+
+
+class _OwnOnVisit(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_visit(self, node):
+        self.seen.append(id(node))  # every node, whitespace and commas too
+        return True
+
+
+class _InstanceHook(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+        self.visit_Comma = lambda node: self.seen.append(id(node))
+
+
+class _Subclassed(HOOKED):
+    def visit_Name(self, node):  # the subclass's hook wins, as getattr finds it
+        self.events.append(("mine", id(node)))
+
+
+@pytest.mark.parametrize("visitor_class", [_AttributeHook, _CommaHook, _OwnOnVisit, _InstanceHook])
+def test_run_visitor_leaves_what_it_cannot_do_to_libcst(visitor_class):
+    """Hooks on attributes, on token nodes the walk does not enter, an own ``on_visit``, hooks set on the
+    instance: ``visitor_hooks`` says no and ``run_visitor`` runs libcst's visit, so the hooks still see it all."""
+    module = cst.parse_module(TRICKY)
+    assert visitor_hooks(visitor_class()) is None
+    by_libcst, fast = visitor_class(), visitor_class()
+    module.visit(by_libcst)
+    run_visitor(module, fast)
+    assert fast.seen == by_libcst.seen and fast.seen
+
+
+def test_run_visitor_rejects_transformers_and_follows_overrides():
+    assert visitor_hooks(cst.CSTTransformer()) is None
+    module = cst.parse_module(TRICKY)
+    by_libcst, fast = _Subclassed(), _Subclassed()
+    module.visit(by_libcst)
+    run_visitor(module, fast)
+    assert fast.events == by_libcst.events
+    assert ("mine", id(find(module, cst.Name)[0])) in fast.events

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set
 import libcst as cst
 
 from ms_lint.cstutil import code_of, suite_statements, target_names, walk_statements
-from ms_lint.walk import find
+from ms_lint.walk import find, run_visitor
 
 if TYPE_CHECKING:  # the context asks this module (through the value model): no import at run time
     from ms_lint.context import ModuleContext
@@ -29,11 +29,11 @@ class _Reads(cst.CSTVisitor):
             self.names.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
@@ -43,17 +43,17 @@ class _Reads(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         _visit_target(self, node.target)
         if node.value is not None:
-            node.value.visit(self)
+            run_visitor(node.value, self)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        node.target.visit(self)  # ``x += 1`` reads x
-        node.value.visit(self)
+        run_visitor(node.target, self)  # ``x += 1`` reads x
+        run_visitor(node.value, self)
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self.bound.append({p.name.value for p in parameters_of(node.params)})
-        node.body.visit(self)
+        run_visitor(node.body, self)
         self.bound.pop()
         return False
 
@@ -64,18 +64,18 @@ class _Reads(cst.CSTVisitor):
             names.update(target_names(clause.target, include_starred=True))
             clause = clause.inner_for_in
         clause = node.for_in
-        clause.iter.visit(self)  # the first iterable is evaluated outside the comprehension
+        run_visitor(clause.iter, self)  # the first iterable is evaluated outside the comprehension
         self.bound.append(names)
         first = True
         while clause is not None:
             if not first:
-                clause.iter.visit(self)
+                run_visitor(clause.iter, self)
             first = False
             for cond in clause.ifs:
-                cond.test.visit(self)
+                run_visitor(cond.test, self)
             clause = clause.inner_for_in
         for part in parts:
-            part.visit(self)
+            run_visitor(part, self)
         self.bound.pop()
         return False
 
@@ -89,16 +89,16 @@ class _Reads(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.bound.append({p.name.value for p in parameters_of(node.params)})
-        node.body.visit(self)
+        run_visitor(node.body, self)
         self.bound.pop()
         return False
 
     def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
+        run_visitor(node.iter, self)
         _visit_target(self, node.target)
-        node.body.visit(self)
+        run_visitor(node.body, self)
         if node.orelse is not None:
-            node.orelse.visit(self)
+            run_visitor(node.orelse, self)
         return False
 
 
@@ -112,7 +112,7 @@ def _visit_target(reader: _Reads, target: cst.BaseExpression) -> None:
     elif isinstance(target, cst.StarredElement):
         _visit_target(reader, target.value)
     else:
-        target.visit(reader)
+        run_visitor(target, reader)
 
 
 def parameters_of(params: cst.Parameters) -> List[cst.Param]:
@@ -125,7 +125,7 @@ def parameters_of(params: cst.Parameters) -> List[cst.Param]:
 
 def read_name_nodes(node: cst.CSTNode) -> List[cst.Name]:
     reader = _Reads()
-    node.visit(reader)
+    run_visitor(node, reader)
     return reader.names
 
 

@@ -28,6 +28,7 @@ from ms_lint.cstutil import code_of, suite_statements, walk_statements
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.analysis.shapes import init_assignment, init_value
 from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.walk import run_visitor
 
 
 @dataclass
@@ -109,11 +110,11 @@ class _Reads(cst.CSTVisitor):
         if isinstance(root, cst.Name) and root.value == "self":
             self.self_chains.append(node)
             return False
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -233,7 +234,7 @@ def _direct_function(ctx, values, elements, statements, result, imports):
         return None, None, None  # ``f(self.dropout(x), g)``: the loop calls it per element; keep it per element
     reads = _Reads()
     for node in [result.func] + leading:
-        node.visit(reads)
+        run_visitor(node, reads)
     if reads.nested_scope or any(n.value in elements for n in reads.names):
         return None, None, None
     if not _simple_callable(ctx, values, result.func):
@@ -264,8 +265,8 @@ def _helper_function(ctx, values, elements, statements, result, imports, reserve
     """A module-level ``def _map_<element>(<loop invariants>, <elements>)`` and its ``ops.partial``."""
     reads = _Reads()
     for stmt in statements:
-        stmt.visit(reads)
-    result.visit(reads)
+        run_visitor(stmt, reads)
+    run_visitor(result, reads)
     if reads.nested_scope:
         return None, None, "the per-element code has a lambda or comprehension"
     if reads.bare_self:
@@ -313,8 +314,8 @@ def _helper_function(ctx, values, elements, statements, result, imports, reserve
 def _walk_order(statements, result) -> List[cst.CSTNode]:
     collector = _Collect()
     for stmt in statements:
-        stmt.visit(collector)
-    result.visit(collector)
+        run_visitor(stmt, collector)
+    run_visitor(result, collector)
     return collector.nodes
 
 

@@ -46,6 +46,7 @@ from ms_lint.cstutil import call_name_args, code_of, suite_statements
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.rewrites.tensor_counter import TensorCounterBuilder, range_call
 from ms_lint.rewrites.vmap import stack_axis
+from ms_lint.walk import run_visitor
 
 ZEROS = ("mindspore.ops.zeros",)
 SQUEEZE_PRIMITIVES = ("mindspore.ops.Squeeze", "mindspore.ops.operations.Squeeze",
@@ -67,7 +68,7 @@ def appended_lists(loop) -> List[str]:
                     and func.value.value not in found:
                 found.append(func.value.value)
 
-    loop.body.visit(_Appends())
+    run_visitor(loop.body, _Appends())
     return found
 
 
@@ -338,7 +339,7 @@ def _calls(node) -> List[cst.Call]:
         def visit_Call(self, call: cst.Call) -> None:
             out.append(call)
 
-    node.visit(_Calls())
+    run_visitor(node, _Calls())
     return out
 
 

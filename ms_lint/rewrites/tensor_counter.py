@@ -51,7 +51,7 @@ from ms_lint.rewrites.fori_loop import SHAPE_CHANGING
 from ms_lint.rewrites.vmap import tuple_accumulation
 from ms_lint.rewrites.where import RANDOM, classify_call
 from ms_lint.analysis.values import FunctionValues, Kind
-from ms_lint.walk import find
+from ms_lint.walk import find, run_visitor
 
 TENSOR_MAKERS = ("mindspore.Tensor", "mindspore.common.tensor.Tensor", "mindspore.ops.scalar_to_tensor")
 INT32_NAMES = ("mindspore.int32", "mindspore.common.dtype.int32", "mindspore.common.mstype.int32",
@@ -167,7 +167,7 @@ class TensorCounterBuilder:
         if isinstance(loop.body, cst.SimpleStatementSuite):
             return "the body is on the loop's line"
         escape = _Escapes()
-        loop.body.visit(escape)
+        run_visitor(loop.body, escape)
         if escape.found:
             return f"the body has `{escape.found}`, which a real loop does not take"
         body = list(suite_statements(loop.body))
@@ -191,7 +191,7 @@ class TensorCounterBuilder:
         uses = _CounterUses(counter, self.values)
         for stmt in body:
             if id(stmt) not in step_lines:
-                stmt.visit(uses)
+                run_visitor(stmt, uses)
         if uses.bad:
             return f"the body uses `{counter}` as a Python int (`{uses.bad}`), not only as an index"
         params = set(param_names(self.function))
@@ -324,7 +324,7 @@ class _CounterUses(cst.CSTVisitor):
                 self.bad = self.bad or code_of(node)
             if isinstance(node.value, cst.Name):
                 self.indexed.add(node.value.value)
-            node.value.visit(self)
+            run_visitor(node.value, self)
             return False
         return None
 
@@ -337,7 +337,7 @@ class _CounterUses(cst.CSTVisitor):
         for mine, other in ((left, right), (right, left)):
             if isinstance(mine, cst.Name) and mine.value == self.counter and not mine.lpar \
                     and self.values.kind(other) == Kind.TENSOR:
-                other.visit(self)
+                run_visitor(other, self)
                 return False
         return None
 
@@ -346,7 +346,7 @@ class _CounterUses(cst.CSTVisitor):
             self.bad = self.counter
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
 

@@ -30,7 +30,7 @@ from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, rebound_elsewhere, is_literal, literal_value
 from ms_lint.analysis.shapes import init_assignment, init_value
 from ms_lint.names import dotted
-from ms_lint.walk import iter_nodes
+from ms_lint.walk import iter_nodes, run_visitor
 
 # The ops the select rewrites write (``ops.where`` and the ``ops.logical_*`` of converted conditions).
 EMITTED_OPS = {"where", "logical_and", "logical_or", "logical_not"}
@@ -766,7 +766,7 @@ def hazard_message(name: str) -> str:
 def comments_inside(node: cst.CSTNode, own_leading: Sequence[cst.EmptyLine] = ()) -> List[cst.EmptyLine]:
     """Every comment inside ``node`` (except its own leading lines) as full-line comments, to keep them."""
     collector = _Comments()
-    node.visit(collector)
+    run_visitor(node, collector)
     own = {id(line.comment) for line in own_leading if line.comment is not None}
     return [cst.EmptyLine(indent=True, comment=c) for c in collector.found if id(c) not in own]
 

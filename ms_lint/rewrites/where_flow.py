@@ -23,7 +23,7 @@ import libcst as cst
 
 from ms_lint.cstutil import short_code, suite_statements
 from ms_lint.analysis.values import FunctionValues, Kind
-from ms_lint.walk import find
+from ms_lint.walk import find, run_visitor
 
 MAX_SELECTS = 12  # nested selects in one rewrite: beyond that the code is no longer readable
 
@@ -392,16 +392,16 @@ class _Reads(cst.CSTVisitor):
         self.names: Set[str] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        run_visitor(node.value, self)
         return False
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         if not isinstance(node.target, cst.Name):
-            node.target.visit(self)
+            run_visitor(node.target, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -411,7 +411,7 @@ class _Reads(cst.CSTVisitor):
 def _reads(node: cst.CSTNode) -> Set[str]:
     """Names an expression or statement reads (not attribute names, keywords or plain assignment targets)."""
     reads = _Reads()
-    node.visit(reads)
+    run_visitor(node, reads)
     return reads.names
 
 
@@ -424,7 +424,7 @@ def reads_outside(func: cst.FunctionDef, inside: cst.CSTNode) -> Set[str]:
             return super().on_visit(node)
 
     reads = _Outside()
-    func.body.visit(reads)
+    run_visitor(func.body, reads)
     return reads.names
 
 

@@ -31,6 +31,7 @@ from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBuff
 from ms_lint.analysis.pieces import pieces_of
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
+from ms_lint.walk import run_visitor
 
 Comprehension = Union[cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp]
 
@@ -612,7 +613,7 @@ def _calls_by_index(loop: Union[cst.For, cst.While], counter: Optional[str] = No
                 self.found = True
 
     finder = _Finder()
-    loop.body.visit(finder)
+    run_visitor(loop.body, finder)
     return finder.found
 
 
@@ -661,7 +662,7 @@ def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], 
                 carried.add(inner.value.value)
             other_writes.update(target_names(inner))
 
-    body_block.visit(_Scan())
+    run_visitor(body_block, _Scan())
     reads = [n.value for n in read_name_nodes(body_block)]
     for name in set(appended):
         if reads.count(name) > appended.count(name):

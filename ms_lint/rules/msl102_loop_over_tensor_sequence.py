@@ -36,7 +36,7 @@ from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
 from ms_lint.analysis.reaching import reaching_values
 from ms_lint.analysis.shapes import init_value
-from ms_lint.walk import find
+from ms_lint.walk import find, run_visitor
 from ms_lint.analysis.values import OPTIMIZER_BASES, FunctionValues, Kind, inherits_base
 
 # Sequences with one entry per parameter. Plural forms only: ``weight``/``moment`` are single tensors.
@@ -467,10 +467,10 @@ class _NameUse(cst.CSTVisitor):
         if id(node) in self.skip:
             return False
         if isinstance(node, cst.Attribute):
-            node.value.visit(self)
+            run_visitor(node.value, self)
             return False
         if isinstance(node, cst.Arg):
-            node.value.visit(self)
+            run_visitor(node.value, self)
             return False
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             bound: Set[str] = set()
@@ -479,7 +479,7 @@ class _NameUse(cst.CSTVisitor):
                 bound.update(_all_names(clause.target))
                 clause = clause.inner_for_in
             if bound & self.names:  # the comprehension's own variables: only its first iterable is outside
-                node.for_in.iter.visit(self)
+                run_visitor(node.for_in.iter, self)
                 return False
         if isinstance(node, cst.Name) and node.value in self.names:
             self.found.append(node)
@@ -489,7 +489,7 @@ class _NameUse(cst.CSTVisitor):
 def _mentions(nodes: Sequence[cst.CSTNode], names: Set[str]) -> bool:
     use = _NameUse(names)
     for node in nodes:
-        node.visit(use)
+        run_visitor(node, use)
     return bool(use.found)
 
 
@@ -521,7 +521,7 @@ class _TensorWork(cst.CSTVisitor):
     def _check(self, node: cst.CSTNode) -> None:
         if not self.found and self.values.kind(node) is not Kind.CONST:
             use = _NonConstantUse(self.values, self.names)
-            node.visit(use)
+            run_visitor(node, use)
             self.found = bool(use.found)
 
 
@@ -1038,7 +1038,7 @@ class LoopOverTensorSequence(Rule):
         if origin is None or (header.index and calls_cell_picked_by(node.body, [header.index], values)):
             return  # a different cell per element (``self.cells[i](x)``): not one function to map
         work = _TensorWork(values, _tainted(values, node.body, header.names))
-        node.body.visit(work)
+        run_visitor(node.body, work)
         if not work.found:
             return
         fix, why = self._loop_fix(values, node, header, origin)
@@ -1072,7 +1072,7 @@ class LoopOverTensorSequence(Rule):
     def _loop_fix(self, values: FunctionValues, node: cst.For, header: Header, origin: Origin
                   ) -> Tuple[Optional[Fix], Optional[str]]:
         effects = _Effects(self.context, values)
-        node.body.visit(effects)
+        run_visitor(node.body, effects)
         if effects.found and effects.state:
             return self._update_fix(values, node, header)
         if effects.found:
@@ -1356,7 +1356,7 @@ class LoopOverTensorSequence(Rule):
         """Every later read of the list is one a tuple serves the same way: ``tuple(r)``, ``len(r)``,
         ``r[i]``, ``for x in r``, ``ops.addn(r)``/``stack``/``concat``."""
         use = _NameUse({name}, skip=skip)
-        values.func.body.visit(use)
+        run_visitor(values.func.body, use)
         for found in use.found:
             parent = self.context.parent(found)
             if isinstance(parent, cst.Arg):
@@ -1388,7 +1388,7 @@ class LoopOverTensorSequence(Rule):
         if origin is None:
             return
         work = _TensorWork(values, header.names)
-        node.elt.visit(work)
+        run_visitor(node.elt, work)
         if not work.found:
             return
         wrapper = self._wrapper(node)
@@ -1409,7 +1409,7 @@ class LoopOverTensorSequence(Rule):
     def _comprehension_fix(self, values: FunctionValues, node, header: Header, origin: Origin,
                            wrapper: Optional[cst.Call]) -> Tuple[Optional[Fix], Optional[str]]:
         effects = _Effects(self.context, values)
-        node.elt.visit(effects)
+        run_visitor(node.elt, effects)
         if effects.found:
             return None, effects.found
         if wrapper is not None and wrapper.func.value == "sum":
@@ -1488,7 +1488,7 @@ def _map_blocker(header: Header, code: Sequence[cst.CSTNode]) -> Optional[str]:
     if len(header.sequences) == 1 and header.elements:
         indexed = _ElementIndex(set(header.elements))
         for node in code:
-            node.visit(indexed)
+            run_visitor(node, indexed)
         if indexed.found:
             return (f"the body indexes the element (`{short_code(indexed.found)}`): if the elements are tuples, "
                     "ops.HyperMap maps into them instead of handing each one over")
@@ -1536,7 +1536,7 @@ def _tainted(values: FunctionValues, body: cst.BaseSuite, names: Set[str]) -> Se
                 if not isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) or value is None:
                     continue
                 use = _NonConstantUse(values, tainted)
-                value.visit(use)
+                run_visitor(value, use)
                 if use.found:
                     targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
                     for target in targets:
@@ -1546,7 +1546,7 @@ def _tainted(values: FunctionValues, body: cst.BaseSuite, names: Set[str]) -> Se
 
 def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
     finder = _Find(inner)
-    outer.visit(finder)
+    run_visitor(outer, finder)
     return finder.found
 
 
@@ -1575,7 +1575,7 @@ def _reads_of(small: cst.BaseSmallStatement) -> Set[str]:
     if value is None:
         return set()
     use = _NameUse(_names_in(value))
-    value.visit(use)
+    run_visitor(value, use)
     reads = {n.value for n in use.found}
     if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
         reads.add(small.target.value)
@@ -1584,7 +1584,7 @@ def _reads_of(small: cst.BaseSmallStatement) -> Set[str]:
 
 def _names_in(node: cst.CSTNode) -> Set[str]:
     collector = _AllNames()
-    node.visit(collector)
+    run_visitor(node, collector)
     return collector.names
 
 

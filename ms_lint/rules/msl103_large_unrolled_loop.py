@@ -26,6 +26,7 @@ from ms_lint.cstutil import code_of
 from ms_lint.rewrites.fori_loop import ForiLoopBuilder
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 from ms_lint.analysis.values import Kind
+from ms_lint.walk import run_visitor
 
 CURE = ("`ops.ForiLoop()(lower, upper, body, init, unroll=False)` or a `while` loop with a Tensor counter compiles "
         "the body once but runs 5-13x slower per call (measured on MindSpore 2.10 CPU): worth it when compile "
@@ -203,7 +204,7 @@ class LargeUnrolledLoop(ComprehensionHooks, Rule):
                     self.found = True
 
         finder = _Finder()
-        body.visit(finder)
+        run_visitor(body, finder)
         return finder.found
 
     # -- while loops -------------------------------------------------------------------------------------------

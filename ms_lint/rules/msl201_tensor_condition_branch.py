@@ -37,7 +37,7 @@ from ms_lint.analysis.narrowing import is_narrowed_operand, narrowed_names
 from ms_lint.analysis.values import (
     FunctionValues, Kind, is_literal, never_tensor, reads_no_locals, root_param_kinds,
 )
-from ms_lint.walk import find
+from ms_lint.walk import find, run_visitor
 
 WHY = ("graph mode compiles it as control flow, both branches as subgraphs (MindSpore 2.10: 3.3x slower compile, "
        "17x slower run than a select in a 200-step graph)")
@@ -1257,9 +1257,9 @@ class TensorConditionBranch(Rule):
         """Why a branch can never be a select: it updates state (``assign``, ``self.x = ...``) or draws random
         numbers. A select runs both sides, so the update would happen whichever way the condition goes."""
         scanner = _EffectScan(self, values)
-        node.body.visit(scanner)
+        run_visitor(node.body, scanner)
         if node.orelse is not None:
-            node.orelse.visit(scanner)
+            run_visitor(node.orelse, scanner)
         return scanner.found
 
     def _siblings(self, node: cst.CSTNode):

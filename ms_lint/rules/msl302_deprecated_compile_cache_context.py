@@ -25,6 +25,7 @@ from ms_lint.rules._cache_common import (
 from ms_lint.prefilter import CalledWith
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.values import is_literal, literal_value
+from ms_lint.walk import run_visitor
 
 # Calls that return a str whatever string-like arguments they get.
 STRING_FUNCTIONS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.expanduser", "os.path.normpath",
@@ -209,7 +210,7 @@ def _has_comment(node) -> bool:
     if not isinstance(node, cst.CSTNode):
         return False  # MaybeSentinel: no comma
     finder = Find()
-    node.visit(finder)
+    run_visitor(node, finder)
     return finder.found
 
 

@@ -30,7 +30,7 @@ from ms_lint.rules._cache_common import ENABLING_TEXT, GraphRuns, enables_cache
 from ms_lint.rules._cache_flow import SHAPE, VALUE, Env, Flow, Taint, union
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.scope import JIT_NAMES
-from ms_lint.walk import find
+from ms_lint.walk import find, run_visitor
 
 MEASURED = ("reproduced on MindSpore 2.10: a loop count read from an environment variable made the cached graph "
             "return 1.0 instead of 5.0")
@@ -387,7 +387,7 @@ class StaleCompileCacheHazard(Rule):
                 continue  # a Cell's graph code runs in PyNative here
             env = {k: v for k, v in globals_env.items() if k not in _local_names(info.node)}
             finder = _TaintedReads(self.flow, env)
-            info.node.body.visit(finder)
+            run_visitor(info.node.body, finder)
             for node, taint in finder.found:
                 self._hazard(node, f"`{code_of(node)}` (from {taint.describe()}) is a compile-time "
                                    f"constant of the graph function `{info.node.name.value}`", _constant)
@@ -555,7 +555,7 @@ def _local_names(func: cst.FunctionDef) -> Set[str]:
             for item in node.names:
                 names.discard(item.name.value)
 
-    func.body.visit(Bound())
+    run_visitor(func.body, Bound())
     return names
 
 
@@ -598,7 +598,7 @@ class _TaintedReads(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if not self._check(node):
             return False
-        node.value.visit(self)  # never the ``.attr`` name
+        run_visitor(node.value, self)  # never the ``.attr`` name
         return False
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
@@ -608,7 +608,7 @@ class _TaintedReads(cst.CSTVisitor):
         return self._check(node)
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # never the keyword name
+        run_visitor(node.value, self)  # never the keyword name
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
