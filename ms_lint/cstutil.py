@@ -84,9 +84,23 @@ def top_statements(module: cst.Module) -> Dict[cst.CSTNode, cst.BaseStatement]:
 
 def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     """Statements of a block; a one-line suite (``if x: y = 1``) counts as one simple statement."""
-    if isinstance(suite, cst.IndentedBlock):
+    kind = type(suite)  # libcst's node classes are final: exact tests, without the ABC machinery of isinstance
+    if kind is cst.IndentedBlock:
         return suite.body
-    return [cst.SimpleStatementLine(body=suite.body)] if isinstance(suite, cst.SimpleStatementSuite) else []
+    return [cst.SimpleStatementLine(body=suite.body)] if kind is cst.SimpleStatementSuite else []
+
+
+class _IsCompound(dict):
+    """``_IS_COMPOUND[type(stmt)]``: is it a compound statement? One ``issubclass`` per class, then a dict lookup
+    (``isinstance`` against libcst's abstract bases runs the ABC machinery on every call)."""
+
+    def __missing__(self, node_class: type) -> bool:
+        answer = self[node_class] = issubclass(node_class, cst.BaseCompoundStatement)
+        return answer
+
+
+_IS_COMPOUND = _IsCompound()
+_DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
 def child_blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
@@ -94,7 +108,7 @@ def child_blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
     blocks. Every compound statement of Python 3.9-3.13 has a ``body`` except ``match``, whose blocks are its
     cases; one libcst may add later without a ``body`` is not entered rather than crashing the file."""
     blocks: List[cst.BaseSuite] = []
-    if not isinstance(stmt, cst.BaseCompoundStatement):
+    if not _IS_COMPOUND[type(stmt)]:
         return blocks
     body = getattr(stmt, "body", None)
     if isinstance(body, cst.BaseSuite):
@@ -117,7 +131,7 @@ def walk_statements(body: Sequence[cst.BaseStatement], into_defs: bool = True) -
     """Every statement in ``body`` and the blocks nested in it, in source order (expressions are not entered)."""
     for stmt in body:
         yield stmt
-        if not into_defs and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        if not into_defs and type(stmt) in _DEFS:
             continue
         for block in child_blocks(stmt):
             yield from walk_statements(suite_statements(block), into_defs)

@@ -282,6 +282,7 @@ class ClassAttributes:
         self._origins: Dict[str, Dict[str, str]] = {}  # class -> attr -> where a constructor-default int came from
         self._made: Dict[str, Dict[str, str]] = {}  # class -> attr -> what built it (``self.map = C.HyperMap()``)
         self._envs: Dict[Tuple[cst.FunctionDef, Optional[str]], "_InitEnv"] = {}
+        self._writes: Dict[Tuple[str, str, bool], Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
     def _collect(self, class_name: str) -> None:
         kinds: Dict[str, List[Kind]] = {}
@@ -323,6 +324,13 @@ class ClassAttributes:
         seen here."""
         if class_name is None or class_name not in self.scope.classes:
             return None
+        key = (class_name, attr, complete)
+        if key not in self._writes:  # asked per attribute read, by several rules: each method walked once per query
+            self._writes[key] = self._find_writes(class_name, attr, complete)
+        return self._writes[key]
+
+    def _find_writes(self, class_name: str, attr: str, complete: bool
+                     ) -> Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]:
         if complete and self.external_bases(class_name):
             return None
         found: List[Tuple[cst.BaseExpression, cst.FunctionDef]] = []
