@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ms_lint import __version__
@@ -372,6 +371,8 @@ def _read_json(path: str) -> Any:
 def _replace_file(path: str, dump: Callable[[Any], None], binary: bool = False) -> None:
     """Write ``path`` atomically: ``dump(handle)`` into a temporary file of its folder, then a rename (readers
     never see half a file). Raises OSError."""
+    import tempfile  # only a run that writes needs it
+
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
     with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as handle:
         dump(handle)
@@ -387,8 +388,18 @@ def _write_json(path: str, data: Any) -> None:
         pass
 
 
+_CODE_FINGERPRINT: List[str] = []
+
+
 def _code_fingerprint() -> str:
-    """Changes whenever ms-lint's own source changes, so an edited rule never serves stale results."""
+    """Changes whenever ms-lint's own source changes, so an edited rule never serves stale results. Worked out
+    once per process: the code a process runs is the code it loaded."""
+    if not _CODE_FINGERPRINT:
+        _CODE_FINGERPRINT.append(_source_fingerprint())
+    return _CODE_FINGERPRINT[0]
+
+
+def _source_fingerprint() -> str:
     package = os.path.dirname(os.path.abspath(__file__))
     stamp = hashlib.blake2b(digest_size=8)
     for folder, _, names in sorted(os.walk(package)):

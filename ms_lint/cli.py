@@ -26,7 +26,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     warm ``check`` spent a third of its time importing the other six)."""
     parser = _Parser(prog="ms-lint", description="Static analyzer for MindSpore graph-mode code.")
     parser.add_argument("--version", action="version", version=f"ms-lint {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    # ``prog`` given: argparse would otherwise build a help formatter to work it out, which imports shutil (and
+    # with it zlib, bz2, lzma) on every run
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, prog=parser.prog)
     for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"ms_lint.commands.{name}")

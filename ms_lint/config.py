@@ -7,7 +7,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ms_lint.codes import CODES, is_valid_selector, matches
 
@@ -75,6 +75,18 @@ class Config:
         if name_regex is not None and any(name_regex.match(os.path.normcase(name)) for name in names):
             return True
         return any(_glob_match(rel, pattern) for pattern in path_patterns)
+
+    def excluded_in(self, folder: str) -> Callable[[str], bool]:
+        """``name`` -> is ``folder/name`` excluded (``is_excluded``)? One function per folder, for discovery: with
+        name patterns only (the default), a name is matched as it is, without building and normalizing its
+        path."""
+        name_regex, path_patterns = self._exclude_matchers()
+        if path_patterns:
+            return lambda name: self.is_excluded(os.path.join(folder, name))
+        if name_regex is None:
+            return lambda name: False
+        match, normcase = name_regex.match, os.path.normcase
+        return lambda name: match(normcase(name)) is not None
 
     def _exclude_matchers(self) -> Tuple[Optional["re.Pattern[str]"], List[str]]:
         """The name patterns as one regex (what ``fnmatch.fnmatch`` does for each, in one match: discovery calls
@@ -234,14 +246,33 @@ class ConfigSet:
         folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
         found = self._by_folder.get(folder)
         if found is None:
-            pyproject = find_pyproject(folder, self._above)
-            found = self._by_file.get(pyproject or "")
-            if found is None:
-                found = load_config(path=pyproject) if pyproject else Config()
-                found = found.with_overrides(**self.overrides)
-                self._by_file[pyproject or ""] = found
-            self._by_folder[folder] = found
+            found = self._config_of_folder(folder)
         self._by_path[path] = found
+        return found
+
+    def for_folder(self, folder: str) -> Config:
+        """``for_path`` of a path known to be a folder (discovery's walk): no stat to tell it from a file."""
+        if self.fixed is not None:
+            return self.fixed
+        known = self._by_path.get(folder)
+        if known is not None:
+            return known
+        absolute = os.path.abspath(folder)
+        found = self._by_folder.get(absolute)
+        if found is None:
+            found = self._config_of_folder(absolute)
+        self._by_path[folder] = found
+        return found
+
+    def _config_of_folder(self, folder: str) -> Config:
+        """The Config of an absolute folder, loaded once per configuring pyproject.toml."""
+        pyproject = find_pyproject(folder, self._above)
+        found = self._by_file.get(pyproject or "")
+        if found is None:
+            found = load_config(path=pyproject) if pyproject else Config()
+            found = found.with_overrides(**self.overrides)
+            self._by_file[pyproject or ""] = found
+        self._by_folder[folder] = found
         return found
 
     def remember(self, path: str, config: Config) -> None:

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterator, List, Tuple, Union
 
+from ms_lint.analysis.layout import Listings, absolute_paths, joiner
 from ms_lint.config import Config, ConfigSet
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -24,6 +25,8 @@ class Discovery:
     files: List[str] = field(default_factory=list)
     unreadable: List[Tuple[str, str]] = field(default_factory=list)  # (folder, why)
     empty: List[str] = field(default_factory=list)  # paths given that hold no Python file to check
+    # the folders' listings read on the way: the runner's walk of the project's packages reads them again
+    listings: Listings = field(default_factory=Listings)
 
 
 def _as_set(config: Union[Config, ConfigSet]) -> ConfigSet:
@@ -46,8 +49,7 @@ def discover_all(paths: List[str], config: Union[Config, ConfigSet], force_exclu
         if os.path.isdir(path):
             if force_exclude and configs.for_path(path).is_excluded(path, check_parents=True):
                 continue
-            for item in _walk(path, configs, found.unreadable):
-                key = os.path.abspath(item)
+            for item, key in _walk(path, configs, found.unreadable, found.listings):
                 if key not in seen:
                     seen.add(key)
                     found.files.append(item)
@@ -65,16 +67,24 @@ def discover_all(paths: List[str], config: Union[Config, ConfigSet], force_exclu
     return found
 
 
-def _walk(root: str, configs: ConfigSet, unreadable: List[Tuple[str, str]]) -> Iterator[str]:
+def _walk(root: str, configs: ConfigSet, unreadable: List[Tuple[str, str]], listings: Listings
+          ) -> Iterator[Tuple[str, str]]:
+    """(path joined to ``root``, absolute path) of each Python file under ``root`` that no exclude matches."""
     def failed(error: OSError) -> None:
         unreadable.append((error.filename or root, f"cannot read folder: {error.strerror or error}"))
 
-    for folder, dirnames, filenames in os.walk(root, followlinks=False, onerror=failed):
-        config = configs.for_path(folder)
-        dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(folder, d)))
+    absolute_root = absolute_paths([root])[0]
+    absolute_of = {root: absolute_root}  # each folder's absolute path, joined from its parent's
+    for folder, dirnames, filenames in listings.walk(root, onerror=failed, absolute_top=absolute_root):
+        absolute = absolute_of.pop(folder)
+        config = configs.for_folder(folder)
+        excluded = config.excluded_in(folder)
+        dirnames[:] = sorted(d for d in dirnames if not excluded(d))
+        inside, absolute_inside = joiner(folder), joiner(absolute)
+        for name in dirnames:
+            absolute_of[inside(name)] = absolute_inside(name)
         for name in sorted(filenames):
-            if name.endswith(PYTHON_SUFFIXES):
-                full = os.path.join(folder, name)
-                if not config.is_excluded(full):
-                    configs.remember(full, config)
-                    yield full
+            if name.endswith(PYTHON_SUFFIXES) and not excluded(name):
+                full = inside(name)
+                configs.remember(full, config)
+                yield full, absolute_inside(name)

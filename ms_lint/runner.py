@@ -258,9 +258,10 @@ def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[st
 
 
 def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
-                use_cache: bool = True, cache_dir: Optional[str] = None) -> List[Finding]:
+                use_cache: bool = True, cache_dir: Optional[str] = None, listings=None) -> List[Finding]:
     """Findings of every file. One results cache per configuration: in ``cache_dir`` when given, else in
-    ``.ms_lint_cache`` next to the configuration's pyproject.toml (the current folder without one)."""
+    ``.ms_lint_cache`` next to the configuration's pyproject.toml (the current folder without one).
+    ``listings``: the folder listings discovery read (``ms_lint.analysis.layout.Listings``)."""
     config_of = config if callable(config) else (lambda _path: config)
     caches: Dict[Tuple[str, str], ResultsCache] = {}  # one per cache file: (folder, fingerprint)
 
@@ -284,7 +285,9 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
             built.append(build_index(files, first, use_cache, cache_dir, jobs))
         return built[0]
 
-    absolute = [os.path.abspath(path) for path in files]
+    from ms_lint.analysis.layout import absolute_paths
+
+    absolute = absolute_paths(files)
     fingerprints: Dict[str, str] = {}
     stamps: Dict[str, Tuple[int, int]] = {}
     if use_cache:
@@ -292,7 +295,7 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
         from ms_lint.cache import FingerprintStore
 
         store = FingerprintStore(first.root, cache_dir)
-        project_paths, roots = project_files(files)
+        project_paths, roots = project_files(files, absolute, listings)
         stamps = project_stamps(project_paths)
         # the roots, in order, and the folders installed packages are found in (``sys.path``, '' being the current
         # folder), with the configuration: the same files checked with another root (a loose file's folder), the

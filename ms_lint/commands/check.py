@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         from ms_lint.runner import check_files
 
         findings = check_files(loaded.files, loaded.config_for, jobs=args.jobs, use_cache=not args.no_cache,
-                               cache_dir=cache_dir(args))
+                               cache_dir=cache_dir(args), listings=loaded.listings)
     findings = sorted(findings + unreadable_findings(loaded), key=Finding.sort_key)
     if args.profile_data:
         from ms_lint.profiler.annotate import ProfileDataError, annotate, load

@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
+from ms_lint.analysis.layout import Listings
 from ms_lint.config import Config, ConfigError, ConfigSet, load_config
 from ms_lint.discovery import PathError, discover_all
 
@@ -58,6 +59,7 @@ class Run:
     unreadable: List[Tuple[str, str]] = field(default_factory=list)  # folders: (path, why)
     stdin: bool = False  # the only input is stdin (``-``)
     stdin_name: str = STDIN
+    listings: Optional[Listings] = None  # the folders discovery listed (``ms_lint.analysis.layout.Listings``)
 
     def config_for(self, path: str) -> Config:
         if self.stdin and path == self.stdin_name:
@@ -96,7 +98,7 @@ def load_run(args: argparse.Namespace) -> Optional[Run]:
     if not found.files and not found.unreadable and not getattr(args, "quiet", False):
         where = ", ".join(found.empty) if found.empty else ", ".join(paths)
         print(f"ms-lint: warning: no Python files found under {where}", file=sys.stderr)
-    return Run(configs, found.files, found.unreadable)
+    return Run(configs, found.files, found.unreadable, listings=found.listings)
 
 
 def read_stdin() -> bytes:

@@ -1,0 +1,108 @@
+"""The warm run's path bookkeeping (``ms_lint.analysis.layout``): the shared folder listings walk as ``os.walk``
+does, and the fast path helpers answer as the ``os.path`` functions they replace."""
+import os
+
+import pytest
+
+from ms_lint.analysis.layout import Listings, absolute_paths, joiner, project_files
+from ms_lint.config import Config, ConfigSet
+from ms_lint.discovery import discover_all
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """Packages, scripts, hidden and skipped folders, a symlinked folder and a symlinked file, a broken link."""
+    for folder in ("pkg/sub/deep", "pkg/.hidden", "pkg/__pycache__", "pkg/build", "other", "empty"):
+        (tmp_path / folder).mkdir(parents=True)
+    for path in ("pkg/__init__.py", "pkg/a.py", "pkg/b.pyi", "pkg/notes.txt", "pkg/sub/__init__.py",
+                 "pkg/sub/c.py", "pkg/sub/deep/d.py", "pkg/.hidden/h.py", "pkg/__pycache__/x.py",
+                 "pkg/build/gen.py", "other/e.py", "train.py"):
+        (tmp_path / path).write_text("x = 1\n")
+    os.symlink(tmp_path / "other", tmp_path / "pkg" / "linked_dir")
+    os.symlink(tmp_path / "other" / "e.py", tmp_path / "pkg" / "linked_file.py")
+    os.symlink(tmp_path / "missing", tmp_path / "pkg" / "broken.py")
+    return tmp_path
+
+
+def _os_walk(top, prune=None):
+    errors = []
+    out = []
+    for folder, dirs, names in os.walk(top, followlinks=False, onerror=errors.append):
+        if prune is not None:
+            dirs[:] = sorted(d for d in dirs if prune(d))
+        out.append((folder, sorted(dirs), sorted(names)))
+    return out, [(type(e), e.filename) for e in errors]
+
+
+def _listings_walk(listings, top, prune=None):
+    errors = []
+    out = []
+    for folder, dirs, names in listings.walk(top, onerror=errors.append):
+        if prune is not None:
+            dirs[:] = sorted(d for d in dirs if prune(d))
+        out.append((folder, sorted(dirs), sorted(names)))
+    return out, [(type(e), e.filename) for e in errors]
+
+
+@pytest.mark.parametrize("prune", [None, lambda d: not d.startswith((".", "_")), lambda d: d != "sub"])
+@pytest.mark.parametrize("top", ["{root}", "{root}/pkg", "{root}/pkg/", "{root}/missing", "{root}/train.py"])
+def test_listings_walk_as_os_walk_does(tree, monkeypatch, top, prune):
+    top = top.format(root=tree)
+    listings = Listings()
+    expected = _os_walk(top, prune)
+    assert _listings_walk(listings, top, prune) == expected
+    assert _listings_walk(listings, top, prune) == expected  # read from the listings kept the first time
+
+
+def test_listings_walk_relative_tops_keep_the_spelling_given(tree, monkeypatch):
+    monkeypatch.chdir(tree)
+    for top in (".", "pkg", "./pkg/../pkg", "pkg/sub/"):
+        assert _listings_walk(Listings(), top) == _os_walk(top)
+
+
+def test_a_pruned_listing_is_not_pruned_for_the_next_walk(tree):
+    listings = Listings()
+    _listings_walk(listings, str(tree), prune=lambda d: False)
+    assert _listings_walk(listings, str(tree)) == _os_walk(str(tree))
+
+
+def test_absolute_paths_and_joiner_answer_as_os_path(tree, monkeypatch):
+    monkeypatch.chdir(tree / "pkg")
+    paths = ["a.py", "./a.py", "sub/../a.py", "../train.py", str(tree / "pkg" / "a.py"), "//x//y/", ".", "",
+             "sub//c.py", str(tree) + "/pkg/./sub/"]
+    assert absolute_paths(paths) == [os.path.abspath(p) for p in paths]
+    for folder in ("", ".", "./", "a", "a/", "/", "/x/y", "a//"):
+        for name in ("b", ".b", "c.py"):
+            assert joiner(folder)(name) == os.path.join(folder, name)
+
+
+def test_project_files_with_the_discovery_listings_equal_a_fresh_walk(tree, monkeypatch):
+    monkeypatch.chdir(tree)
+    found = discover_all(["."], ConfigSet(fixed=Config(root=str(tree))))
+    # files of a folder first, then its sub-folders in name order (os.walk's order); symlinked folders not entered
+    assert found.files == ["./train.py", "./other/e.py", "./pkg/__init__.py", "./pkg/a.py", "./pkg/b.pyi",
+                           "./pkg/broken.py", "./pkg/linked_file.py", "./pkg/.hidden/h.py", "./pkg/sub/__init__.py",
+                           "./pkg/sub/c.py", "./pkg/sub/deep/d.py"]
+    shared = project_files(found.files, listings=found.listings)
+    assert shared == project_files(found.files)
+    paths, roots = shared
+    # the checked files, then the packages' other modules: not those under build/ or __pycache__/, nor .pyi
+    assert sorted(paths) == sorted(str(tree / p) for p in (
+        "train.py", "other/e.py", "pkg/__init__.py", "pkg/a.py", "pkg/b.pyi", "pkg/broken.py", "pkg/linked_file.py",
+        "pkg/.hidden/h.py", "pkg/sub/__init__.py", "pkg/sub/c.py", "pkg/sub/deep/d.py"))
+    walked_alone = project_files([str(tree / "pkg" / "a.py")], listings=found.listings)
+    assert walked_alone == project_files([str(tree / "pkg" / "a.py")])
+    assert sorted(walked_alone[0]) == sorted(str(tree / p) for p in (
+        "pkg/__init__.py", "pkg/a.py", "pkg/broken.py", "pkg/linked_file.py", "pkg/sub/__init__.py", "pkg/sub/c.py",
+        "pkg/sub/deep/d.py", "train.py"))
+    # where imports start: the folder above the package, and the folder of each file in no package, in file order
+    assert roots == [str(tree), str(tree / "other"), str(tree / "pkg" / ".hidden"), str(tree / "pkg" / "sub" / "deep")]
+
+
+@pytest.mark.parametrize("exclude", [[], ["sub", "*.pyi"], ["pkg/sub"], ["pkg/sub/*", "a.py"], ["*"]])
+def test_excluded_in_answers_as_is_excluded(tree, exclude):
+    config = Config(root=str(tree), exclude=exclude)
+    for folder, dirs, names in os.walk(tree):
+        excluded = config.excluded_in(folder)
+        for name in dirs + names:
+            assert excluded(name) == config.is_excluded(os.path.join(folder, name)), (folder, name)
