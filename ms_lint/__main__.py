@@ -1,3 +1,3 @@
-from ms_lint.cli import main
+from ms_lint.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -56,5 +56,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_ERROR
 
 
+def entry() -> int:
+    """The ``ms-lint`` command (its console script and ``python -m ms_lint``): ``main`` in a process that ends with
+    the run, which lets the garbage collector leave long-lived objects alone (``ms_lint.gcpolicy``)."""
+    from ms_lint.gcpolicy import short_lived_process
+
+    short_lived_process()
+    return main()
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(entry())

@@ -8,19 +8,12 @@ that kills a worker on its own becomes ``crashed(item, why)``. Everything else i
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import multiprocessing
 import os
 import signal
 from collections import deque
 from multiprocessing.connection import wait
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
-
-# gc thresholds while parsing and analyzing (the default is 700, 10, 10): a parse allocates hundreds of thousands
-# of nodes (libcst's or ``ast``'s), none in a reference cycle, so the default collected every 700 allocations for
-# nothing (over 10% of a cold run); reference counting still frees every tree.
-FEWER_COLLECTIONS = (100_000, 50, 100)
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -32,22 +25,6 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0)) or 1
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-def collect_less() -> None:
-    """Set the gc thresholds of a process that parses (a worker's initializer)."""
-    gc.set_threshold(*FEWER_COLLECTIONS)
-
-
-@contextlib.contextmanager
-def fewer_collections() -> Iterator[None]:
-    """``FEWER_COLLECTIONS`` while the block runs in this process."""
-    before = gc.get_threshold()
-    gc.set_threshold(*FEWER_COLLECTIONS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 def worker_count(jobs: Optional[int], items: int) -> int:

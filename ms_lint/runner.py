@@ -9,7 +9,7 @@ What makes a cold run fast (measured on MindSpore's own source, see benchmarks/R
 * the configuration goes to each worker once (pool initializer), not once per file;
 * workers return the file's stamp (mtime, size, digest of the bytes they analyzed), so the parent never reads a
   file again to fill the cache;
-* the cyclic garbage collector runs less often while indexing and analyzing (``ms_lint.pool.FEWER_COLLECTIONS``):
+* the cyclic garbage collector runs less often while indexing and analyzing (``ms_lint.gcpolicy.FEWER_COLLECTIONS``):
   a parse allocates about a million libcst nodes, none in a reference cycle, so the default threshold (a
   collection every 700 allocations) spent over 10% of a cold run collecting nothing; reference counting still
   frees every tree.
@@ -88,7 +88,7 @@ def _init_worker(configs: List[Config], index=None) -> None:
     global _WORKER_CONFIGS, _WORKER_INDEX
     _WORKER_CONFIGS = configs
     _WORKER_INDEX = index
-    from ms_lint.pool import collect_less
+    from ms_lint.gcpolicy import collect_less
 
     collect_less()
 
@@ -114,7 +114,8 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
     of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on."""
-    from ms_lint.pool import fewer_collections, run_batches, worker_count
+    from ms_lint.gcpolicy import fewer_collections
+    from ms_lint.pool import run_batches, worker_count
 
     config_of = config if callable(config) else (lambda _path: config)
     workers = worker_count(jobs, len(paths))
@@ -170,12 +171,13 @@ def build_index(files: List[str], config: Config, use_cache: bool = True, cache_
     """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached."""
     from ms_lint.analysis.index import ProjectIndex, SummaryCache
     from ms_lint.cache import SummaryStore
-    from ms_lint.pool import fewer_collections
+    from ms_lint.gcpolicy import fewer_collections, keep_alive_objects
 
     store = SummaryStore(config.root, cache_dir) if use_cache else None
-    summaries = SummaryCache(store.load() if store else None)
-    with fewer_collections():
+    with fewer_collections():  # unpickling the summaries allocates as much as parsing: 0.33 -> 0.18 s on MindSpore
+        summaries = SummaryCache(store.load() if store else None)
         index = ProjectIndex.for_files(files, summaries, jobs=jobs, **config.index_options())
+    keep_alive_objects()
     index.summary_store = store
     save_summaries(index)
     return index
@@ -262,6 +264,14 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
     """Findings of every file. One results cache per configuration: in ``cache_dir`` when given, else in
     ``.ms_lint_cache`` next to the configuration's pyproject.toml (the current folder without one).
     ``listings``: the folder listings discovery read (``ms_lint.analysis.layout.Listings``)."""
+    from ms_lint.gcpolicy import fewer_collections
+
+    with fewer_collections():  # once the summaries are loaded, a full collection walks millions of objects
+        return _check_files(files, config, jobs, use_cache, cache_dir, listings)
+
+
+def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_cache: bool,
+                 cache_dir: Optional[str], listings) -> List[Finding]:
     config_of = config if callable(config) else (lambda _path: config)
     caches: Dict[Tuple[str, str], ResultsCache] = {}  # one per cache file: (folder, fingerprint)
 

@@ -8,7 +8,6 @@ event loop's.
 """
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import threading
@@ -22,6 +21,7 @@ from pygls.uris import to_fs_path
 
 from ms_lint import __version__
 from ms_lint.diagnostics import SAFE
+from ms_lint.gcpolicy import collect_less
 from ms_lint.lsp.convert import action_title, diagnostic, in_range, split_lines, text_edits
 from ms_lint.lsp.documents import Checked, Checker
 
@@ -207,14 +207,8 @@ def _edit(uri: str, checked: Checked, text: str, encoding: str) -> lsp.Workspace
     return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=document, edits=edits)])
 
 
-# As ``ms_lint.runner`` does while analyzing: a parse allocates hundreds of thousands of libcst nodes, none in a
-# reference cycle, and the index and the open documents' trees stay alive, so the default thresholds would run
-# full collections over them on every check for nothing.
-FEWER_COLLECTIONS = (100_000, 50, 100)
-
-
 def main() -> int:
     """Serve over stdin/stdout until the client sends exit."""
-    gc.set_threshold(*FEWER_COLLECTIONS)
+    collect_less()  # the index and the open documents' trees stay alive (ms_lint.gcpolicy)
     server.start_io()
     return 0

@@ -1,0 +1,52 @@
+"""How often the cyclic garbage collector runs while ms-lint parses and analyzes.
+
+The default thresholds (700, 10, 10) collect every 700 allocations, and a full collection walks every object
+alive. A parse allocates hundreds of thousands of nodes (libcst's or ``ast``'s), none in a reference cycle, and
+a run keeps the project index's summaries alive (about two million objects on MindSpore's source): with the
+defaults, every allocation-heavy step after they were loaded paid full collections over them for nothing (over
+10% of a cold run; 0.1 s of a one-file check after an edit). Reference counting still frees every tree.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+from typing import Iterator, List
+
+FEWER_COLLECTIONS = (100_000, 50, 100)
+
+
+def collect_less() -> None:
+    """Set the thresholds of a process that parses (a worker's initializer, the language server)."""
+    gc.set_threshold(*FEWER_COLLECTIONS)
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """``FEWER_COLLECTIONS`` while the block runs in this process."""
+    before = gc.get_threshold()
+    gc.set_threshold(*FEWER_COLLECTIONS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+_SHORT_LIVED: List[bool] = []
+
+
+def short_lived_process() -> None:
+    """This process is one ``ms-lint`` command, which ends with its run: collect less for all of it, and let
+    ``keep_alive_objects`` take what is alive out of the collector's reach."""
+    collect_less()
+    _SHORT_LIVED[:] = [True]
+
+
+def keep_alive_objects() -> None:
+    """Everything alive now lives until the process ends (the project index and its summaries, about two million
+    objects on MindSpore's source): ``gc.freeze`` them, in a short-lived process only, so that no full
+    collection walks them again, neither during the run nor at the interpreter's exit (0.14 s and about as much
+    again after loading MindSpore's summaries). Objects frozen are still freed when their last reference goes;
+    a long-lived process (the language server, a test run calling the CLI in-process) does not freeze: garbage
+    in a reference cycle frozen with them would never be collected."""
+    if _SHORT_LIVED:
+        gc.freeze()
