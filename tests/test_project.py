@@ -694,6 +694,25 @@ def test_a_module_that_refuses_graph_mode_runs_its_cells_eagerly(tmp_path, capsy
                      ("pkg/graph.py", 22, "MSL101")]
 
 
+@pytest.mark.parametrize("source, refuses", [
+    ("if ms.get_context('mode') != ms.PYNATIVE_MODE:\n    raise RuntimeError('eager only')\n", True),
+    ("def build():\n    def inner():\n        mode = get_context('mode')\n        if mode != 1:\n"
+     "            raise ValueError\n    return inner\n", True),
+    ("if PYNATIVE_MODE != get_context('mode'):\n    raise RuntimeError\n", True),
+    ("if ms.get_context('mode') == ms.PYNATIVE_MODE:\n    raise RuntimeError\n", False),  # ==, not !=
+    ("if ms.get_context('mode') != ms.PYNATIVE_MODE:\n    print('eager only')\n", False),  # no raise
+    ("if ms.get_context('mode') != ms.GRAPH_MODE:\n    raise RuntimeError\n", False),
+    ("if other != ms.PYNATIVE_MODE:\n    raise RuntimeError\n", False),  # not the mode
+    ("x = 1\n", False),
+])
+def test_refuses_graph_mode_reads_the_guard(source, refuses):
+    import ast
+
+    from ms_lint.analysis.summary import refuses_graph_mode
+
+    assert refuses_graph_mode(ast.parse(source)) is refuses
+
+
 STEP = """\
     from mindspore import jit, nn, ops
 

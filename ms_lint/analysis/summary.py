@@ -457,6 +457,8 @@ def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: s
 def refuses_graph_mode(tree: ast.Module) -> bool:
     """``if get_context("mode") != PYNATIVE_MODE: raise ...`` (the mode read into a name first, too): code that
     runs only in PyNative mode, as mindarmour's suppress-privacy model declares itself."""
+    if not any(isinstance(node, ast.If) and _may_guard(node) for node in ast.walk(tree)):
+        return False  # one walk; the search below walks every function again (nested ones once per enclosing one)
     for function in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         mode_names = set()
         for node in ast.walk(function):
@@ -469,6 +471,21 @@ def refuses_graph_mode(tree: ast.Module) -> bool:
     return False
 
 
+def _may_guard(node: ast.If) -> bool:
+    """What ``_is_not_pynative`` and the ``raise`` ask of an ``if`` before the names that hold the mode: a ``!=``
+    with a PyNative side, and a ``raise`` in its body."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq)):
+        return False
+    return any(_names_pynative(side) for side in (test.left, test.comparators[0])) and any(
+        isinstance(stmt, ast.Raise) for stmt in node.body)
+
+
+def _names_pynative(side: ast.AST) -> bool:
+    return ((dotted_name(side) or "").rsplit(".", 1)[-1] == "PYNATIVE_MODE"
+            or (isinstance(side, ast.Constant) and side.value == 1))
+
+
 def _reads_mode(node: ast.AST) -> bool:
     return (isinstance(node, ast.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "get_context"
             and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == "mode")
@@ -479,6 +496,5 @@ def _is_not_pynative(test: ast.AST, mode_names: set) -> bool:
         return False
     sides = [test.left, test.comparators[0]]
     reads = [side for side in sides if _reads_mode(side) or (isinstance(side, ast.Name) and side.id in mode_names)]
-    pynative = [side for side in sides if (dotted_name(side) or "").rsplit(".", 1)[-1] == "PYNATIVE_MODE"
-                or (isinstance(side, ast.Constant) and side.value == 1)]
+    pynative = [side for side in sides if _names_pynative(side)]
     return len(reads) == 1 and len(pynative) == 1
