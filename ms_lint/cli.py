@@ -61,7 +61,8 @@ def entry() -> int:
     the run, which lets the garbage collector leave long-lived objects alone (``ms_lint.gcpolicy``)."""
     from ms_lint.gcpolicy import short_lived_process
 
-    short_lived_process()
+    if sys.argv[1:2] != ["server"]:  # the language server lives as long as the editor
+        short_lived_process()
     return main()
 
 

@@ -1,38 +1,80 @@
 """The garbage-collector policy (``ms_lint.gcpolicy``): the ``ms-lint`` command freezes the project index once it is
-built; ``main`` called in a long-lived process (tests, an editor) never freezes anything."""
+built; ``main`` called in a long-lived process (tests, an editor) and the language server never freeze anything."""
 import os
 import subprocess
 import sys
 
+from ms_lint import cli, gcpolicy
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROJECT = os.path.join(ROOT, "fixtures", "project")
 
+# Reports, at exit: the objects frozen, the gen-0 threshold, the interpreter's own default threshold, and whether the
+# summaries of the project's modules in the run's index are among the objects the collector still walks (frozen
+# ones are not listed).
 _REPORT = ("import atexit, gc, sys\n"
-           "atexit.register(lambda: print('frozen', gc.get_freeze_count(), 'threshold', gc.get_threshold()[0]))\n"
+           "default = gc.get_threshold()[0]\n"
+           "def report():\n"
+           "    tracked = {{id(o) for o in gc.get_objects()}}\n"
+           "    index = built[-1] if built else None\n"
+           "    mine = [index.modules[name] for name in index.project_modules] if index else []\n"
+           "    walked = bool(mine) and all(id(summary) in tracked for summary in mine)\n"
+           "    none = bool(mine) and not any(id(summary) in tracked for summary in mine)\n"
+           "    print('frozen', gc.get_freeze_count(), gc.get_threshold()[0], default, walked, none)\n"
            "from ms_lint.cli import {function}\n"
+           "from ms_lint import runner\n"
+           "built = []\n"
+           "original = runner.build_index\n"
+           "def keep(*args, **kwargs):\n"
+           "    built.append(original(*args, **kwargs))  # kept alive to the end, as a run's index is\n"
+           "    return built[-1]\n"
+           "runner.build_index = keep\n"
+           "atexit.register(report)\n"
            "code = {function}()\n")
 
 
 def _run(function, *args):
     proc = subprocess.run([sys.executable, "-c", _REPORT.format(function=function), *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
-    last = proc.stdout.strip().splitlines()[-1].split()
-    return proc, int(last[1]), int(last[3])
+    assert proc.returncode == 0, proc.stderr
+    words = proc.stdout.strip().splitlines()[-1].split()
+    return proc.stdout, int(words[1]), int(words[2]), int(words[3]), words[4] == "True", words[5] == "True"
 
 
 def test_the_command_freezes_the_index_and_main_alone_does_not():
-    proc, frozen, threshold = _run("entry", "check", "--no-cache", "--exit-zero", "--jobs", "1", PROJECT)
-    assert proc.returncode == 0, proc.stderr
-    assert frozen > 10_000 and threshold == 100_000  # the summaries and the index, out of the collector's reach
-    proc, frozen, threshold = _run("main", "check", "--no-cache", "--exit-zero", "--jobs", "1", PROJECT)
-    assert proc.returncode == 0, proc.stderr
-    assert frozen == 0 and threshold == 700  # the defaults are back after the run
+    out, frozen, threshold, default, walked, none = _run("entry", "check", "--no-cache", "--exit-zero", "--jobs", "1",
+                                                         PROJECT)
+    assert frozen > 10_000 and threshold == gcpolicy.FEWER_COLLECTIONS[0]
+    assert none  # every summary of the project's modules is out of the collector's reach
+    findings = out.splitlines()[:-1]
+    out, frozen, threshold, default, walked, none = _run("main", "check", "--no-cache", "--exit-zero", "--jobs", "1",
+                                                         PROJECT)
+    assert frozen == 0 and threshold == default  # the interpreter's thresholds are back after the run
+    assert walked  # the same summaries, walked by the collector
+    assert out.splitlines()[:-1] == findings
+
+
+def test_workers_forked_after_the_freeze_find_the_same():
+    one = _run("entry", "check", "--no-cache", "--exit-zero", "--jobs", "1", PROJECT)[0].splitlines()[:-1]
+    two = _run("entry", "check", "--no-cache", "--exit-zero", "--jobs", "2", PROJECT)[0].splitlines()[:-1]
+    assert one == two and any("MSL" in line for line in one)
 
 
 def test_a_command_that_builds_no_index_freezes_nothing():
-    proc, frozen, threshold = _run("entry", "rules")
-    assert proc.returncode == 0, proc.stderr
-    assert frozen == 0 and threshold == 100_000
+    out, frozen, threshold, default, walked, none = _run("entry", "rules")
+    assert frozen == 0 and threshold == gcpolicy.FEWER_COLLECTIONS[0]
+
+
+def test_only_the_one_shot_commands_are_short_lived(monkeypatch):
+    monkeypatch.setattr(cli, "main", lambda: 0)
+    monkeypatch.setattr(gcpolicy, "_SHORT_LIVED", [])
+    monkeypatch.setattr(gcpolicy, "collect_less", lambda: None)
+    monkeypatch.setattr(sys, "argv", ["ms-lint", "server"])
+    cli.entry()
+    assert gcpolicy._SHORT_LIVED == []  # the language server lives as long as the editor
+    monkeypatch.setattr(sys, "argv", ["ms-lint", "check", "."])
+    cli.entry()
+    assert gcpolicy._SHORT_LIVED == [True]
 
 
 def test_the_console_script_is_the_entry():

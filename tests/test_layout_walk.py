@@ -106,3 +106,52 @@ def test_excluded_in_answers_as_is_excluded(tree, exclude):
         excluded = config.excluded_in(folder)
         for name in dirs + names:
             assert excluded(name) == config.is_excluded(os.path.join(folder, name)), (folder, name)
+
+
+def test_a_top_through_a_symlink_and_dotdot_is_listed_where_the_system_resolves_it(tmp_path, monkeypatch):
+    """``link/..`` is the parent of the folder ``link`` points to, not the folder holding ``link``."""
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "r.py").write_text("x = 1\n")
+    (tmp_path / "here.py").write_text("y = 2\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "real" / "other").mkdir()
+    (tmp_path / "real" / "other" / "o.py").write_text("z = 3\n")
+    os.symlink(tmp_path / "real" / "sub", tmp_path / "link")
+    monkeypatch.chdir(tmp_path)
+    listings = Listings()
+    for top in ("link/..", "link/../other", str(tmp_path / "link" / "..")):
+        assert _listings_walk(listings, top) == _os_walk(top)
+    assert discover_all(["link/.."], ConfigSet()).files == ["link/../r.py", "link/../other/o.py"]
+    assert discover_all(["link/../other"], ConfigSet()).files == ["link/../other/o.py"]
+    # the folder holding ``link`` is listed under its own name in the same run, and stays itself
+    found = discover_all(["link/..", "."], ConfigSet())
+    assert found.files[:2] == ["link/../r.py", "link/../other/o.py"] and "./here.py" in found.files
+
+
+def test_an_unreadable_folder_is_named_as_the_walk_spells_it_the_second_time_too(tree, monkeypatch):
+    monkeypatch.chdir(tree)
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.path.basename(os.fspath(path)) == "deep":
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    listings = Listings()
+    for _ in range(2):  # the second walk reads the error kept from the first
+        walked = _listings_walk(listings, "pkg")
+        assert walked == _os_walk("pkg")
+        assert walked[1] == [(PermissionError, os.path.join("pkg", "sub", "deep"))]
+    found = discover_all(["pkg"], ConfigSet())
+    assert found.unreadable == [(os.path.join("pkg", "sub", "deep"), "cannot read folder: Permission denied")]
+
+
+def test_absolute_paths_need_no_current_folder_when_every_path_is_absolute(tree, monkeypatch):
+    gone = tree / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()  # an editor's server can outlive the folder it started in
+    paths = [str(tree / "pkg" / "a.py"), tree / "pkg" / "sub" / ".." / "a.py"]  # a PathLike too, as abspath took
+    assert absolute_paths(paths) == [str(tree / "pkg" / "a.py")] * 2
+    assert project_files([str(tree / "pkg" / "a.py")])[1] == [str(tree)]

@@ -699,6 +699,8 @@ def test_a_module_that_refuses_graph_mode_runs_its_cells_eagerly(tmp_path, capsy
     ("def build():\n    def inner():\n        mode = get_context('mode')\n        if mode != 1:\n"
      "            raise ValueError\n    return inner\n", True),
     ("if PYNATIVE_MODE != get_context('mode'):\n    raise RuntimeError\n", True),
+    ("if ms.get_context('mode') != ms.PYNATIVE_MODE:\n    log('graph mode')\n    raise RuntimeError\n", True),
+    ("if x:\n    pass\nelif get_context('mode') != PYNATIVE_MODE:\n    raise RuntimeError\n", True),
     ("if ms.get_context('mode') == ms.PYNATIVE_MODE:\n    raise RuntimeError\n", False),  # ==, not !=
     ("if ms.get_context('mode') != ms.PYNATIVE_MODE:\n    print('eager only')\n", False),  # no raise
     ("if ms.get_context('mode') != ms.GRAPH_MODE:\n    raise RuntimeError\n", False),

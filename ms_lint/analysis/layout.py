@@ -24,14 +24,19 @@ class Listings:
     between runs (the language server lives long), never inside one as far as a check is concerned."""
 
     def __init__(self) -> None:
-        # absolute folder -> (sub-folders, other names, the sub-folders that are symbolic links), or the error
+        # absolute folder (as spelled under a top with a ``..`` part) -> (sub-folders, other names, the
+        # sub-folders that are symbolic links), or the error
         self._known: Dict[str, object] = {}
 
     def walk(self, top: str, onerror=None, absolute_top: Optional[str] = None
              ) -> Iterator[Tuple[str, List[str], List[str]]]:
         """(folder as joined to ``top``, its sub-folders, its other names) like ``os.walk``; ``absolute_top``:
-        ``top`` made absolute, when the caller has it."""
-        stack = [(top, absolute_top or absolute_paths([top])[0])]
+        ``top`` made absolute, when the caller has it.
+
+        A ``top`` with a ``..`` part is listed as spelled and kept under that spelling: ``link/..`` is the parent
+        of the folder ``link`` points to, which the absolute path (``..`` taken away as text) does not name."""
+        spelled = ".." in top.replace(os.sep, "/").split("/")
+        stack = [(top, top if spelled else (absolute_top or absolute_paths([top])[0]))]
         while stack:
             folder, absolute = stack.pop()
             listing = self._listing(absolute)
@@ -236,9 +241,16 @@ def absolute_paths(paths: Iterable[str]) -> List[str]:
     it on every call, which was a third of a warm run's path bookkeeping on 2,142 files."""
     if os.name != "posix":
         return [os.path.abspath(path) for path in paths]
-    cwd = os.getcwd()
+    cwd: Optional[str] = None  # asked for only when a relative path comes (the folder may be gone: an editor's)
+    out: List[str] = []
     join, normpath = os.path.join, os.path.normpath
-    return [normpath(path if path.startswith("/") else join(cwd, path)) for path in paths]
+    for path in map(os.fspath, paths):
+        if not path.startswith("/"):
+            if cwd is None:
+                cwd = os.getcwd()
+            path = join(cwd, path)
+        out.append(normpath(path))
+    return out
 
 
 def checked_tops(files: Iterable[str]) -> Set[str]:

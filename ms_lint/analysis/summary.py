@@ -449,6 +449,7 @@ def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: s
     visitor = _Summarizer(summary, package)
     for tree in trees:
         visitor.visit(tree)
+    visitor._handlers.clear()  # its bound methods hold the visitor: a cycle only the collector would free
     for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
         del summary.constants[constant]
     return summary
