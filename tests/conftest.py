@@ -80,22 +80,3 @@ def graph_mode():
     ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
     yield
     ms.set_context(mode=previous)
-
-
-@pytest.fixture
-def fixtures_profile_lock(tmp_path_factory):
-    """Tests that write the verifier's rewritten copies into ``fixtures/profile`` and then check that none is left
-    run one at a time, across pytest-xdist workers too (an exclusive lock on a file in the session's shared
-    temporary folder)."""
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): the tests run serially there anyway
-        yield
-        return
-    lock = tmp_path_factory.getbasetemp().parent / "ms-lint-fixtures-profile.lock"
-    with open(lock, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -2,6 +2,8 @@
 import json
 import os
 import re
+import shutil
+import sys
 import tempfile
 
 import pytest
@@ -10,8 +12,7 @@ pytest.importorskip("mindspore")
 
 from ms_lint.profiler.session import profile_function, profile_script  # noqa: E402
 
-# both modules write the verifier's copies into fixtures/profile and assert they are gone: one test at a time
-pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("fixtures_profile_lock")]
+pytestmark = pytest.mark.mindspore
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "profile")
@@ -48,6 +49,19 @@ def _own_children(private_tmp):
         if b"ms_lint.profiler.child" in command and str(private_tmp).encode() in command:
             found.append(pid)
     return found
+
+
+@pytest.fixture(autouse=True)
+def profile_copy(tmp_path_factory, monkeypatch):
+    """Each test profiles a copy of fixtures/profile: confirming a fix writes the verifier's rewritten copy next to
+    the module it rewrites, and other tests walk fixtures/ meanwhile. Outside ``tmp_path``, the folder ``run_cli``
+    runs in, so that paths are shown as they are for files outside the current folder."""
+    original, copy = FIXTURES, tmp_path_factory.mktemp("profile_copy") / "profile"
+    shutil.copytree(original, copy)
+    module = sys.modules[__name__]
+    for name in ("FIXTURES", "CELLS", "TRAIN", "BROKEN"):
+        monkeypatch.setattr(module, name, os.path.normpath(os.path.join(copy, os.path.relpath(getattr(module, name), original))))
+    return copy
 
 
 @pytest.fixture
