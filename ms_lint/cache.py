@@ -5,6 +5,7 @@ Writes are atomic (temporary file + rename). The folder carries a CACHEDIR.TAG a
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -390,18 +391,10 @@ def _write_json(path: str, data: Any) -> None:
         pass
 
 
-_CODE_FINGERPRINT: List[str] = []
-
-
+@functools.lru_cache(maxsize=None)
 def _code_fingerprint() -> str:
     """Changes whenever ms-lint's own source changes, so an edited rule never serves stale results. Worked out
     once per process: the code a process runs is the code it loaded."""
-    if not _CODE_FINGERPRINT:
-        _CODE_FINGERPRINT.append(_source_fingerprint())
-    return _CODE_FINGERPRINT[0]
-
-
-def _source_fingerprint() -> str:
     package = os.path.dirname(os.path.abspath(__file__))
     stamp = hashlib.blake2b(digest_size=8)
     for folder, _, names in sorted(os.walk(package)):

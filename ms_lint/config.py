@@ -235,44 +235,26 @@ class ConfigSet:
         self._by_path: Dict[str, Config] = {}  # as given: a warm run asks once per file, several times
         self._above: Dict[str, Tuple[Optional[str], Optional[str]]] = {}  # find_pyproject's walk, per folder
 
-    def for_path(self, path: str) -> Config:
-        """The Config for a file or folder (a folder: the config its files get)."""
+    def for_path(self, path: str, is_folder: bool = False) -> Config:
+        """The Config for a file or folder (a folder: the config its files get). ``is_folder``: the caller knows
+        ``path`` is a folder (discovery's walk), which saves the stat that tells one from a file."""
         if self.fixed is not None:
             return self.fixed
         known = self._by_path.get(path)
         if known is not None:
             return known
         absolute = os.path.abspath(path)
-        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        folder = absolute if is_folder or os.path.isdir(absolute) else os.path.dirname(absolute)
         found = self._by_folder.get(folder)
         if found is None:
-            found = self._config_of_folder(folder)
+            pyproject = find_pyproject(folder, self._above)
+            found = self._by_file.get(pyproject or "")
+            if found is None:
+                found = load_config(path=pyproject) if pyproject else Config()
+                found = found.with_overrides(**self.overrides)
+                self._by_file[pyproject or ""] = found
+            self._by_folder[folder] = found
         self._by_path[path] = found
-        return found
-
-    def for_folder(self, folder: str) -> Config:
-        """``for_path`` of a path known to be a folder (discovery's walk): no stat to tell it from a file."""
-        if self.fixed is not None:
-            return self.fixed
-        known = self._by_path.get(folder)
-        if known is not None:
-            return known
-        absolute = os.path.abspath(folder)
-        found = self._by_folder.get(absolute)
-        if found is None:
-            found = self._config_of_folder(absolute)
-        self._by_path[folder] = found
-        return found
-
-    def _config_of_folder(self, folder: str) -> Config:
-        """The Config of an absolute folder, loaded once per configuring pyproject.toml."""
-        pyproject = find_pyproject(folder, self._above)
-        found = self._by_file.get(pyproject or "")
-        if found is None:
-            found = load_config(path=pyproject) if pyproject else Config()
-            found = found.with_overrides(**self.overrides)
-            self._by_file[pyproject or ""] = found
-        self._by_folder[folder] = found
         return found
 
     def remember(self, path: str, config: Config) -> None:

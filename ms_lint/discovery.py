@@ -77,7 +77,7 @@ def _walk(root: str, configs: ConfigSet, unreadable: List[Tuple[str, str]], list
     absolute_of = {root: absolute_root}  # each folder's absolute path, joined from its parent's
     for folder, dirnames, filenames in listings.walk(root, onerror=failed, absolute_top=absolute_root):
         absolute = absolute_of.pop(folder)
-        config = configs.for_folder(folder)
+        config = configs.for_path(folder, is_folder=True)
         excluded = config.excluded_in(folder)
         dirnames[:] = sorted(d for d in dirnames if not excluded(d))
         inside, absolute_inside = joiner(folder), joiner(absolute)

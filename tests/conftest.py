@@ -1,3 +1,5 @@
+import os
+import shutil
 import textwrap
 
 import pytest
@@ -80,3 +82,18 @@ def graph_mode():
     ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
     yield
     ms.set_context(mode=previous)
+
+
+@pytest.fixture
+def profile_copy(tmp_path_factory, monkeypatch, request):
+    """A test module that profiles fixtures/profile works on a copy: confirming a fix writes the verifier's
+    rewritten copy next to the module it rewrites, and other tests walk fixtures/ meanwhile. The module's
+    ``FIXTURES`` and the paths it names in ``PROFILE_PATHS`` are pointed into the copy, made outside ``tmp_path``
+    (the folder ``run_cli`` runs in) so that paths are shown as they are for files outside the current folder."""
+    module = request.module
+    original, copy = module.FIXTURES, tmp_path_factory.mktemp("profile_copy") / "profile"
+    shutil.copytree(original, copy)
+    for name in module.PROFILE_PATHS:
+        monkeypatch.setattr(module, name, os.path.normpath(os.path.join(copy, os.path.relpath(getattr(module, name),
+                                                                                               original))))
+    return copy

@@ -3,19 +3,20 @@ one (a sub-cell's module, a module the script imports), script mode, the backend
 import json
 import os
 import re
-import shutil
-import sys
 import tempfile
 
 import pytest
 
 pytest.importorskip("mindspore")
 
-pytestmark = pytest.mark.mindspore
+# each test profiles a copy of fixtures/profile (conftest's profile_copy patches these names)
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("profile_copy")]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "profile")
 CELLS = os.path.join(FIXTURES, "cells.py")
+
+PROFILE_PATHS = ("FIXTURES", "CELLS")
 
 
 def _line_of(path, text):
@@ -25,19 +26,6 @@ def _line_of(path, text):
 
 LOOP_LINE = _line_of(CELLS, "for _ in range(200)")
 IF_LINE = _line_of(CELLS, "if x.sum() > 0")
-
-
-@pytest.fixture(autouse=True)
-def profile_copy(tmp_path_factory, monkeypatch):
-    """Each test profiles a copy of fixtures/profile: confirming a fix writes the verifier's rewritten copy next to
-    the module it rewrites, and other tests walk fixtures/ meanwhile. Outside ``tmp_path``, the folder ``run_cli``
-    runs in, so that paths are shown as they are for files outside the current folder."""
-    original, copy = FIXTURES, tmp_path_factory.mktemp("profile_copy") / "profile"
-    shutil.copytree(original, copy)
-    module = sys.modules[__name__]
-    for name in ("FIXTURES", "CELLS"):
-        monkeypatch.setattr(module, name, os.path.normpath(os.path.join(copy, os.path.relpath(getattr(module, name), original))))
-    return copy
 
 
 @pytest.fixture

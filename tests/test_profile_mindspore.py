@@ -2,8 +2,6 @@
 import json
 import os
 import re
-import shutil
-import sys
 import tempfile
 
 import pytest
@@ -12,13 +10,16 @@ pytest.importorskip("mindspore")
 
 from ms_lint.profiler.session import profile_function, profile_script  # noqa: E402
 
-pytestmark = pytest.mark.mindspore
+# each test profiles a copy of fixtures/profile (conftest's profile_copy patches these names)
+pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("profile_copy")]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "profile")
 CELLS = os.path.join(FIXTURES, "cells.py")
 TRAIN = os.path.join(FIXTURES, "train.py")
 BROKEN = os.path.join(FIXTURES, "broken.py")
+
+PROFILE_PATHS = ("FIXTURES", "CELLS", "TRAIN", "BROKEN")
 
 
 def _line_of(path, text):
@@ -49,19 +50,6 @@ def _own_children(private_tmp):
         if b"ms_lint.profiler.child" in command and str(private_tmp).encode() in command:
             found.append(pid)
     return found
-
-
-@pytest.fixture(autouse=True)
-def profile_copy(tmp_path_factory, monkeypatch):
-    """Each test profiles a copy of fixtures/profile: confirming a fix writes the verifier's rewritten copy next to
-    the module it rewrites, and other tests walk fixtures/ meanwhile. Outside ``tmp_path``, the folder ``run_cli``
-    runs in, so that paths are shown as they are for files outside the current folder."""
-    original, copy = FIXTURES, tmp_path_factory.mktemp("profile_copy") / "profile"
-    shutil.copytree(original, copy)
-    module = sys.modules[__name__]
-    for name in ("FIXTURES", "CELLS", "TRAIN", "BROKEN"):
-        monkeypatch.setattr(module, name, os.path.normpath(os.path.join(copy, os.path.relpath(getattr(module, name), original))))
-    return copy
 
 
 @pytest.fixture

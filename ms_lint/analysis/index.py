@@ -259,12 +259,13 @@ class ProjectIndex:
     # -- building --------------------------------------------------------------------------------
     @classmethod
     def for_files(cls, files: Iterable[str], cache: Optional[SummaryCache] = None, jobs: Optional[int] = 1,
-                  **options) -> "ProjectIndex":
+                  listings=None, **options) -> "ProjectIndex":
         """Index every Python file of the packages that hold ``files`` (and the files themselves); ``jobs``
-        worker processes summarize what the cache does not hold."""
+        worker processes summarize what the cache does not hold; ``listings``: the run's folder listings
+        (``ms_lint.analysis.layout.Listings``), when it has read some."""
         index = cls(cache, **options)
         files = list(files)
-        paths, index.roots = project_files(files)
+        paths, index.roots = project_files(files, listings=listings)
         index.walked_tops = checked_tops(files)
         names = module_names(paths)
         index.cache.fill(paths, jobs, names)
