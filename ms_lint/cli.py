@@ -59,11 +59,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 def entry() -> int:
     """The ``ms-lint`` command (its console script and ``python -m ms_lint``): ``main`` in a process that ends with
     the run, which lets the garbage collector leave long-lived objects alone (``ms_lint.gcpolicy``)."""
-    from ms_lint.gcpolicy import short_lived_process
+    from ms_lint.gcpolicy import end_short_lived, short_lived_process
 
     if sys.argv[1:2] != ["server"]:  # the language server lives as long as the editor
         short_lived_process()
-    return main()
+    return end_short_lived(main())
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import tokenize
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -212,18 +213,21 @@ class ModuleContext:
     def _param_kinds_from_calls(self, func: cst.FunctionDef, bound: bool) -> Dict[str, Kind]:
         params = positional_params(func, bound)
         observed: List[Dict[str, Kind]] = []  # one per call site: what it passes each parameter
-        sites = [(self, site.caller, site.call) for site in self.scope.call_sites.get(func, [])]
+        sites: Iterable = [(self, site.caller, site.call) for site in self.scope.call_sites.get(func, [])]
         if self.project is not None:  # graph code in other modules that calls this function
-            external = self.project.external_call_sites(func, self.scope.owner_of.get(func))
-            if external is None:
+            sites = itertools.chain(sites, self.project.each_external_call_site(func, self.scope.owner_of.get(func)))
+        unknown = _UnknownParams(func, bound)
+        for site in sites:
+            if site is None:  # a caller that cannot be read
                 return {}
-            sites += external
-        for context, caller_def, call in sites:
-            caller = context.values(caller_def)
+            context, caller_def, call = site
             binding = bind_arguments(func, bound, call)
             if binding is None:
                 return {}
+            caller = context.values(caller_def)
             observed.append({name: caller.kind(value) for name, value in binding[0]})
+            if unknown.all_after(observed[-1]):
+                return {}  # every parameter is UNKNOWN whatever the other sites pass: the same as no kinds
         registered = self.scope.registered_types.get(func, [])
         for site in self.scope.mapped_sites.get(func, []):  # hyper_map(partial(op, a), seq): op's overloads
             caller = self.values(site.caller)
@@ -362,3 +366,28 @@ def _bound_to_sequence(func: cst.FunctionDef, value: cst.BaseExpression) -> bool
                 and _python_sequence(assign.value):
             return True
     return False
+
+
+class _UnknownParams:
+    """Which parameters of a helper are UNKNOWN whatever the call sites not read yet pass
+    (``ModuleContext._param_kinds_from_calls``): one passed two kinds, or passed UNKNOWN, or left out by one site
+    and passed by another; or passed by no site so far and without a literal default (it ends UNKNOWN whether a
+    later site passes it or none does). When all are, reading the other callers changes nothing."""
+
+    def __init__(self, func: cst.FunctionDef, bound: bool):
+        self.names = sorted(param_names(func))
+        self.literal_defaults = {param.name.value for param in positional_params(func, bound)
+                                 if param.default is not None and is_literal(param.default)}
+        self.passed: Dict[str, Set[Optional[Kind]]] = {name: set() for name in self.names}
+
+    def all_after(self, passed: Dict[str, Kind]) -> bool:
+        """Add one more site's kinds; are all parameters UNKNOWN now, whatever comes next?"""
+        for name in self.names:
+            self.passed[name].add(passed.get(name))  # None: not passed at this site
+        return all(self._settled(name) for name in self.names)
+
+    def _settled(self, name: str) -> bool:
+        kinds = self.passed[name]
+        if kinds == {None}:
+            return name not in self.literal_defaults
+        return len(kinds) > 1 or Kind.UNKNOWN in kinds

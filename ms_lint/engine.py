@@ -112,17 +112,21 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     if PREFILTER not in text and not graph_here:
         return result
     firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
-    problem = compile_problem(text, path)
-    if problem is not None:
-        # What this Python cannot compile is never handed to libcst: its native parser crashes the process at
-        # about 1,500 nested parentheses, which CPython rejects at 200; and code CPython cannot compile
-        # (a RecursionError on 1,000 nested calls) cannot run as graph code either.
-        result.findings.append(problem)
-        return result
-    if not firing:
-        return result  # no enabled rule can fire here (ms_lint/prefilter.py) and Python compiles it: nothing to say
-    if trees is None and not _graph_syntax_possible(text, source, project, firing):
-        return result  # no graph function writes a loop or an `if` the rules hook (ms_lint/analysis/screen.py)
+    # libcst parses the file only when a rule can fire (ms_lint/prefilter.py) and, unless the editor's trees are
+    # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
+    parses = bool(firing) and (trees is not None or _graph_syntax_possible(text, source, project, firing))
+    if parses or not _index_parsed(source, project):
+        problem = compile_problem(text, path)
+        if problem is not None:
+            # What this Python cannot compile is never handed to libcst: its native parser crashes the process at
+            # about 1,500 nested parentheses, which CPython rejects at 200; and code CPython cannot compile
+            # (a RecursionError on 1,000 nested calls) cannot run as graph code either. A file the index parsed
+            # and no rule reads further is not compiled (a fifth of a cold run's time on MindSpore's source):
+            # what only the compiler rejects there (``return`` outside a function) hides no finding.
+            result.findings.append(problem)
+            return result
+    if not parses:
+        return result  # no rule can fire, or no graph function holds what the firing rules hook: nothing to say
     # parsed already for another file's cross-module question (the editor server keeps its own trees)
     context = project.own_context(text) if trees is None else None
     if context is not None:
@@ -163,12 +167,16 @@ def _graph_syntax_possible(text: str, source: SourceFile, project: ProjectView, 
     """False when the screen proves no graph function of the file holds a node the firing rules hook; True when
     it may, or when it cannot tell (a rule it cannot screen, no summary of these very bytes)."""
     keywords = screen.rule_keywords(firing)
-    if keywords is None:
+    if keywords is None or not _index_parsed(source, project):
         return True
+    return screen.may_fire(text, project.index.by_path[project.path], project.graph_functions(), keywords)
+
+
+def _index_parsed(source: SourceFile, project: ProjectView) -> bool:
+    """The project index holds a summary of these very bytes, read as this text: the stdlib parser accepted
+    them (``ms_lint.analysis.index.summarize_file``)."""
     summary = project.index.by_path.get(project.path)
-    if summary is None or summary.digest != digest_of(source.raw) or not _summarized_as(source):
-        return True
-    return screen.may_fire(text, summary, project.graph_functions(), keywords)
+    return summary is not None and summary.digest == digest_of(source.raw) and _summarized_as(source)
 
 
 def _summarized_as(source: SourceFile) -> bool:
@@ -259,7 +267,10 @@ def compile_problem(text: str, path: str) -> Optional[Finding]:
         return unanalyzable(path, f"too deeply nested for Python to compile ({type(exc).__name__})")
     except (ValueError, TypeError) as exc:  # e.g. NUL bytes (read_source rejects them first)
         return unanalyzable(path, f"Python cannot compile it ({exc})")
-    if len(_BOOL_WORDS.findall(text)) >= BOOL_CHAIN_LIMIT:
+    # ``str.count`` bounds the word count from above (every match is an ``and`` or ``or``) at a fraction of the
+    # regex's cost
+    if (text.count("and") + text.count("or") >= BOOL_CHAIN_LIMIT
+            and len(_BOOL_WORDS.findall(text)) >= BOOL_CHAIN_LIMIT):
         line = _long_bool_chain(text)
         if line is not None:
             return unanalyzable(path, f"an `and`/`or` chain of more than {BOOL_CHAIN_LIMIT} operands (too long for "

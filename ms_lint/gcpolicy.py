@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
+import sys
 from typing import Iterator, List
 
 FEWER_COLLECTIONS = (100_000, 50, 100)
@@ -51,3 +53,20 @@ def keep_alive_objects() -> None:
     run calling the CLI in-process) does not freeze: that garbage would never be collected there."""
     if _SHORT_LIVED:
         gc.freeze()
+
+
+def end_short_lived(code: int) -> int:
+    """In a short-lived process (``short_lived_process``), flush the standard streams and end the process with
+    ``code`` now, skipping the interpreter's teardown: it frees every object still alive one at a time (the
+    project index; the trees and value models kept for cross-module questions), 3 of the 18 s of a check of a
+    55,000-line file of Cells, and nothing of what a run writes is left open by then (every file ms-lint writes is
+    closed where it is written; worker processes have been joined). Elsewhere it returns ``code``. Output that
+    cannot be written (a closed pipe) ends the process with status 2, as ``ms_lint.cli.main`` does."""
+    if not _SHORT_LIVED:
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # ValueError: a stream closed already
+            code = code or 2
+    os._exit(code)

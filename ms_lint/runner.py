@@ -129,11 +129,29 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
             index[id(cfg)] = len(configs)
             configs.append(cfg)
         tasks.append((path, index[id(cfg)]))
+    weigh = _graph_weight(project) if project is not None else None
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
-                       initargs=(configs, project), batches=neighbour_batches(tasks, workers))
+                       initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh))
 
 
-def neighbour_batches(tasks: List[Tuple[str, int]], workers: int) -> List[List[Tuple[str, int]]]:
+# What a file the index finds no graph code in costs, against one that holds graph code, per byte: it is read and
+# screened, never parsed (MindSpore's source: 1,877 of 2,142 files under 3 ms, 99 files 11 of 13 s).
+NO_GRAPH_SHARE = 20
+
+
+def _graph_weight(project) -> Callable[[str, int], int]:
+    """A file's weight for ``neighbour_batches``: its size, or a ``NO_GRAPH_SHARE``-th of it when the project's
+    index holds its summary and no graph function in it."""
+    def weigh(path: str, size: int) -> int:
+        if os.path.abspath(path) in project.by_path and not project.graph_functions_in(path):
+            return max(1, size // NO_GRAPH_SHARE)
+        return size
+
+    return weigh
+
+
+def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,
+                      weigh: Optional[Callable[[str, int], int]] = None) -> List[List[Tuple[str, int]]]:
     """The tasks cut into ``workers * BATCHES_PER_WORKER`` runs of neighbouring paths (in path order, about equal
     in bytes), the heaviest first.
 
@@ -141,13 +159,16 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int) -> List[List[T
     ``construct``) and the worker keeps them for the next files: modules of one folder or package ask about each
     other, so a worker that checks neighbours parses each of them once, where files dealt out by size made both
     workers parse most of them (the eight model packages: 699 libcst parses of 490 modules on two workers
-    against 523 on one). Heaviest first, so no worker is left with a long tail."""
+    against 523 on one). Heaviest first, so no worker is left with a long tail. ``weigh(path, size)``: the
+    weight a file counts with (default: its size)."""
     sizes: Dict[str, int] = {}
     for path, _ in tasks:
         try:
             sizes[path] = max(1, os.stat(path).st_size)  # empty files still count: they spread too
         except OSError:
             sizes[path] = 1
+        if weigh is not None:
+            sizes[path] = max(1, weigh(path, sizes[path]))
     target = max(1, sum(sizes.values()) // (workers * BATCHES_PER_WORKER))
     weighed: List[Tuple[int, List[Tuple[str, int]]]] = []
     current: List[Tuple[str, int]] = []

@@ -71,3 +71,25 @@ def test_missing_path_is_a_usage_error(run_cli):
     assert code == 2
     assert "no such file or directory" in err
     assert "Traceback" not in err
+
+
+# ``return`` outside a function: the stdlib parser accepts it, only Python's compiler rejects it.
+_COMPILER_ONLY_ERROR = "import mindspore\n\nreturn 1\n"
+_GRAPH_LOOP = ("import mindspore as ms\n\n\n@ms.jit\ndef f(x):\n    for i in range(x.shape[0]):\n"
+               "        x = x + x[i]\n    return x\n\n\nreturn 1\n")
+
+
+def test_what_only_the_compiler_rejects_is_reported_where_the_file_is_read_further(run_cli, write):
+    write("graph.py", _GRAPH_LOOP)  # a rule reads its graph function: libcst must not see what Python rejects
+    code, result = findings(run_cli, "graph.py")
+    assert code == 2
+    assert [(f["code"], f["line"]) for f in result] == [("MSL900", 11)]
+    assert "'return' outside function" in result[0]["message"]
+
+
+def test_what_only_the_compiler_rejects_hides_nothing_in_a_file_no_rule_reads(run_cli, write):
+    write("plain.py", _COMPILER_ONLY_ERROR)  # names MindSpore, holds no graph code: nothing of it is read further
+    write("broken.py", "import mindspore\n\nx = (1,\n")  # what the parser rejects is reported everywhere
+    code, result = findings(run_cli, ".")
+    assert code == 2
+    assert [(f["code"], f["path"]) for f in result] == [("MSL900", "broken.py")]

@@ -12,7 +12,7 @@ PROJECT = os.path.join(ROOT, "fixtures", "project")
 # Reports, at exit: the objects frozen, the gen-0 threshold, the interpreter's own default threshold, and whether the
 # summaries of the project's modules in the run's index are among the objects the collector still walks (frozen
 # ones are not listed).
-_REPORT = ("import atexit, gc, sys\n"
+_REPORT = ("import atexit, gc, os, sys\n"
            "default = gc.get_threshold()[0]\n"
            "def report():\n"
            "    tracked = {{id(o) for o in gc.get_objects()}}\n"
@@ -29,7 +29,13 @@ _REPORT = ("import atexit, gc, sys\n"
            "    built.append(original(*args, **kwargs))  # kept alive to the end, as a run's index is\n"
            "    return built[-1]\n"
            "runner.build_index = keep\n"
-           "atexit.register(report)\n"
+           "atexit.register(report)  # main returns to the interpreter's exit\n"
+           "real_exit = os._exit\n"
+           "def report_then_exit(code):  # entry ends the process itself\n"
+           "    report()\n"
+           "    sys.stdout.flush()\n"
+           "    real_exit(code)\n"
+           "os._exit = report_then_exit\n"
            "code = {function}()\n")
 
 
@@ -69,12 +75,14 @@ def test_only_the_one_shot_commands_are_short_lived(monkeypatch):
     monkeypatch.setattr(cli, "main", lambda: 0)
     monkeypatch.setattr(gcpolicy, "_SHORT_LIVED", [])
     monkeypatch.setattr(gcpolicy, "collect_less", lambda: None)
+    ended = []
+    monkeypatch.setattr(os, "_exit", ended.append)  # in place of ending the test's own process
     monkeypatch.setattr(sys, "argv", ["ms-lint", "server"])
     cli.entry()
-    assert gcpolicy._SHORT_LIVED == []  # the language server lives as long as the editor
+    assert gcpolicy._SHORT_LIVED == [] and ended == []  # the language server lives as long as the editor
     monkeypatch.setattr(sys, "argv", ["ms-lint", "check", "."])
     cli.entry()
-    assert gcpolicy._SHORT_LIVED == [True]
+    assert gcpolicy._SHORT_LIVED == [True] and ended == [0]
 
 
 def test_the_console_script_is_the_entry():
@@ -82,3 +90,26 @@ def test_the_console_script_is_the_entry():
         assert 'ms-lint = "ms_lint.cli:entry"' in handle.read()
     with open(os.path.join(ROOT, "ms_lint", "__main__.py"), encoding="utf-8") as handle:
         assert "entry()" in handle.read()
+
+
+_TEARDOWN = ("import atexit\n"
+             "atexit.register(lambda: print('teardown ran'))\n"
+             "from ms_lint.cli import {function}\n"
+             "raise SystemExit({function}())\n")
+
+
+def _ends(function, *args):
+    return subprocess.run([sys.executable, "-c", _TEARDOWN.format(function=function), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_command_ends_without_the_interpreters_teardown_and_keeps_its_output_and_status():
+    by_entry = _ends("entry", "check", "--no-cache", "--jobs", "1", PROJECT)
+    by_main = _ends("main", "check", "--no-cache", "--jobs", "1", PROJECT)
+    assert by_main.stdout.endswith("teardown ran\n")  # main in a long-lived process: the interpreter's exit
+    assert "teardown ran" not in by_entry.stdout  # entry: the process ends with the run
+    assert by_entry.stdout == by_main.stdout[:-len("teardown ran\n")]  # every line written, in full
+    assert by_entry.returncode == by_main.returncode == 1  # findings: the status is kept
+    listing = _ends("entry", "rules")
+    assert listing.returncode == 0 and "MSL101" in listing.stdout and "teardown ran" not in listing.stdout
+

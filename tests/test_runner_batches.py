@@ -42,3 +42,29 @@ def test_empty_files_are_still_spread_over_the_workers(tmp_path):
     batches = neighbour_batches(tasks, workers=2)
     assert len(batches) == 2 * BATCHES_PER_WORKER
     assert sorted(task for batch in batches for task in batch) == sorted(tasks)
+
+
+def test_files_without_graph_code_weigh_a_fraction_of_their_size(tmp_path):
+    from ms_lint.analysis.index import ProjectIndex
+    from ms_lint.runner import NO_GRAPH_SHARE, _graph_weight
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "net.py").write_text("from mindspore import nn\n\n\nclass Net(nn.Cell):\n"
+                                "    def construct(self, x):\n        return x\n")
+    (pkg / "util.py").write_text("def pad(n):\n    return n + 1\n")
+    index = ProjectIndex.for_files([str(pkg / "net.py"), str(pkg / "util.py")])
+    weigh = _graph_weight(index)
+    assert weigh(str(pkg / "net.py"), 4000) == 4000  # holds a construct: parsed and analyzed
+    assert weigh(str(pkg / "util.py"), 4000) == 4000 // NO_GRAPH_SHARE  # read and screened only
+    assert weigh(str(tmp_path / "elsewhere.py"), 4000) == 4000  # not in the index: no telling
+
+
+def test_batches_balance_the_weights_not_the_sizes(tmp_path):
+    sizes = {f"a/big{i:02d}.py": 20_000 for i in range(12)}  # large files without graph code
+    sizes.update({f"b/cell{i:02d}.py": 2_000 for i in range(12)})  # small Cells
+    tasks = write_tree(tmp_path, sizes)
+    batches = neighbour_batches(tasks, workers=2, weigh=lambda path, size: size if "/b/" in path else size // 20)
+    cells = [sum("/b/" in path for path, _ in batch) for batch in batches]
+    assert sum(cells) == 12 and max(cells) < 12  # the Cells, the real work, are spread over several batches

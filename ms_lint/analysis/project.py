@@ -272,23 +272,33 @@ class ProjectView:
         """(caller's context, caller def, call) for each call of this module's ``func`` from graph code in other
         modules, found through the index's call edges; None when some caller cannot be read (then the
         parameters' kinds are not known from the callers)."""
-        if self.module is None:
-            return []
-        qualname = f"{owner}.{func.name.value}" if owner else func.name.value
         sites = []
+        for site in self.each_external_call_site(func, owner):
+            if site is None:
+                return None
+            sites.append(site)
+        return sites
+
+    def each_external_call_site(self, func: cst.FunctionDef, owner: Optional[str]):
+        """``external_call_sites`` one at a time, each caller's module parsed when its turn comes (a caller that
+        has the answer already need not read the others: a helper of MindSpore's ``ops`` has hundreds); a None
+        stands for a caller that cannot be read, and ends them."""
+        if self.module is None:
+            return
+        qualname = f"{owner}.{func.name.value}" if owner else func.name.value
         for module, caller_qualname in self.index.callers_of((self.module, qualname)):
             if module == self.module:
                 continue
             context = self.context_for(module)
             caller = context.scope.function_named(caller_qualname) if context is not None else None
             if caller is None:
-                return None
+                yield None
+                return
             for call in context.calls_in(caller):
                 name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
                     call.func.value if isinstance(call.func, cst.Name) else None)
                 if name == func.name.value:
-                    sites.append((context, caller, call))
-        return sites
+                    yield context, caller, call
 
     def construct_call_sites(self, class_qualname: str):
         """(caller's context, caller def, call) for each call of a sub-cell of this class from graph code of the
