@@ -61,8 +61,10 @@ def end_short_lived(code: int) -> int:
     project index; the trees and value models kept for cross-module questions), 3 of the 18 s of a check of a
     55,000-line file of Cells, and nothing of what a run writes is left open by then (every file ms-lint writes is
     closed where it is written; worker processes have been joined). Elsewhere it returns ``code``. Output that
-    cannot be written (a closed pipe) ends the process with status 2, as ``ms_lint.cli.main`` does."""
-    if not _SHORT_LIVED:
+    cannot be written (a closed pipe) ends the process with status 2, as ``ms_lint.cli.main`` does. Under a
+    profiler or a tracer (``python -m cProfile -m ms_lint``, coverage) the interpreter ends the process, so that
+    they write what they gathered."""
+    if not _SHORT_LIVED or sys.getprofile() is not None or sys.gettrace() is not None:
         return code
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -113,3 +113,10 @@ def test_the_command_ends_without_the_interpreters_teardown_and_keeps_its_output
     listing = _ends("entry", "rules")
     assert listing.returncode == 0 and "MSL101" in listing.stdout and "teardown ran" not in listing.stdout
 
+
+
+def test_a_profiled_command_ends_as_python_ends_it():
+    proc = subprocess.run([sys.executable, "-m", "cProfile", "-s", "tottime", "-m", "ms_lint", "rules"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "MSL101" in proc.stdout and "function calls" in proc.stdout  # the profiler's report was written
