@@ -6,13 +6,13 @@ Writes are atomic (temporary file + rename). The folder carries a CACHEDIR.TAG a
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ms_lint import __version__
 from ms_lint.analysis.layout import digest_of, same_locations
+from ms_lint.blake import blake2b
 from ms_lint.diagnostics import Finding
 
 CACHE_DIR = ".ms_lint_cache"
@@ -396,7 +396,7 @@ def _code_fingerprint() -> str:
     """Changes whenever ms-lint's own source changes, so an edited rule never serves stale results. Worked out
     once per process: the code a process runs is the code it loaded."""
     package = os.path.dirname(os.path.abspath(__file__))
-    stamp = hashlib.blake2b(digest_size=8)
+    stamp = blake2b(digest_size=8)
     for folder, _, names in sorted(os.walk(package)):
         for name in sorted(names):
             if name.endswith(".py"):

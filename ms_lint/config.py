@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ms_lint.blake import blake2b
 from ms_lint.codes import CODES, is_valid_selector, matches
+from ms_lint.records import as_dict, field, record
 
 try:  # Python 3.11+
     import tomllib
@@ -28,7 +28,7 @@ class ConfigError(Exception):
     """A configuration problem the user must fix; the message names the file and key."""
 
 
-@dataclass
+@record
 class Config:
     select: List[str] = field(default_factory=lambda: ["MSL"])
     ignore: List[str] = field(default_factory=list)
@@ -116,17 +116,17 @@ class Config:
 
     def fingerprint(self) -> str:
         """Everything that changes analysis results, hashed (for the results cache)."""
-        data = asdict(self)
+        data = as_dict(self)
         for key in ("root", "source", "verify", "exclude", "extend_exclude"):
             data.pop(key)
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        return blake2b(json.dumps(data, sort_keys=True).encode(), digest_size=8).hexdigest()
 
     def with_overrides(self, select: Optional[List[str]] = None, ignore: Optional[List[str]] = None,
                        extend_select: Optional[List[str]] = None,
                        extend_ignore: Optional[List[str]] = None) -> "Config":
         """``select`` replaces the configured selection, ``extend_select`` adds to it; ``ignore`` and
         ``extend_ignore`` both add to the configured ignores (ruff's ``--ignore`` does too)."""
-        copy = Config(**{k: v for k, v in asdict(self).items()})
+        copy = Config(**as_dict(self))
         if select:
             for selector in select:
                 _check_selector(selector, "--select")

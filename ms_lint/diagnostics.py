@@ -1,8 +1,9 @@
 """The records every part of ms-lint passes around: a finding, and the fix a rule offers for it."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
+
+from ms_lint.records import field, record
 
 if TYPE_CHECKING:  # libcst is imported only where files are parsed: a warm cached run never loads it
     import libcst as cst
@@ -14,14 +15,14 @@ UNSAFE = "unsafe"
 Replacement = Union["cst.CSTNode", Sequence["cst.CSTNode"], None]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ImportRequest:
     """An import statement a rewrite needs (``from mindspore import ops``); added once, after the imports."""
 
     statement: str
 
 
-@dataclass
+@record
 class Fix:
     """A rewrite a rule offers: node replacements applied together, plus the imports they need.
 
@@ -38,7 +39,7 @@ class Fix:
         return {"applicability": self.applicability, "message": self.message}
 
 
-@dataclass
+@record
 class Finding:
     """One diagnostic, with 1-based line and column (the column of the reported node's first character)."""
 

@@ -7,11 +7,11 @@ that cannot be listed is reported (``Discovery.unreadable``), never skipped in s
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Iterator, List, Tuple, Union
 
 from ms_lint.analysis.layout import Listings, absolute_paths, joiner
 from ms_lint.config import Config, ConfigSet
+from ms_lint.records import field, record
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -20,7 +20,7 @@ class PathError(Exception):
     """A path given on the command line does not exist."""
 
 
-@dataclass
+@record
 class Discovery:
     files: List[str] = field(default_factory=list)
     unreadable: List[Tuple[str, str]] = field(default_factory=list)  # (folder, why)

@@ -18,11 +18,11 @@ A warm run (everything cached) stats each file, reads one JSON file and never im
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
+from ms_lint.blake import blake2b
 from ms_lint.cache import ResultsCache, Stamp
 from ms_lint.config import Config
 from ms_lint.diagnostics import Finding
@@ -81,7 +81,7 @@ def _analyze_one(path: str, config: Config, index=None) -> Result:
 
 
 def digest_bytes(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return blake2b(raw, digest_size=16).hexdigest()
 
 
 def _init_worker(configs: List[Config], index=None) -> None:

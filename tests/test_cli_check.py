@@ -132,3 +132,18 @@ def test_help_lists_every_command_though_a_run_imports_only_its_own(run_cli, cap
         run_cli("chekc")
     err = capsys.readouterr().err
     assert exited.value.code == 2 and "invalid choice" in err and "'verify'" in err  # a typo still lists them all
+
+
+@pytest.mark.parametrize("columns", ["60", "140"])
+def test_help_is_wrapped_to_the_terminal_width_as_argparse_wraps_it(monkeypatch, columns):
+    import argparse
+
+    from ms_lint.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = build_parser("check")._subparsers._group_actions[0].choices["check"]
+    text = ours.format_help()
+    reference = argparse.HelpFormatter("x")  # argparse's own reading of the width (through shutil)
+    assert ours._get_formatter()._width == reference._width == int(columns) - 2
+    ours.formatter_class = argparse.HelpFormatter
+    assert text == ours.format_help()  # the same help, line for line

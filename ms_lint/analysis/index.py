@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import os
 import sys
 import warnings
@@ -29,6 +28,7 @@ from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
 )
+from ms_lint.blake import blake2b
 from ms_lint.chunks import ast_runs, chunk_bounds
 
 CELL_ROOT = "mindspore.nn.Cell"
@@ -92,7 +92,7 @@ def fingerprint_of(recipe: Recipe, digests: Dict[str, str]) -> str:
     """The fingerprint a recipe makes with these digests of its modules (by absolute path; a module without one
     counts as absent)."""
     said, paths = recipe
-    stamp = hashlib.blake2b(said.encode(), digest_size=12)
+    stamp = blake2b(said.encode(), digest_size=12)
     for path in paths:
         stamp.update(f"{path}:{digests.get(path, '')};".encode())
     return stamp.hexdigest()
@@ -671,7 +671,7 @@ class ProjectIndex:
         summary = self.by_path.get(os.path.abspath(path))
         if summary is None:
             return None
-        said = hashlib.blake2b(digest_size=12)
+        said = blake2b(digest_size=12)
         graph = self.graph_functions_in(path)
         modules = self._direct_dependencies(summary.name)
         for qual in graph:

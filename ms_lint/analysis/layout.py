@@ -6,9 +6,10 @@ to see that nothing changed, imports neither ``ast`` nor the summaries.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+
+from ms_lint.blake import blake2b
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", "build", "dist", "node_modules",
              ".ms_lint_cache", "site-packages"}
@@ -233,7 +234,7 @@ def module_names(paths: Iterable[str]) -> Dict[str, str]:
 
 
 def digest_of(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return blake2b(raw, digest_size=16).hexdigest()
 
 
 def absolute_paths(paths: Iterable[str]) -> List[str]:
@@ -363,7 +364,7 @@ def project_state(stamps: Dict[str, Tuple[int, int]], salt: str) -> str:
     in order, which decide where module names resolve): while it holds, every file's cross-file fingerprint
     (``ProjectIndex.fingerprint_for``) is what it was, and the index need not be built to look results up (a warm
     run stats the files and reads two cache files)."""
-    stamp = hashlib.blake2b(salt.encode(), digest_size=16)
+    stamp = blake2b(salt.encode(), digest_size=16)
     for path, (mtime_ns, size) in sorted(stamps.items()):
         stamp.update(f"{path}\0{mtime_ns}\0{size}\n".encode())
     return stamp.hexdigest()

@@ -4,12 +4,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from ms_lint.analysis.layout import Listings
 from ms_lint.config import Config, ConfigError, ConfigSet, load_config
 from ms_lint.discovery import PathError, discover_all
+from ms_lint.records import field, record
 
 STDIN = "-"
 
@@ -50,7 +50,7 @@ def add_jobs_option(parser: argparse.ArgumentParser) -> None:
                         help="worker processes (default: auto, one per core, at most one per file)")
 
 
-@dataclass
+@record
 class Run:
     """What a run works on: the config of each file, the files, and what discovery could not read."""
 

@@ -7,10 +7,11 @@ keep their place after the profiled ones. This module never imports MindSpore.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from typing import Dict, List, Tuple
+
+from ms_lint.records import replaced
 
 
 class ProfileDataError(ValueError):
@@ -48,6 +49,6 @@ def annotate(findings: List, data: Dict) -> List:
             rest.append(finding)
             continue
         note = f" [profile: ~{_s(float(row['seconds']))}, {float(row['share']) * 100:.0f}% of {_s(total)} compile]"
-        profiled.append((float(row["seconds"]), dataclasses.replace(finding, message=finding.message + note)))
+        profiled.append((float(row["seconds"]), replaced(finding, message=finding.message + note)))
     profiled.sort(key=lambda pair: (-pair[0], pair[1].sort_key()))
     return [f for _, f in profiled] + rest
