@@ -62,13 +62,24 @@ def end_short_lived(code: int) -> int:
     55,000-line file of Cells, and nothing of what a run writes is left open by then (every file ms-lint writes is
     closed where it is written; worker processes have been joined). Elsewhere it returns ``code``. Output that
     cannot be written (a closed pipe) ends the process with status 2, as ``ms_lint.cli.main`` does. Under a
-    profiler or a tracer (``python -m cProfile -m ms_lint``, coverage) the interpreter ends the process, so that
-    they write what they gathered."""
-    if not _SHORT_LIVED or sys.getprofile() is not None or sys.gettrace() is not None:
+    profiler or a tracer (``python -m cProfile -m ms_lint``, coverage; ``sys.monitoring`` tools from Python 3.12)
+    the interpreter ends the process, so that they write what they gathered."""
+    if not _SHORT_LIVED or _observed():
         return code
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with the descriptor closed
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # ValueError: a stream closed already
-            code = code or 2
+            if stream is sys.stdout:
+                code = 2
     os._exit(code)
+
+
+def _observed() -> bool:
+    """A profiler or tracer is attached to this process."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+: cProfile and coverage may register here instead
+    return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))

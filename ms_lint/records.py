@@ -34,7 +34,9 @@ def record(cls: Optional[type] = None, *, frozen: bool = False):
     """``@dataclass`` (``@dataclass(frozen=True)``) for the fields annotated on the class itself."""
     def wrap(klass: type) -> type:
         fields: Dict[str, _Field] = {}
-        for name in klass.__dict__.get("__annotations__", {}):
+        # the class's own annotations (``from __future__ import annotations``: strings, only the names are read);
+        # on Pythons that make them lazily, the attribute computes them
+        for name in klass.__dict__.get("__annotations__") or getattr(klass, "__annotations__", {}):
             value = klass.__dict__.get(name, _MISSING)
             spec = value if isinstance(value, _Field) else _Field(value, None, True, True)
             fields[name] = spec

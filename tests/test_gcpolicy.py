@@ -120,3 +120,31 @@ def test_a_profiled_command_ends_as_python_ends_it():
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "MSL101" in proc.stdout and "function calls" in proc.stdout  # the profiler's report was written
+
+
+def _flagged_file(tmp_path):
+    path = tmp_path / "flagged.py"
+    path.write_text("import mindspore as ms\n\n\n@ms.jit\ndef f(x):\n    if x.sum() > 0:\n        x = x + 1\n"
+                    "    return x\n")
+    return str(path)
+
+
+def test_output_to_a_closed_pipe_ends_with_status_2_even_with_findings(tmp_path):
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}  # block-buffered stdout
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away (``ms-lint check | head`` after head exits)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "ms_lint", "check", "--no-cache", _flagged_file(tmp_path)],
+                              cwd=ROOT, stdout=write_end, stderr=subprocess.PIPE, env=env, timeout=300)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 2, proc.stderr  # an error, not "findings" (1)
+
+
+def test_a_closed_stderr_keeps_the_status(tmp_path):
+    command = f'"{sys.executable}" -m ms_lint check --no-cache "{_flagged_file(tmp_path)}" 2>&-'
+    flagged = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert flagged.returncode == 1 and "MSL201" in flagged.stdout
+    listing = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ms_lint rules 2>&-'], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)
+    assert listing.returncode == 0 and "MSL101" in listing.stdout
