@@ -325,8 +325,13 @@ def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[Ra
     positions = trees.positions(module) if trees is not None else StatementPositions(module, text, parents)
     result.positions = positions
     lines = text.splitlines()
-    for report in reports:
-        where = positions.get(report.node)
+    rank = getattr(positions, "statement_rank", None)
+    places = list(range(len(reports)))
+    if rank is not None:  # statement by statement: each one's positions generated once, then let go
+        places.sort(key=lambda number: rank(reports[number].node))
+    found = {number: positions.get(reports[number].node) for number in places}
+    for number, report in enumerate(reports):
+        where = found[number]
         if where is None:
             continue
         finding = Finding(

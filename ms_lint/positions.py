@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
@@ -109,6 +110,11 @@ class StatementPositions(Mapping):
     ``node_positions``'s either way (``tests/test_positions.py`` compares them node by node).
     """
 
+    # Statements whose positions are kept (the most recently placed): a file with a finding in each of its 3,000
+    # classes kept every class's positions, 43 MB of a 272 MB check of the 55k-line generated file. The engine
+    # places a file's findings statement by statement (``statement_rank``), so each is generated once.
+    KEEP = 16
+
     def __init__(self, module: cst.Module, text: str, parents: Mapping[cst.CSTNode, cst.CSTNode]):
         self._module = module
         self._text = text
@@ -116,8 +122,17 @@ class StatementPositions(Mapping):
         self._top: Optional[Dict[cst.CSTNode, cst.BaseStatement]] = None
         self._first_lines: Optional[Dict[cst.BaseStatement, int]] = None
         self._line_starts: Optional[List[int]] = None
-        self._placed: Dict[cst.BaseStatement, Optional[Tuple[NodePositions, int]]] = {}
+        self._placed: "OrderedDict[cst.BaseStatement, Optional[Tuple[NodePositions, int]]]" = OrderedDict()
         self._full: Optional[NodePositions] = None
+        self._ranks: Optional[Dict[cst.BaseStatement, int]] = None
+
+    def statement_rank(self, node: object) -> int:
+        """The position in the module of the top-level statement holding ``node`` (-1 when it is not placed
+        through one): the order in which to ask for many nodes' positions."""
+        if self._ranks is None:
+            self._ranks = {statement: rank for rank, statement in enumerate(self._module.body)}
+        statement = self._statement_of(node) if isinstance(node, cst.CSTNode) else None
+        return self._ranks.get(statement, -1) if statement is not None else -1
 
     # -- Mapping -------------------------------------------------------------------------------------------
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -151,8 +166,12 @@ class StatementPositions(Mapping):
         statement = self._statement_of(node)
         if statement is None:
             return None
-        if statement not in self._placed:
+        if statement in self._placed:
+            self._placed.move_to_end(statement)
+        else:
             self._placed[statement] = self._generate(statement)
+            if len(self._placed) > self.KEEP:
+                self._placed.popitem(last=False)
         placed = self._placed[statement]
         return placed if placed is not None and node in placed[0] else None
 

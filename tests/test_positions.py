@@ -131,3 +131,46 @@ def test_statement_positions_of_a_statement_not_in_the_text_fall_back():
     found = StatementPositions(module, text, _parents_of_all(module))
     assert found[call].start.line == 3  # the module's own answer, not a line computed against the other text
     assert found._full is not None
+
+
+def test_statement_positions_keep_few_statements_and_answer_the_same_after_letting_one_go(monkeypatch):
+    monkeypatch.setattr(StatementPositions, "KEEP", 2)
+    text = "".join(f"def f{i}(x):\n    y = x + {i}\n    return y * 2\n\n\n" for i in range(8))
+    module = cst.parse_module(text)
+    expected = node_positions(module)
+    found = StatementPositions(module, text, _parents_of_all(module))
+    calls = []
+    generate = StatementPositions._generate
+    monkeypatch.setattr(StatementPositions, "_generate", lambda self, st: calls.append(st) or generate(self, st))
+    names = [node for node in expected if isinstance(node, cst.Name)]
+    for node in names + names[::-1]:  # every statement asked for, let go, then asked for again
+        assert found[node] == expected[node]
+    assert len(found._placed) == 2  # at most KEEP statements' positions at a time
+    assert len(calls) > len(module.body)  # the ones let go were generated again
+
+
+def test_the_engine_places_findings_statement_by_statement(monkeypatch):
+    """A file with findings in many top-level statements, reported out of order (one rule after the other):
+    each statement's positions are generated once, though only a few are kept."""
+    from ms_lint.config import Config
+    from ms_lint.engine import analyze_source
+    from ms_lint.source import decode_source
+
+    monkeypatch.setattr(StatementPositions, "KEEP", 1)
+    cells = "".join(textwrap.dedent(f"""
+        class Net{i}(nn.Cell):
+            def construct(self, x):
+                for j in range(x.shape[0]):
+                    x = x + x[j]
+                if x.sum() > 0:
+                    x = x - 1
+                return x
+        """) for i in range(6))
+    text = "import mindspore as ms\nfrom mindspore import nn\n" + cells
+    calls = []
+    generate = StatementPositions._generate
+    monkeypatch.setattr(StatementPositions, "_generate", lambda self, st: calls.append(st) or generate(self, st))
+    result = analyze_source(decode_source("m.py", text.encode()), Config())
+    assert {finding.code for finding in result.findings} >= {"MSL101", "MSL201"}
+    assert len({f.line for f in result.findings}) >= 12
+    assert len(calls) == len(set(calls)) == 6  # one per class, however the rules' reports were ordered
