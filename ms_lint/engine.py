@@ -121,7 +121,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
             # What this Python cannot compile is never handed to libcst: its native parser crashes the process at
             # about 1,500 nested parentheses, which CPython rejects at 200; and code CPython cannot compile
             # (a RecursionError on 1,000 nested calls) cannot run as graph code either. A file the index parsed
-            # and no rule reads further is not compiled (a fifth of a cold run's time on MindSpore's source):
+            # and no rule reads further is not compiled (a tenth of a cold run's CPU on MindSpore's source):
             # what only the compiler rejects there (``return`` outside a function) hides no finding.
             result.findings.append(problem)
             return result
