@@ -27,8 +27,12 @@ from ms_lint.cache import ResultsCache, Stamp
 from ms_lint.config import Config
 from ms_lint.diagnostics import Finding
 
-# Below this many files to analyze, worker start-up costs more than it saves.
+# Below this many files to analyze, worker start-up costs more than it saves, unless they are heavy: at least
+# PARALLEL_WEIGHT bytes as ``neighbour_batches`` weighs them (graph code about 2 s per MB on this machine: the two
+# 450 KB modules MindSpore's source re-checks after an edit of ``math_func.py`` took 0.9 and 0.65 s one after the
+# other).
 PARALLEL_THRESHOLD = 24
+PARALLEL_WEIGHT = 200_000
 # Batches of neighbouring files per worker (``neighbour_batches``): few, so modules that ask about each other are
 # checked by one worker; more than one, so the last batch does not leave a worker idle for long.
 BATCHES_PER_WORKER = 3
@@ -118,8 +122,9 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
 
     config_of = config if callable(config) else (lambda _path: config)
     workers = worker_count(jobs, len(paths))
-    if workers <= 1 or len(paths) < PARALLEL_THRESHOLD:  # under check_files' fewer collections
-        return [_analyze_one(path, config_of(path), project) for path in paths]
+    weigh = _graph_weight(project) if project is not None else None
+    if workers <= 1 or (len(paths) < PARALLEL_THRESHOLD and _weight(paths, weigh) < PARALLEL_WEIGHT):
+        return [_analyze_one(path, config_of(path), project) for path in paths]  # under check_files' fewer collections
     configs: List[Config] = []
     index: Dict[int, int] = {}
     tasks = []
@@ -129,7 +134,6 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
             index[id(cfg)] = len(configs)
             configs.append(cfg)
         tasks.append((path, index[id(cfg)]))
-    weigh = _graph_weight(project) if project is not None else None
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
                        initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh))
 
@@ -148,6 +152,20 @@ def _graph_weight(project) -> Callable[[str, int], int]:
         return size
 
     return weigh
+
+
+def _weight(paths: List[str], weigh: Optional[Callable[[str, int], int]]) -> int:
+    """The files' summed weight (``neighbour_batches``), stopping once it reaches PARALLEL_WEIGHT."""
+    total = 0
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            continue
+        total += weigh(path, size) if weigh is not None else size
+        if total >= PARALLEL_WEIGHT:
+            break
+    return total
 
 
 def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,

@@ -68,3 +68,18 @@ def test_batches_balance_the_weights_not_the_sizes(tmp_path):
     batches = neighbour_batches(tasks, workers=2, weigh=lambda path, size: size if "/b/" in path else size // 20)
     cells = [sum("/b/" in path for path, _ in batch) for batch in batches]
     assert sum(cells) == 12 and max(cells) < 12  # the Cells, the real work, are spread over several batches
+
+
+def test_a_few_heavy_files_go_to_workers_and_a_few_light_ones_stay_in_process(tmp_path, monkeypatch):
+    from ms_lint import pool, runner
+    from ms_lint.config import Config
+
+    pooled = []
+    monkeypatch.setattr(pool, "run_batches", lambda tasks, *args, **kwargs: pooled.append(len(tasks)) or [])
+    monkeypatch.setattr(pool, "worker_count", lambda jobs, count: 2)
+    monkeypatch.setattr(runner, "_analyze_one", lambda path, config, index=None: (path, [], None))
+    light = write_tree(tmp_path, {"light/a.py": 100, "light/b.py": 100})
+    assert len(runner.analyze_files([p for p, _ in light], Config(), jobs=2)) == 2 and pooled == []
+    heavy = write_tree(tmp_path, {"heavy/a.py": runner.PARALLEL_WEIGHT // 2, "heavy/b.py": runner.PARALLEL_WEIGHT // 2})
+    runner.analyze_files([p for p, _ in heavy], Config(), jobs=2)
+    assert pooled == [2]  # two files, below PARALLEL_THRESHOLD, but as much work as many
