@@ -626,8 +626,9 @@ def fixture_graph_conditions(kinds):
     """(path, context, graph function, node) for every node of these kinds in the fixtures' graph functions."""
     from ms_lint.walk import find
 
-    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
-    for path in sorted(root.rglob("*.py")):
+    from corpus_support import fixture_sources
+
+    for path in fixture_sources():
         try:
             module, context = context_of(path.read_text(encoding="utf-8"))
         except cst.ParserSyntaxError:
