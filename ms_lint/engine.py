@@ -114,8 +114,9 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
     # libcst parses the file only when a rule can fire (ms_lint/prefilter.py) and, unless the editor's trees are
     # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
-    parses = bool(firing) and (trees is not None or _graph_syntax_possible(text, source, project, firing))
-    if parses or not _index_parsed(source, project):
+    indexed = _index_parsed(source, project)
+    parses = bool(firing) and (trees is not None or _graph_syntax_possible(text, project, firing, indexed))
+    if parses or not indexed:
         problem = compile_problem(text, path)
         if problem is not None:
             # What this Python cannot compile is never handed to libcst: its native parser crashes the process at
@@ -162,12 +163,12 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     return result
 
 
-def _graph_syntax_possible(text: str, source: SourceFile, project: ProjectView, firing: Sequence[Type[Rule]]
-                            ) -> bool:
+def _graph_syntax_possible(text: str, project: ProjectView, firing: Sequence[Type[Rule]], indexed: bool) -> bool:
     """False when the screen proves no graph function of the file holds a node the firing rules hook; True when
-    it may, or when it cannot tell (a rule it cannot screen, no summary of these very bytes)."""
+    it may, or when it cannot tell (a rule it cannot screen; ``indexed`` false: no summary of these very bytes,
+    ``_index_parsed``)."""
     keywords = screen.rule_keywords(firing)
-    if keywords is None or not _index_parsed(source, project):
+    if keywords is None or not indexed:
         return True
     return screen.may_fire(text, project.index.by_path[project.path], project.graph_functions(), keywords)
 
