@@ -9,10 +9,12 @@ collected there. Each such node is written with its keyword: ``for`` (a loop, or
 comprehension), ``while``, ``if``. A keyword is never a name, so where no graph function's text holds the
 keyword in its code (outside strings and comments), the rules cannot fire and the file need not be parsed.
 
-MSL201 also passes over an ``if`` whose test ``values.never_tensor`` clears (``if x is None``, ``if "a" in
-mode``); for a rule that declares so (``Rule.skips_never_tensor_tests``), a function whose text holds ``if`` is
-parsed with the stdlib ``ast`` (a tenth of libcst's cost) and kept only when one of its tests is not cleared by
-:func:`never_tensor`, which accepts a subset of what the libcst version accepts.
+MSL201 reports an ``if`` only when the value model gives its test the kind TENSOR; for a rule that declares so
+(``Rule.skips_never_tensor_tests``), a function whose text holds ``if`` is parsed with the stdlib ``ast`` (a tenth
+of libcst's cost) and kept only when one of its tests is not cleared by ``screen_tests.not_tensor``: what
+``values.never_tensor`` clears (``if x is None``, ``if "a" in mode``), and what the value model decides without the
+function's own bindings (``if len(shape) == 4``, ``if x.ndim == 2``, ``if self.has_bias`` where every write of
+``self.has_bias`` assigns a literal or a defaulted ``__init__`` parameter); see ``ms_lint/analysis/screen_tests.py``.
 
 Why the screen is sound: a superset of ``GraphScope``'s functions
 ------------------------------------------------------------------
@@ -43,10 +45,11 @@ import ast
 import re
 import warnings
 from collections import Counter
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from ms_lint.analysis.screen_tests import SelfAttributes, const_calls_of, never_tensor, not_tensor
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.chunks import line_starts
 from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement
@@ -138,51 +141,41 @@ def code_words(raw: str, text: Optional[Text] = None) -> Optional[Counter]:
     return words
 
 
-def never_tensor(expr: ast.expr) -> bool:
-    """``values.never_tensor`` on the stdlib tree, for no expression it does not clear: constants (numbers,
-    strings, and ``True``/``False``/``None``, which libcst writes as names), ``is``/``in`` tests, comparisons with
-    a string, ``not`` and the other unary operators, ``and``/``or`` of those. ``...`` is not cleared (the libcst
-    version does not clear ``cst.Ellipsis``)."""
-    kind = type(expr)
-    if kind is ast.Constant:
-        return expr.value is not Ellipsis
-    if kind is ast.JoinedStr:
-        return True
-    if kind is ast.Compare:
-        if any(type(op) in (ast.In, ast.NotIn, ast.Is, ast.IsNot) for op in expr.ops):
-            return True
-        operands = [expr.left] + expr.comparators
-        return any(_is_string(operand) for operand in operands) or all(never_tensor(o) for o in operands)
-    if kind is ast.UnaryOp:
-        return never_tensor(expr.operand)
-    if kind is ast.BoolOp:
-        return all(never_tensor(value) for value in expr.values)
-    return False
-
-
-def _is_string(expr: ast.expr) -> bool:
-    return type(expr) is ast.JoinedStr or (type(expr) is ast.Constant and isinstance(expr.value, (str, bytes)))
-
-
-def _tensor_test_possible(source: str) -> bool:
-    """A function's text (from its ``def`` line) holds an ``if`` or ``a if c else b`` whose test may be a Tensor,
-    or cannot be read."""
+def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[ast.expr]]:
+    """The tests of the ``if`` and ``a if c else b`` in a function's text (from its ``def`` line) that are not
+    cleared without the class's attributes: None when one is not cleared even with every ``self.<attr>`` cleared
+    (or the text cannot be read), else those that need ``self.<attr>`` (usually none)."""
     block = "if 1:\n" + source if source[:1] in " \t" else source
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(block)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
+        return None
     body = tree.body[0].body if block is not source else tree.body
+    pending: List[ast.expr] = []
     try:
         for stmt in body:
             for node in ast.walk(stmt):
-                if type(node) in (ast.If, ast.IfExp) and not never_tensor(node.test):  # type: ignore[attr-defined]
-                    return True
+                if type(node) not in (ast.If, ast.IfExp):
+                    continue
+                test = node.test  # type: ignore[attr-defined]
+                if not_tensor(test, _NO_ATTRIBUTE, const_calls):
+                    continue
+                if not not_tensor(test, _ANY_ATTRIBUTE, const_calls):
+                    return None
+                pending.append(test)
     except RecursionError:  # ``not not ... x`` a thousand deep: the libcst side decides
-        return True
-    return False
+        return None
+    return pending
+
+
+def _NO_ATTRIBUTE(attr: str) -> bool:
+    return attr == "training"
+
+
+def _ANY_ATTRIBUTE(attr: str) -> bool:
+    return True
 
 
 def _renames_jit(text: Text) -> bool:
@@ -203,10 +196,23 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
         return False
     keywords = needed - {TENSOR_IF}
     tensor_if = TENSOR_IF in needed
-    for _found, source, words in candidates(text, summary, external):
-        if words is None or any(keyword in words for keyword in keywords) or (
-                tensor_if and "if" in words and _tensor_test_possible(source)):
+    const_calls = const_calls_of(summary.imports, summary.star_imports)
+    asked: List[Tuple[Optional[str], ast.expr]] = []  # (the method's class, a test only its attributes clear)
+    found_all = list(candidates(text, summary, external))
+    for found, _source, words in found_all:  # a loop anywhere keeps the file before any ``if`` is parsed
+        if words is None or found is None or any(keyword in words for keyword in keywords):
             return True
+    for found, source, words in found_all:
+        if tensor_if and "if" in words:  # type: ignore[operator]
+            pending = _uncleared_tests(source, const_calls)
+            if pending is None:
+                return True
+            owner = found.qualname.rsplit(".", 1)[0] if "." in found.qualname else None  # type: ignore[union-attr]
+            asked.extend((owner, test) for test in pending)
+    if asked:  # read the module's classes only now: most files are kept by a test nothing clears
+        attributes = SelfAttributes(text, const_calls)
+        return not all(not_tensor(test, lambda attr: attributes.never_tensor(owner, attr), const_calls)
+                       for owner, test in asked)
     return False
 
 

@@ -51,8 +51,9 @@ class Rule:
     # called with that keyword argument. ``AnyOf``/``AllOf`` combine them. A tuple of strings: one of them must
     # appear in the raw text (strings and comments included), e.g. an environment variable's name.
     requires_text: ClassVar[Union[str, Tuple[str, ...], None]] = None
-    # True for a rule whose ``visit_If``/``visit_IfExp`` findings never come from a test ``values.never_tensor``
-    # clears (``if x is None``): the screen before parsing (ms_lint/analysis/screen.py) may then pass over them.
+    # True for a rule whose ``visit_If``/``visit_IfExp`` findings only come from a test the value model gives the
+    # kind TENSOR (never ``if x is None``): the screen before parsing (ms_lint/analysis/screen.py) may then pass over
+    # the tests ``screen_tests.not_tensor`` clears.
     skips_never_tensor_tests: ClassVar[bool] = False
 
     def __init__(self, context: ModuleContext):

@@ -1,0 +1,339 @@
+"""``if`` tests the value model cannot take for a Tensor, told from the stdlib tree before libcst parses a file.
+
+The screen (``ms_lint.analysis.screen``) keeps a graph function whose text holds an ``if`` unless every test in it
+is cleared, and MSL201 reports a test only when ``values.FunctionValues.kind`` gives it TENSOR. ``screen.never_tensor``
+clears what no name decides (``x is None``); :func:`not_tensor` also clears what the value model decides without
+the function's own bindings, by the same rules (``ExpressionKinds._kind_*``):
+
+* ``x.shape``, ``x.ndim``, ``x.dtype``, ``self.training`` (``values.SHAPE_ATTRIBUTES``): CONST whatever ``x`` is;
+  any other attribute but ``self.<attr>`` and a Tensor view (``x.T``): CONST (``ms.float16``) or UNKNOWN
+  (``self.config.use_bias``); subscripts of those;
+* ``len(...)``, ``isinstance(...)`` and the other builtins ``_kind_Call`` takes for CONST, in a module that imports
+  no such name (``ImportTable.qualify`` would then name it);
+* ``self.<attr>`` in a method of class C (:class:`SelfAttributes`): ``ClassAttributes.kind`` joins the kinds of the
+  values the methods of C and its in-module bases assign to it, and asks other modules only when they assign none;
+* comparisons, ``not``, ``and``/``or`` of those: ``_combine`` gives TENSOR only for a TENSOR operand.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from ms_lint.analysis.values import SHAPE_ATTRIBUTES, TENSOR_VIEW_ATTRIBUTES
+
+# The builtins ``ExpressionKinds._kind_Call`` takes for CONST whatever their arguments are.
+CONST_CALLS = frozenset({"len", "isinstance", "range", "hasattr", "type", "issubclass", "callable"})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def never_tensor(expr: ast.expr) -> bool:
+    """``values.never_tensor`` on the stdlib tree, for no expression it does not clear: constants (numbers,
+    strings, and ``True``/``False``/``None``, which libcst writes as names), ``is``/``in`` tests, comparisons with
+    a string, ``not`` and the other unary operators, ``and``/``or`` of those. ``...`` is not cleared (the libcst
+    version does not clear ``cst.Ellipsis``)."""
+    kind = type(expr)
+    if kind is ast.Constant:
+        return expr.value is not Ellipsis
+    if kind is ast.JoinedStr:
+        return True
+    if kind is ast.Compare:
+        if any(type(op) in (ast.In, ast.NotIn, ast.Is, ast.IsNot) for op in expr.ops):
+            return True
+        operands = [expr.left] + expr.comparators
+        return any(_is_string(operand) for operand in operands) or all(never_tensor(o) for o in operands)
+    if kind is ast.UnaryOp:
+        return never_tensor(expr.operand)
+    if kind is ast.BoolOp:
+        return all(never_tensor(value) for value in expr.values)
+    return False
+
+
+def _is_string(expr: ast.expr) -> bool:
+    return type(expr) is ast.JoinedStr or (type(expr) is ast.Constant and isinstance(expr.value, (str, bytes)))
+
+
+def not_tensor(expr: ast.expr, self_attribute: Callable[[str], bool], const_calls: FrozenSet[str],
+               name: Optional[Callable[[str], bool]] = None) -> bool:
+    """The value model cannot give ``expr`` the kind TENSOR in the function it is written in. ``self_attribute``:
+    whether ``self.<attr>`` is cleared there (:meth:`SelfAttributes.never_tensor` for the method's class);
+    ``const_calls``: the builtins of CONST_CALLS the module does not import a name for; ``name``: whether a name
+    is cleared (none is without it)."""
+    if never_tensor(expr):
+        return True
+    kind = type(expr)
+    if kind is ast.Name:
+        return name is not None and name(expr.id)
+    if kind is ast.Attribute:
+        return _attribute_not_tensor(expr, self_attribute)
+    if kind is ast.Subscript:  # ``x.shape[0]``: CONST or UNKNOWN as its base (a name's may be a dict's key)
+        return type(expr.value) is ast.Attribute and _attribute_not_tensor(expr.value, self_attribute)
+    if kind is ast.Call:
+        return type(expr.func) is ast.Name and expr.func.id in const_calls
+    if kind is ast.Compare:
+        return all(not_tensor(o, self_attribute, const_calls, name) for o in [expr.left] + expr.comparators)
+    if kind is ast.UnaryOp:
+        return not_tensor(expr.operand, self_attribute, const_calls, name)
+    if kind is ast.BoolOp:
+        return all(not_tensor(value, self_attribute, const_calls, name) for value in expr.values)
+    return False
+
+
+def _attribute_not_tensor(expr: ast.Attribute, self_attribute: Callable[[str], bool]) -> bool:
+    """``ExpressionKinds._kind_Attribute`` gives CONST or UNKNOWN: a shape attribute of anything; ``self.<attr>``
+    that ``self_attribute`` clears; any other attribute but a Tensor view (``x.T``) of a Tensor (a MindSpore name,
+    ``ms.float16``, is CONST, and the rest UNKNOWN)."""
+    if expr.attr in SHAPE_ATTRIBUTES:
+        return True
+    if type(expr.value) is ast.Name and expr.value.id == "self":
+        return self_attribute(expr.attr)
+    return expr.attr not in TENSOR_VIEW_ATTRIBUTES
+
+
+def _ANY_ATTRIBUTE(attr: str) -> bool:
+    return True
+
+
+def const_calls_of(imports: Iterable[str], star_imports: List[str]) -> FrozenSet[str]:
+    """The builtins of CONST_CALLS a module with these imported names leaves as builtins (none after a ``*``
+    import, which may bring any name)."""
+    if star_imports:
+        return frozenset()
+    return CONST_CALLS - set(imports)
+
+
+class SelfAttributes:
+    """Which ``self.<attr>`` ``values.ClassAttributes.kind`` cannot make a Tensor, per class, from the module's
+    stdlib tree (parsed on the first question).
+
+    ``kind(C, attr)`` is CONST for ``training``. Otherwise, when the methods of C and its in-module bases assign
+    ``self.<attr>`` (``self_assignments``: ``self.a = v`` and ``self.a: T = v`` statements of the method bodies,
+    ``ClassAttributes._collect``), it is the join of those values' kinds, and the join of CONST and UNKNOWN is never
+    TENSOR; with no such assignment it asks MindSpore's base classes and other modules, which is not cleared here.
+    An attribute is cleared when one such assignment is written directly in a method body, and every write of
+    ``self.<attr>`` anywhere in those methods (nested functions included) is a plain one whose value is a literal
+    (``never_tensor``) or a parameter of its function that has a default or no annotation (``_InitEnv``: CONST or
+    UNKNOWN) and that the function never rebinds. Classes and methods are collected as ``GraphScope._collect_in``
+    does, so the chain and its methods are the ones ``ClassAttributes._collect`` reads.
+    """
+
+    def __init__(self, text: str, const_calls: FrozenSet[str] = frozenset()):
+        self.text = text
+        self.const_calls = const_calls
+        self._classes: Optional[Dict[str, Tuple[List[str], Dict[str, ast.AST]]]] = None
+        self._harmless: Dict[int, Dict[str, bool]] = {}  # id(method) -> attr -> every write of it there is harmless
+
+    def never_tensor(self, owner: Optional[str], attr: str) -> bool:
+        if attr == "training":
+            return True
+        if owner is None or not self._read():
+            return False
+        assert self._classes is not None
+        if owner not in self._classes:
+            return False
+        methods = [method for name in self._chain(owner) for method in self._classes[name][1].values()]
+        if not _assigned_directly(methods, attr):
+            return False
+        for method in methods:
+            if id(method) not in self._harmless:
+                try:
+                    self._harmless[id(method)] = _harmless_writes(method, self.const_calls)
+                except RecursionError:
+                    return False
+            if not self._harmless[id(method)].get(attr, True):
+                return False
+        return True
+
+    def _read(self) -> bool:
+        if self._classes is None:
+            try:
+                tree = ast.parse(self.text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._classes = {}
+                return False
+            self._classes = {}
+            _collect_classes(tree.body, "", self._classes)
+        return bool(self._classes)
+
+    def _chain(self, owner: str) -> List[str]:
+        assert self._classes is not None
+        chain: List[str] = []
+        pending = [owner]
+        while pending:
+            name = pending.pop(0)
+            if name in self._classes and name not in chain:
+                chain.append(name)
+                pending.extend(self._classes[name][0])
+        return chain
+
+
+
+def _assigned_directly(methods: List[ast.AST], attr: str) -> bool:
+    """A statement of one of the method bodies assigns ``self.<attr>`` (``ClassAttributes._collect`` reads it)."""
+    for method in methods:
+        for stmt in method.body:  # type: ignore[attr-defined]
+            targets = stmt.targets if type(stmt) is ast.Assign else (
+                [stmt.target] if type(stmt) is ast.AnnAssign and stmt.value is not None else [])
+            if any(_self_attribute(target) == attr for target in targets):
+                return True
+    return False
+
+
+def _collect_classes(body: List[ast.stmt], prefix: str,
+                     classes: Dict[str, Tuple[List[str], Dict[str, ast.AST]]]) -> None:
+    """``GraphScope._collect_in`` on the stdlib tree: classes by qualname (the first of a name), with the names of
+    their one-name bases and their methods (the last ``def`` of a name); classes under a block are not collected."""
+    for stmt in body:
+        if isinstance(stmt, _FUNCTIONS):
+            _collect_classes(stmt.body, f"{prefix}{stmt.name}.<locals>.", classes)
+        elif isinstance(stmt, ast.ClassDef):
+            qualname = f"{prefix}{stmt.name}"
+            bases = [base.id for base in stmt.bases if type(base) is ast.Name]
+            methods = {inner.name: inner for inner in stmt.body if isinstance(inner, _FUNCTIONS)}
+            classes.setdefault(qualname, (bases, methods))
+            _collect_classes(stmt.body, f"{qualname}.", classes)
+            for inner in methods.values():
+                _collect_classes(inner.body, f"{qualname}.{inner.name}.<locals>.", classes)
+
+
+def _self_attribute(node: ast.AST) -> Optional[str]:
+    if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _harmless_writes(method: ast.AST, const_calls: FrozenSet[str]) -> Dict[str, bool]:
+    """attr -> whether every write of ``self.<attr>`` in the method is harmless (see :class:`SelfAttributes`)."""
+    verdicts: Dict[str, bool] = {}
+    bound: Dict[int, Set[str]] = {}  # id(function) -> the names it binds, read once
+    plain: Set[int] = set()  # the targets of plain assignments, judged with their statement
+    for function, stmt in _statements_with_function(method):
+        kind = type(stmt)
+        if kind is ast.Assign:
+            targets, value = stmt.targets, stmt.value
+        elif kind is ast.AnnAssign:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        for target in targets:
+            attr = _self_attribute(target)
+            if attr is None:
+                continue
+            plain.add(id(target))
+            good = value is None or _harmless_value(value, function, bound, const_calls)  # ``self.a: int`` assigns nothing
+            verdicts[attr] = verdicts.get(attr, True) and good
+    for node in _written_attributes(method):  # any other write (``+=``, a tuple or loop target, ``del``): not cleared
+        attr = _self_attribute(node)
+        if attr is not None and id(node) not in plain:
+            verdicts[attr] = False
+    return verdicts
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _written_attributes(root: ast.AST) -> List[ast.Attribute]:
+    """The ``Attribute`` nodes under ``root`` written or deleted (``ast.walk``'s nodes, without visiting names)."""
+    found: List[ast.Attribute] = []
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            continue
+        if kind is ast.Attribute and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+            found.append(node)  # type: ignore[arg-type]
+        pending.extend(_children(node))
+    return found
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements_with_function(method: ast.AST):
+    """(innermost enclosing function, statement) for every statement of the method's body: only statement lists
+    are entered (``except`` and ``case`` clauses hold theirs), which holds every statement."""
+    pending: List[Tuple[ast.AST, ast.AST]] = [(method, method)]
+    while pending:
+        function, node = pending.pop()
+        for field in _BODIES:
+            for child in getattr(node, field, None) or ():
+                if isinstance(child, ast.stmt):
+                    yield function, child
+                pending.append((child if isinstance(child, _FUNCTIONS) else function, child))
+
+
+def _harmless_value(value: ast.expr, function: Optional[ast.AST], bound: Dict[int, Set[str]],
+                    const_calls: FrozenSet[str]) -> bool:
+    """The value model of the assigning method (``values._InitEnv``) cannot make ``value`` a Tensor: what
+    :func:`not_tensor` clears where every ``self.<attr>`` is UNKNOWN (``_InitEnv._kind_Attribute``) and a
+    parameter that has a default or a non-Tensor annotation and that the function never rebinds is CONST or
+    UNKNOWN: a literal, ``config.use_bias``, ``has_bias``, ``num_layers > 1 and use_cache``."""
+    if function is None:
+        return not_tensor(value, _ANY_ATTRIBUTE, const_calls)
+    args = function.args  # type: ignore[attr-defined]
+    positional = list(args.posonlyargs) + list(args.args)
+    defaulted = {p.arg for p in positional[len(positional) - len(args.defaults):]}
+    defaulted |= {p.arg for p, default in zip(args.kwonlyargs, args.kw_defaults) if default is not None}
+    params = {p.arg: p for p in positional + list(args.kwonlyargs)}
+
+    def parameter(name: str) -> bool:
+        param = params.get(name)
+        if param is None:
+            return False
+        if name not in defaulted and param.annotation is not None and not (
+                type(param.annotation) is ast.Name and param.annotation.id in _SCALAR_ANNOTATIONS):
+            return False  # ``x: Tensor`` (or a class that may name it): its annotation decides (``_annotation_kind``)
+        if id(function) not in bound:
+            bound[id(function)] = _bound_names(function)
+        return name not in bound[id(function)]
+
+    return not_tensor(value, _ANY_ATTRIBUTE, const_calls, parameter)
+
+
+_SCALAR_ANNOTATIONS = frozenset({"int", "bool", "str", "float"})
+
+
+def _bound_names(function: ast.AST) -> Set[str]:
+    """Every name a statement or expression inside ``function`` binds or deletes (nested functions included)."""
+    bound: Set[str] = set()
+    pending = [function]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                bound.add(node.id)  # type: ignore[attr-defined]
+            continue
+        if kind in (ast.Import, ast.ImportFrom):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)  # type: ignore
+        elif node is not function and kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bound.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+            bound.add(node.name)  # type: ignore[attr-defined]
+        elif kind in (ast.Global, ast.Nonlocal):
+            bound.update(node.names)  # type: ignore[attr-defined]
+        elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
+            bound.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+            bound.add(node.rest)  # type: ignore[attr-defined]
+        pending.extend(_children(node))
+    return bound
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    """The child nodes of ``node`` but constants and contexts (``ast.iter_child_nodes`` without its generator)."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(kind._fields)
+    children: List[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            children.extend(item for item in value if isinstance(item, ast.AST) and type(item) not in _CONTEXTS)
+        elif isinstance(value, ast.AST) and type(value) not in _CONTEXTS:
+            children.append(value)
+    return children
+
+
+_CONTEXTS = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del})
