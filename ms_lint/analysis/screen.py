@@ -11,10 +11,10 @@ keyword in its code (outside strings and comments), the rules cannot fire and th
 
 MSL201 reports an ``if`` only when the value model gives its test the kind TENSOR; for a rule that declares so
 (``Rule.skips_never_tensor_tests``), a function whose text holds ``if`` is parsed with the stdlib ``ast`` (a tenth
-of libcst's cost) and kept only when one of its tests is not cleared by ``screen_tests.not_tensor``: what
+of libcst's cost) and kept only when one of its tests is not cleared by ``screen_conditions.not_tensor``: what
 ``values.never_tensor`` clears (``if x is None``, ``if "a" in mode``), and what the value model decides without the
 function's own bindings (``if len(shape) == 4``, ``if x.ndim == 2``, ``if self.has_bias`` where every write of
-``self.has_bias`` assigns a literal or a defaulted ``__init__`` parameter); see ``ms_lint/analysis/screen_tests.py``.
+``self.has_bias`` assigns a literal or a defaulted ``__init__`` parameter); see ``ms_lint/analysis/screen_conditions.py``.
 
 Why the screen is sound: a superset of ``GraphScope``'s functions
 ------------------------------------------------------------------
@@ -49,7 +49,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 import libcst as cst
 
-from ms_lint.analysis.screen_tests import SelfAttributes, const_calls_of, never_tensor, not_tensor
+from ms_lint.analysis.screen_conditions import SelfAttributes, const_calls_of, never_tensor, not_tensor
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.chunks import line_starts
 from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement

@@ -53,7 +53,7 @@ class Rule:
     requires_text: ClassVar[Union[str, Tuple[str, ...], None]] = None
     # True for a rule whose ``visit_If``/``visit_IfExp`` findings only come from a test the value model gives the
     # kind TENSOR (never ``if x is None``): the screen before parsing (ms_lint/analysis/screen.py) may then pass over
-    # the tests ``screen_tests.not_tensor`` clears.
+    # the tests ``screen_conditions.not_tensor`` clears.
     skips_never_tensor_tests: ClassVar[bool] = False
 
     def __init__(self, context: ModuleContext):

@@ -1,4 +1,4 @@
-"""The screen's test of ``if`` conditions (``ms_lint.analysis.screen_tests``) clears only what the value model
+"""The screen's test of ``if`` conditions (``ms_lint.analysis.screen_conditions``) clears only what the value model
 never takes for a Tensor.
 
 MSL201 reports an ``if`` only when ``FunctionValues.kind`` gives its test TENSOR, so the screen may skip a file
@@ -15,7 +15,7 @@ import pytest
 from corpus_support import FIXTURES, corpus
 
 import ms_lint.engine as engine
-from ms_lint.analysis.screen_tests import SelfAttributes, const_calls_of, not_tensor
+from ms_lint.analysis.screen_conditions import SelfAttributes, const_calls_of, not_tensor
 from ms_lint.analysis.values import Kind
 from ms_lint.config import Config
 from ms_lint.cstutil import code_of
@@ -28,7 +28,7 @@ CORPUS = corpus()
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory):
     """Each corpus item analysed without the screen (every file parsed), inside a copy of the fixtures."""
-    base = tmp_path_factory.mktemp("screen_tests")
+    base = tmp_path_factory.mktemp("screen_conditions")
     shutil.copytree(FIXTURES, base / "fixtures")
     (base / "pyproject.toml").write_text("")
     results = []

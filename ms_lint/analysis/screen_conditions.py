@@ -1,4 +1,4 @@
-"""``if`` tests the value model cannot take for a Tensor, told from the stdlib tree before libcst parses a file.
+"""``if`` conditions the value model cannot take for a Tensor, told from the stdlib tree before libcst parses a file.
 
 The screen (``ms_lint.analysis.screen``) keeps a graph function whose text holds an ``if`` unless every test in it
 is cleared, and MSL201 reports a test only when ``values.FunctionValues.kind`` gives it TENSOR. ``screen.never_tensor``
