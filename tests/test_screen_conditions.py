@@ -197,3 +197,31 @@ def test_classes_under_a_block_are_not_collected():
                     self.k = 2
     """)
     assert not SelfAttributes(text).never_tensor("Head", "k")
+
+
+def test_a_starred_base_is_in_the_chain(tmp_path, monkeypatch):
+    """libcst keeps ``*Base`` among a class's bases (an ``Arg`` holding the name), so the value model joins what
+    Base writes: found in review, the screen once read only plain-name bases and skipped this file."""
+    code = """
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+
+
+class Base:
+    def __init__(self):
+        self.flag = Tensor(1.0)
+
+
+class Net(nn.Cell, *Base):
+    def __init__(self, flag=False):
+        super().__init__()
+        self.flag = flag
+
+    def construct(self, x):
+        if self.flag:
+            return x + 1
+        return x
+"""
+    assert not SelfAttributes(textwrap.dedent(code)).never_tensor("Net", "flag")
+    codes, parsed = _check(tmp_path, monkeypatch, code)
+    assert parsed and codes == ["MSL201"]

@@ -14,7 +14,8 @@ MSL201 reports an ``if`` only when the value model gives its test the kind TENSO
 of libcst's cost) and kept only when one of its tests is not cleared by ``screen_conditions.not_tensor``: what
 ``values.never_tensor`` clears (``if x is None``, ``if "a" in mode``), and what the value model decides without the
 function's own bindings (``if len(shape) == 4``, ``if x.ndim == 2``, ``if self.has_bias`` where every write of
-``self.has_bias`` assigns a literal or a defaulted ``__init__`` parameter); see ``ms_lint/analysis/screen_conditions.py``.
+``self.has_bias`` in the class's methods assigns a literal or a defaulted parameter); see
+``ms_lint/analysis/screen_conditions.py``.
 
 Why the screen is sound: a superset of ``GraphScope``'s functions
 ------------------------------------------------------------------
@@ -45,11 +46,12 @@ import ast
 import re
 import warnings
 from collections import Counter
-from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.screen_conditions import SelfAttributes, const_calls_of, never_tensor, not_tensor
+from ms_lint.analysis.screen_conditions import SelfAttributes, any_attribute, const_calls_of, not_tensor
+from ms_lint.analysis.screen_conditions import never_tensor  # noqa: F401 (``screen.never_tensor``, as before)
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.chunks import line_starts
 from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement
@@ -162,7 +164,7 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
                 test = node.test  # type: ignore[attr-defined]
                 if not_tensor(test, _NO_ATTRIBUTE, const_calls):
                     continue
-                if not not_tensor(test, _ANY_ATTRIBUTE, const_calls):
+                if not not_tensor(test, any_attribute, const_calls):
                     return None
                 pending.append(test)
     except RecursionError:  # ``not not ... x`` a thousand deep: the libcst side decides
@@ -172,10 +174,6 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
 
 def _NO_ATTRIBUTE(attr: str) -> bool:
     return attr == "training"
-
-
-def _ANY_ATTRIBUTE(attr: str) -> bool:
-    return True
 
 
 def _renames_jit(text: Text) -> bool:

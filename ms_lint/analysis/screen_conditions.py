@@ -27,7 +27,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def never_tensor(expr: ast.expr) -> bool:
-    """``values.never_tensor`` on the stdlib tree, for no expression it does not clear: constants (numbers,
+    """``values.never_tensor`` on the stdlib tree (it clears nothing the libcst version keeps): constants (numbers,
     strings, and ``True``/``False``/``None``, which libcst writes as names), ``is``/``in`` tests, comparisons with
     a string, ``not`` and the other unary operators, ``and``/``or`` of those. ``...`` is not cleared (the libcst
     version does not clear ``cst.Ellipsis``)."""
@@ -89,7 +89,8 @@ def _attribute_not_tensor(expr: ast.Attribute, self_attribute: Callable[[str], b
     return expr.attr not in TENSOR_VIEW_ATTRIBUTES
 
 
-def _ANY_ATTRIBUTE(attr: str) -> bool:
+def any_attribute(attr: str) -> bool:
+    """Every ``self.<attr>`` cleared (what ``_InitEnv`` reads them as, and the test's best case)."""
     return True
 
 
@@ -110,10 +111,12 @@ class SelfAttributes:
     ``ClassAttributes._collect``), it is the join of those values' kinds, and the join of CONST and UNKNOWN is never
     TENSOR; with no such assignment it asks MindSpore's base classes and other modules, which is not cleared here.
     An attribute is cleared when one such assignment is written directly in a method body, and every write of
-    ``self.<attr>`` anywhere in those methods (nested functions included) is a plain one whose value is a literal
-    (``never_tensor``) or a parameter of its function that has a default or no annotation (``_InitEnv``: CONST or
-    UNKNOWN) and that the function never rebinds. Classes and methods are collected as ``GraphScope._collect_in``
-    does, so the chain and its methods are the ones ``ClassAttributes._collect`` reads.
+    ``self.<attr>`` anywhere in those methods (nested functions included) is a plain one whose value ``_InitEnv``
+    gives CONST or UNKNOWN (``_harmless_value``): what :func:`not_tensor` clears with every ``self.<attr>`` taken
+    for UNKNOWN (a literal, ``config.use_bias``, ``len(x)``, comparisons of those), and parameters of the function
+    that it never rebinds and that have a default, no annotation or an ``int``/``bool``/``str``/``float`` one.
+    Classes and methods are collected as ``GraphScope._collect_in`` does, so the chain and its methods are the
+    ones ``ClassAttributes._collect`` reads.
     """
 
     def __init__(self, text: str, const_calls: FrozenSet[str] = frozenset()):
@@ -166,7 +169,6 @@ class SelfAttributes:
         return chain
 
 
-
 def _assigned_directly(methods: List[ast.AST], attr: str) -> bool:
     """A statement of one of the method bodies assigns ``self.<attr>`` (``ClassAttributes._collect`` reads it)."""
     for method in methods:
@@ -187,7 +189,10 @@ def _collect_classes(body: List[ast.stmt], prefix: str,
             _collect_classes(stmt.body, f"{prefix}{stmt.name}.<locals>.", classes)
         elif isinstance(stmt, ast.ClassDef):
             qualname = f"{prefix}{stmt.name}"
-            bases = [base.id for base in stmt.bases if type(base) is ast.Name]
+            # libcst's ``Arg`` of ``*Base`` holds the name too (``GraphScope`` keeps it)
+            bases = [base.id if type(base) is ast.Name else base.value.id  # type: ignore[attr-defined]
+                     for base in stmt.bases
+                     if type(base) is ast.Name or (type(base) is ast.Starred and type(base.value) is ast.Name)]
             methods = {inner.name: inner for inner in stmt.body if isinstance(inner, _FUNCTIONS)}
             classes.setdefault(qualname, (bases, methods))
             _collect_classes(stmt.body, f"{qualname}.", classes)
@@ -219,7 +224,8 @@ def _harmless_writes(method: ast.AST, const_calls: FrozenSet[str]) -> Dict[str, 
             if attr is None:
                 continue
             plain.add(id(target))
-            good = value is None or _harmless_value(value, function, bound, const_calls)  # ``self.a: int`` assigns nothing
+            # ``self.a: int`` assigns nothing
+            good = value is None or _harmless_value(value, function, bound, const_calls)
             verdicts[attr] = verdicts.get(attr, True) and good
     for node in _written_attributes(method):  # any other write (``+=``, a tuple or loop target, ``del``): not cleared
         attr = _self_attribute(node)
@@ -266,10 +272,11 @@ def _harmless_value(value: ast.expr, function: Optional[ast.AST], bound: Dict[in
                     const_calls: FrozenSet[str]) -> bool:
     """The value model of the assigning method (``values._InitEnv``) cannot make ``value`` a Tensor: what
     :func:`not_tensor` clears where every ``self.<attr>`` is UNKNOWN (``_InitEnv._kind_Attribute``) and a
-    parameter that has a default or a non-Tensor annotation and that the function never rebinds is CONST or
-    UNKNOWN: a literal, ``config.use_bias``, ``has_bias``, ``num_layers > 1 and use_cache``."""
+    parameter that the function never rebinds and that has a default, no annotation or an ``int``/``bool``/``str``/
+    ``float`` one is CONST or UNKNOWN (``_annotation_kind``): a literal, ``config.use_bias``, ``has_bias``,
+    ``num_layers > 1 and use_cache``."""
     if function is None:
-        return not_tensor(value, _ANY_ATTRIBUTE, const_calls)
+        return not_tensor(value, any_attribute, const_calls)
     args = function.args  # type: ignore[attr-defined]
     positional = list(args.posonlyargs) + list(args.args)
     defaulted = {p.arg for p in positional[len(positional) - len(args.defaults):]}
@@ -287,7 +294,7 @@ def _harmless_value(value: ast.expr, function: Optional[ast.AST], bound: Dict[in
             bound[id(function)] = _bound_names(function)
         return name not in bound[id(function)]
 
-    return not_tensor(value, _ANY_ATTRIBUTE, const_calls, parameter)
+    return not_tensor(value, any_attribute, const_calls, parameter)
 
 
 _SCALAR_ANNOTATIONS = frozenset({"int", "bool", "str", "float"})
@@ -330,10 +337,10 @@ def _children(node: ast.AST) -> List[ast.AST]:
     for name in fields:
         value = getattr(node, name, None)
         if type(value) is list:
-            children.extend(item for item in value if isinstance(item, ast.AST) and type(item) not in _CONTEXTS)
-        elif isinstance(value, ast.AST) and type(value) not in _CONTEXTS:
+            children.extend(item for item in value if isinstance(item, ast.AST) and type(item) not in _SKIPPED)
+        elif isinstance(value, ast.AST) and type(value) not in _SKIPPED:
             children.append(value)
     return children
 
 
-_CONTEXTS = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del})
+_SKIPPED = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del})  # nodes that hold no name
