@@ -63,9 +63,13 @@ def test_incremental_parse_equals_full_parse(path):
         candidate = edit(text, rng)
         if not compiles(candidate):
             continue
+        full = cst.parse_module(candidate)
+        if full.code != candidate:
+            # libcst 1.x loses blank lines before a last line of spaces ("return x\n\n\n \n" gives back
+            # "return x\n \n"): no parse can give back such a text, the incremental one included
+            continue
         text = candidate
         module = parser.parse(text)
-        full = cst.parse_module(text)
         assert module.code == text
         assert module.deep_equals(full), "the incremental tree differs from a full parse"
         assert (module.default_indent, module.default_newline, module.has_trailing_newline) == (
@@ -89,3 +93,49 @@ def test_edits_at_the_file_edges_and_without_final_newline():
             continue
         module = parser.parse(new)
         assert module.deep_equals(cst.parse_module(new)) and module.code == new
+
+
+THREE = """import mindspore
+
+
+class A:
+    def f(self, x):
+        y = x + 1
+        return y
+
+
+# about B
+class B:
+    def g(self, x):
+        y = x * 2
+        return y
+
+
+class C:
+    def h(self, x):
+        return x
+"""
+
+
+@pytest.mark.parametrize("old, new, parsed", [
+    # inside B's body: B alone is parsed again
+    ("y = x * 2", "y = x * 3", ["B"]),
+    # B's first line, or the comment above it (which could belong to A's block): A is parsed with it
+    ("class B:", "class B(object):", ["A", "B"]),
+    ("# about B", "    # about B", ["A", "B"]),
+    # B's last line: the line after may join it, C is parsed with it
+    ("        return y\n\n\nclass C", "        return y + 1\n\n\nclass C", ["B", "C"]),
+])
+def test_an_edit_parses_the_statements_it_may_change(monkeypatch, old, new, parsed):
+    import ms_lint.lsp.incremental as incremental
+
+    parser = IncrementalParser()
+    parser.parse(THREE)
+    chunks = []
+    real = incremental.parse_module
+    monkeypatch.setattr(incremental, "parse_module", lambda text: chunks.append(text) or real(text))
+    text = THREE.replace(old, new, 1)
+    module = parser.parse(text)
+    assert module.deep_equals(cst.parse_module(text)) and module.code == text
+    assert len(chunks) == 1 and parser.full_parses == 1  # the first parse only: this one was a chunk
+    assert [name for name in "ABC" if f"class {name}" in chunks[0]] == parsed

@@ -13,8 +13,12 @@ not depend on the statements around it, with three exceptions this module guards
   end (blocks and newlines equal to them are stored as None): a chunk that detects other defaults than the
   module had is parsed whole, and so is an edit of the first statement or the header.
 
-The chunk is the statements the edit touched plus one on each side. ``tests/test_lsp_incremental.py`` compares
-the result with a full parse (``deep_equals``) over many edits of the fixtures.
+The chunk is the statements the edit touched, with the one before when the edit reaches the first line of the
+first of them (or the comments and blank lines above it, which may belong to the statement before), and the one
+after when it reaches the last line of the last of them (a joined line, a bracket left open). An edit inside a
+statement that parses alone keeps the lines around it: the statement still starts at column 0 after them and
+ends with a whole line before the next. ``tests/test_lsp_incremental.py`` compares the result with a full parse
+(``deep_equals``) over many edits of the fixtures.
 """
 from __future__ import annotations
 
@@ -119,7 +123,10 @@ class IncrementalParser:
         count = len(statements)
         first = max(bisect.bisect_right(starts, prefix) - 1, 0)
         last = max(bisect.bisect_right(starts, max(changed_end - 1, prefix)) - 1, first)
-        first, last = first - 1, min(last + 1, count - 1)
+        if prefix <= starts[first] + _head_length(statements[first].code):
+            first -= 1  # the edit reaches the statement's first line or the lines before it: they may join the last
+        if changed_end > starts[last] + _last_line_start(statements[last].code):
+            last = min(last + 1, count - 1)  # the edit reaches its last line: the next one may join it
         if first < 1 or prefix < starts[0]:
             return None  # the header or the first statement: parse it whole
         to_end = last == count - 1
@@ -195,6 +202,25 @@ class _ModulePositions(Mapping):
         if self._full is None:
             self._full = node_positions(self._module)
         return len(self._full)
+
+
+def _head_length(code: str) -> int:
+    """The length of a statement's code up to the end of its first line that is neither blank nor only a comment
+    (its leading lines, then its ``def``, decorator or first line)."""
+    position = 0
+    while position < len(code):
+        end = code.find("\n", position)
+        end = len(code) if end < 0 else end + 1
+        stripped = code[position:end].strip()
+        if stripped and not stripped.startswith("#"):
+            return end
+        position = end
+    return len(code)
+
+
+def _last_line_start(code: str) -> int:
+    """Where the last line of a statement's code starts (its final line end not counted)."""
+    return code.rfind("\n", 0, max(len(code) - 1, 0)) + 1
 
 
 def _common_prefix(a: str, b: str) -> int:
