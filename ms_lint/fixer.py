@@ -19,6 +19,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from ms_lint.common_text import common_prefix, common_suffix
 from ms_lint.config import Config
 from ms_lint.cstutil import parse_module, top_statements
 from ms_lint.diagnostics import SAFE, Finding, Fix, ImportRequest
@@ -270,12 +271,31 @@ def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]
             replacements[node] = replacement
         imports.extend(fix.imports)
         used.append(index)
+    original = analysis.source.text if analysis.source is not None else analysis.module.code
     if not replacements:
-        return analysis.module.code, used
+        return original, used
     parents = analysis.context.parents if analysis.context is not None else {}
     module = replace_nodes(analysis.module, replacements, parents)
     module = add_imports(module, imports, analysis.path)
+    printed = analysis.module.code
+    if printed != original:
+        return carried_over(original, printed, module.code), used
     return module.code, used
+
+
+def carried_over(original: str, printed: str, fixed: str) -> str:
+    """``fixed`` is ``printed`` (libcst's code for the text ``original``) with a fix applied; the same change made to
+    ``original``. libcst does not give back every text it parses: blank lines before a last line of spaces
+    (``"return x\n\n\n \n"``) come back as ``"return x\n \n"``, and writing its code would delete them.
+    ValueError when the change reaches where the two texts differ."""
+    same = common_prefix(original, printed)
+    start = common_prefix(printed, fixed)
+    suffix = common_suffix(printed, fixed, min(len(printed), len(fixed)) - start)
+    end = len(printed) - suffix  # the fix replaced printed[start:end]
+    if end > same:
+        raise ValueError("the fix reaches text libcst does not give back")
+    return original[:start] + fixed[start:len(fixed) - suffix] + original[end:]
+
 
 
 def _span(analysis: FileAnalysis, node: cst.CSTNode):

@@ -9,7 +9,7 @@ import pytest
 
 from ms_lint.config import Config
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix, ImportRequest
-from ms_lint.fixer import MAX_ROUNDS, add_imports, fix_text, keep_newlines, single_fix_variants
+from ms_lint.fixer import MAX_ROUNDS, add_imports, carried_over, fix_text, keep_newlines, single_fix_variants
 from ms_lint.rules import Rule
 from ms_lint.source import decode_source
 
@@ -635,3 +635,21 @@ def test_replacing_only_the_statements_that_hold_a_fix_writes_what_visiting_the_
             compared += 1
             placed += all(node in analysis.context.parents or node in analysis.module.body for node in replacements)
     assert compared > 50 and placed > 20
+
+
+def test_a_fix_keeps_the_text_libcst_does_not_give_back():
+    """libcst 1.x parses blank lines before a last line of spaces but prints them away; the fix is made to the
+    file's own text, so nothing but the fixed line changes."""
+    code = "import mindspore as ms\nfrom mindspore import ops\n\n\n@ms.jit\ndef f(x):\n    return slow_sum(x)\n\n\n\n \n"
+    assert cst.parse_module(code).code != code  # the libcst behaviour this guards against
+    outcome = run(None, raw=code.encode("utf-8"), rules=[SlowSum])
+    assert outcome.fixed == code.replace("slow_sum(x)", "ops.sum(x)")
+    assert_stable(outcome, [SlowSum])
+
+
+def test_a_change_where_the_printed_code_differs_is_refused():
+    original = "x = 1\n\n\n \n"
+    printed = "x = 1\n \n"
+    assert carried_over(original, printed, "y = 1\n \n") == "y = 1\n\n\n \n"
+    with pytest.raises(ValueError):
+        carried_over(original, printed, "x = 1\n  \n")

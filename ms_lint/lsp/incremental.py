@@ -29,6 +29,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from ms_lint.common_text import common_prefix, common_suffix
 from ms_lint.cstutil import parse_module
 from ms_lint.positions import NodePositions, _TokenCountingState, node_positions
 
@@ -116,8 +117,8 @@ class IncrementalParser:
     def _reparse(self, text: str) -> Optional[cst.Module]:
         old, module = self.text, self.module
         assert old is not None and module is not None
-        prefix = _common_prefix(old, text)
-        suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+        prefix = common_prefix(old, text)
+        suffix = common_suffix(old, text, min(len(old), len(text)) - prefix)
         changed_end = len(old) - suffix  # the edit replaced old[prefix:changed_end]
         starts, statements = self._starts, self._statements
         count = len(statements)
@@ -221,26 +222,3 @@ def _head_length(code: str) -> int:
 def _last_line_start(code: str) -> int:
     """Where the last line of a statement's code starts (its final line end not counted)."""
     return code.rfind("\n", 0, max(len(code) - 1, 0)) + 1
-
-
-def _common_prefix(a: str, b: str) -> int:
-    limit = min(len(a), len(b))
-    low, high = 0, limit
-    while low < high:  # binary search on slices: C speed on 50 kB texts
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, max(limit, 0)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[len(a) - mid:] == b[len(b) - mid:]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
