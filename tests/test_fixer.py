@@ -640,7 +640,8 @@ def test_replacing_only_the_statements_that_hold_a_fix_writes_what_visiting_the_
 def test_a_fix_keeps_the_text_libcst_does_not_give_back():
     """libcst 1.x parses blank lines before a last line of spaces but prints them away; the fix is made to the
     file's own text, so nothing but the fixed line changes."""
-    code = "import mindspore as ms\nfrom mindspore import ops\n\n\n@ms.jit\ndef f(x):\n    return slow_sum(x)\n\n\n\n \n"
+    code = ("import mindspore as ms\nfrom mindspore import ops\n\n\n@ms.jit\ndef f(x):\n    return slow_sum(x)\n"
+            "\n\n\n \n")
     assert cst.parse_module(code).code != code  # the libcst behaviour this guards against
     outcome = run(None, raw=code.encode("utf-8"), rules=[SlowSum])
     assert outcome.fixed == code.replace("slow_sum(x)", "ops.sum(x)")

@@ -7,6 +7,7 @@ graph function in the fixtures and rule examples, and check by example what it c
 writes of ``self.<attr>`` that make it a Tensor, rebinding a parameter, an annotation, an imported ``len``.
 """
 import ast
+import functools
 import shutil
 import textwrap
 
@@ -74,7 +75,7 @@ def test_what_the_screen_clears_the_model_never_takes_for_a_tensor(analysed):
                     continue
                 tensor = values.kind(node.test) is Kind.TENSOR
                 tensors += tensor
-                if not_tensor(test, lambda attr: attributes.never_tensor(owner, attr), const_calls):
+                if not_tensor(test, functools.partial(attributes.never_tensor, owner), const_calls):
                     cleared += 1
                     assert not tensor, f"{name}: `{code}` in {info.node.name.value} is a Tensor test"
                 else:

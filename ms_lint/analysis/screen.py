@@ -43,6 +43,7 @@ bytes than the text checked, or a rule with a hook on any other node kind: no sc
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
 from collections import Counter
@@ -162,7 +163,7 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
                 if type(node) not in (ast.If, ast.IfExp):
                     continue
                 test = node.test  # type: ignore[attr-defined]
-                if not_tensor(test, _NO_ATTRIBUTE, const_calls):
+                if not_tensor(test, _no_attribute, const_calls):
                     continue
                 if not not_tensor(test, any_attribute, const_calls):
                     return None
@@ -172,7 +173,8 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
     return pending
 
 
-def _NO_ATTRIBUTE(attr: str) -> bool:
+def _no_attribute(attr: str) -> bool:
+    """No ``self.<attr>`` cleared (``training`` is CONST in every class)."""
     return attr == "training"
 
 
@@ -209,7 +211,7 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
             asked.extend((owner, test) for test in pending)
     if asked:  # read the module's classes only now: most files are kept by a test nothing clears
         attributes = SelfAttributes(text, const_calls)
-        return not all(not_tensor(test, lambda attr: attributes.never_tensor(owner, attr), const_calls)
+        return not all(not_tensor(test, functools.partial(attributes.never_tensor, owner), const_calls)
                        for owner, test in asked)
     return False
 
