@@ -226,3 +226,16 @@ class Net(nn.Cell, *Base):
     assert not SelfAttributes(textwrap.dedent(code)).never_tensor("Net", "flag")
     codes, parsed = _check(tmp_path, monkeypatch, code)
     assert parsed and codes == ["MSL201"]
+
+
+def test_reading_the_classes_warns_nothing(tmp_path, monkeypatch, recwarn):
+    """``1if c else 2`` makes Python's parser warn (SyntaxWarning); the screen's reading of the module for its
+    classes must not print it on the user's stderr."""
+    import warnings
+
+    warnings.simplefilter("always")
+    codes, parsed = _check(tmp_path, monkeypatch, CELL.format(
+        imports="", init="self.flag = has_bias", body="y = [1if self.flag else 2]\n        if self.flag:\n"
+                                                        "            x = x + 1"))
+    assert codes == [] and not parsed  # the classes were read: every test needed self.flag
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]

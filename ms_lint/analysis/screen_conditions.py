@@ -17,6 +17,7 @@ the function's own bindings, by the same rules (``ExpressionKinds._kind_*``):
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.analysis.values import SHAPE_ATTRIBUTES, TENSOR_VIEW_ATTRIBUTES
@@ -149,7 +150,9 @@ class SelfAttributes:
     def _read(self) -> bool:
         if self._classes is None:
             try:
-                tree = ast.parse(self.text)
+                with warnings.catch_warnings():  # ``1if x else 2``: a SyntaxWarning the user's tools report, not ours
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(self.text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._classes = {}
                 return False
