@@ -1,5 +1,6 @@
 """The code the soundness tests of the pre-parse filters run on: every fixture file and every rule example."""
 import pathlib
+import shutil
 import textwrap
 
 from ms_lint.rules import all_rules
@@ -26,3 +27,22 @@ def corpus():
         for index, example in enumerate(rule.INVALID):
             items.append((f"{rule.code}-invalid-{index}", textwrap.dedent(example.code)))
     return items
+
+
+def corpus_project(base: pathlib.Path, items):
+    """(name, path) for each corpus item laid out as a file of one project under ``base``: the fixtures copied
+    with their packages (so a fixture's sibling modules are indexed), each rule example in a folder of its own,
+    and an empty pyproject.toml (default settings)."""
+    shutil.copytree(FIXTURES, base / "fixtures")
+    (base / "pyproject.toml").write_text("")
+    paths = []
+    for name, text in items:
+        if name.startswith("fixtures"):
+            path = base / name
+        else:
+            folder = base / "examples" / name
+            folder.mkdir(parents=True)
+            path = folder / "example.py"
+            path.write_text(text, encoding="utf-8")
+        paths.append((name, path))
+    return paths

@@ -6,13 +6,12 @@ be graph code holds every function ``GraphScope`` finds, on every fixture and ru
 ``if`` conditions clears nothing ``values.never_tensor`` keeps; and turning it off changes no finding.
 """
 import ast
-import shutil
 import sys
 import textwrap
 
 import libcst as cst
 import pytest
-from corpus_support import FIXTURES, corpus
+from corpus_support import corpus, corpus_project
 
 import ms_lint.engine as engine
 from ms_lint.analysis import screen
@@ -33,18 +32,9 @@ def checked(tmp_path_factory):
     fixtures, so that its package's other modules are indexed): (name, path, analysis with the screen, analysis
     without, whether the screen skipped the parse)."""
     base = tmp_path_factory.mktemp("screen")
-    shutil.copytree(FIXTURES, base / "fixtures")
-    (base / "pyproject.toml").write_text("")
     results = []
     real = engine._graph_syntax_possible
-    for name, text in CORPUS:
-        if name.startswith("fixtures"):
-            path = base / name
-        else:
-            folder = base / "examples" / name
-            folder.mkdir(parents=True)
-            path = folder / "example.py"
-            path.write_text(text, encoding="utf-8")
+    for name, path in corpus_project(base, CORPUS):
         config = Config(root=str(base), ignore=["MSL3"])  # a jit word makes MSL301 fire, and it is not screened
         source = read_source(str(path))
         recorder = _Recorder(real)

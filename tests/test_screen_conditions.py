@@ -8,12 +8,11 @@ writes of ``self.<attr>`` that make it a Tensor, rebinding a parameter, an annot
 """
 import ast
 import functools
-import shutil
 import textwrap
 
 import libcst as cst
 import pytest
-from corpus_support import FIXTURES, corpus
+from corpus_support import corpus, corpus_project
 
 import ms_lint.engine as engine
 from ms_lint.analysis.screen_conditions import SelfAttributes, const_calls_of, not_tensor
@@ -30,20 +29,11 @@ CORPUS = corpus()
 def analysed(tmp_path_factory):
     """Each corpus item analysed without the screen (every file parsed), inside a copy of the fixtures."""
     base = tmp_path_factory.mktemp("screen_conditions")
-    shutil.copytree(FIXTURES, base / "fixtures")
-    (base / "pyproject.toml").write_text("")
     results = []
     real = engine._graph_syntax_possible
     engine._graph_syntax_possible = lambda *args, **kwargs: True
     try:
-        for name, text in CORPUS:
-            if name.startswith("fixtures"):
-                path = base / name
-            else:
-                folder = base / "examples" / name
-                folder.mkdir(parents=True)
-                path = folder / "example.py"
-                path.write_text(text, encoding="utf-8")
+        for name, path in corpus_project(base, CORPUS):
             result = engine.analyze_source(read_source(str(path)), Config(root=str(base), ignore=["MSL3"]), str(path))
             results.append((name, result))
     finally:
