@@ -59,9 +59,18 @@ class FileAnalysis:
     # The config files (YAML/JSON) the rules read, as (path, mtime_ns, size): the findings depend on them too
     config_reads: List[ConfigRead] = field(default_factory=list)
 
+    _printed: Optional[str] = field(default=None, repr=False, compare=False)
+
     @property
     def unanalyzable(self) -> bool:
         return any(f.code == UNANALYZABLE for f in self.findings)
+
+    def printed(self) -> str:
+        """libcst's code for ``module``, worked out once: not always the source text (``fixer.carried_over``)."""
+        if self._printed is None:
+            assert self.module is not None
+            self._printed = self.module.code
+        return self._printed
 
 
 def unanalyzable(path: str, reason: str, line: int = 1, column: int = 1) -> Finding:

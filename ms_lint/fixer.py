@@ -277,7 +277,7 @@ def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]
     parents = analysis.context.parents if analysis.context is not None else {}
     module = replace_nodes(analysis.module, replacements, parents)
     module = add_imports(module, imports, analysis.path)
-    printed = analysis.module.code
+    printed = analysis.printed()
     if printed != original:
         return carried_over(original, printed, module.code), used
     return module.code, used
