@@ -22,6 +22,7 @@ import sys
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from ms_lint.analysis.frameworks import dispatched_methods
 from ms_lint.analysis.layout import (ModuleLocator, checked_tops, digest_of, module_name_of, module_names,
                                     package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base
@@ -739,6 +740,7 @@ class _GraphClosure:
         self.found: Dict[FunctionRef, str] = {}
         self.callers: Dict[FunctionRef, List[FunctionRef]] = {}  # graph function -> graph functions that call it
         self.pending: List[Tuple[str, FunctionSummary]] = []
+        self._project_classes: Optional[List[ClassRef]] = None
 
     def run(self) -> Dict[FunctionRef, str]:
         index = self.index
@@ -780,10 +782,11 @@ class _GraphClosure:
             for dotted in function.calls + function.passed:
                 callee = self._callee(module, function, dotted)
                 if callee is not None:
-                    edge = self.callers.setdefault((callee[0], callee[1].qualname), [])
-                    if (module, function.qualname) not in edge:
-                        edge.append((module, function.qualname))
-                    self._add(callee[0], callee[1], f"called from graph function {function.name} ({module})")
+                    self._reach(module, function, callee, f"called from graph function {function.name} ({module})")
+                    continue
+                for owner, method in self._dispatched(module, function, dotted):
+                    self._reach(module, function, (owner[0], method),
+                                f"called from graph function {function.name} ({module}) through `{dotted}`")
         self.index._callers = self.callers
         return self.found
 
@@ -857,6 +860,24 @@ class _GraphClosure:
                 held = index.class_ref(owner[0], written)
                 return held if held is not None and held[0] in index.project_modules else None
         return None
+
+    def _reach(self, module: str, caller: FunctionSummary, callee: Tuple[str, FunctionSummary], why: str) -> None:
+        edge = self.callers.setdefault((callee[0], callee[1].qualname), [])
+        if (module, caller.qualname) not in edge:
+            edge.append((module, caller.qualname))
+        self._add(callee[0], callee[1], why)
+
+    def _dispatched(self, module: str, caller: FunctionSummary, dotted: str) -> List[Tuple[ClassRef, FunctionSummary]]:
+        """Methods a framework runs for a call the names do not resolve (``ms_lint.analysis.frameworks``)."""
+        if caller.owner is None or not dotted.startswith("self.msrl."):
+            return []
+        index = self.index
+        if self._project_classes is None:
+            self._project_classes = [(name, qual) for name in sorted(index.project_modules)
+                                     for qual in index.modules[name].classes]
+        found = dispatched_methods(module, index.method_owner_chain((module, caller.owner)), dotted,
+                                   self._project_classes, index.method_owner_chain, index.find_method)
+        return [(owner, method) for owner, method in found if owner[0] in index.project_modules]  # type: ignore[misc]
 
     def _add(self, module: str, function: FunctionSummary, why: str) -> None:
         key = (module, function.qualname)

@@ -1,0 +1,67 @@
+"""Calls that a framework dispatches to project code the index cannot resolve by names alone.
+
+MindSpore Reinforcement (``mindspore_rl``): a ``Trainer`` keeps the ``MSRL`` object it is built with in
+``self.msrl``, and ``MSRL.__init__`` binds ``agent_act``/``agent_learn``/``agent_get_action`` to the ``act``,
+``learn`` and ``get_action`` methods of the Actor and Learner that the algorithm's configuration names
+(``config["learner"]["type"]``), and keeps them as ``self.actors`` and ``self.learner``. A trainer's ``@jit``
+method that calls ``self.msrl.agent_learn(batch)`` compiles the configured Learner's ``learn`` into its graph.
+The configuration is a dict the index does not follow, so the candidates are the project's Learner (Actor)
+subclasses that define the method in the caller's own package: an algorithm's trainer and its agents live side by
+side (``algorithm/dqn/dqn_trainer.py`` and ``algorithm/dqn/dqn.py``); one in another package is left out, a miss
+rather than a guess.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+ClassRef = Tuple[str, str]
+
+MSRL_TRAINER: ClassRef = ("mindspore_rl.agent.trainer", "Trainer")
+MSRL_LEARNER: ClassRef = ("mindspore_rl.agent.learner", "Learner")
+MSRL_ACTOR: ClassRef = ("mindspore_rl.agent.actor", "Actor")
+
+# ``self.msrl.<name>(...)`` -> (the base class, the method of its subclasses that runs)
+MSRL_BOUND = {
+    "agent_learn": (MSRL_LEARNER, "learn"),
+    "agent_act": (MSRL_ACTOR, "act"),
+    "agent_get_action": (MSRL_ACTOR, "get_action"),
+}
+# ``self.msrl.<attribute>.<method>(...)`` -> the base class of the object the attribute holds
+MSRL_HELD = {"learner": MSRL_LEARNER, "actors": MSRL_ACTOR}
+
+
+def msrl_target(dotted: str) -> Optional[Tuple[ClassRef, str]]:
+    """(base class, method) a call written ``self.msrl.agent_learn`` or ``self.msrl.learner.update`` reaches, or
+    None for any other call."""
+    parts = dotted.split(".")
+    if len(parts) == 3 and parts[:2] == ["self", "msrl"]:
+        return MSRL_BOUND.get(parts[2])
+    if len(parts) == 4 and parts[:2] == ["self", "msrl"] and parts[2] in MSRL_HELD:
+        return MSRL_HELD[parts[2]], parts[3]
+    return None
+
+
+def package_of_module(module: str) -> str:
+    return module.rpartition(".")[0]
+
+
+def dispatched_methods(caller_module: str, caller_chain: List[ClassRef], dotted: str,
+                       classes: Iterable[Tuple[str, str]], chain_of: Callable[[ClassRef], List[ClassRef]],
+                       method_of: Callable[[ClassRef, str], Optional[Tuple[ClassRef, object]]]
+                       ) -> List[Tuple[ClassRef, object]]:
+    """(owner class, method summary) of each method a framework call may run: ``dotted`` as written in a method of
+    a class whose chain is ``caller_chain``; ``classes``: (module, qualname) of the project's classes;
+    ``chain_of``/``method_of``: the index's method-resolution chain and method lookup."""
+    target = msrl_target(dotted)
+    if target is None or MSRL_TRAINER not in caller_chain:
+        return []
+    base, method = target
+    package = package_of_module(caller_module)
+    found: Dict[Tuple[ClassRef, str], Tuple[ClassRef, object]] = {}
+    for ref in classes:
+        if package_of_module(ref[0]) != package or ref == base or base not in chain_of(ref):
+            continue
+        resolved = method_of(ref, method)
+        if resolved is not None and resolved[0] != base:
+            found[(resolved[0], method)] = resolved
+    return list(found.values())

@@ -1,0 +1,194 @@
+"""Graph code a framework reaches through configuration (ms_lint/analysis/frameworks.py): MindSpore Reinforcement's
+``self.msrl.agent_learn(...)`` in a ``@jit`` trainer method compiles the configured Learner's ``learn``.
+
+The framework itself is a small stand-in installed outside the project (the index reads it, never imports it);
+the algorithm package is written here, in the layout MindSpore Reinforcement's own algorithms use: a trainer module
+and an agents module side by side."""
+import json
+import os
+import textwrap
+
+import pytest
+
+from ms_lint.analysis.frameworks import MSRL_ACTOR, MSRL_LEARNER, msrl_target
+from ms_lint.cli import main
+
+FRAMEWORK = {
+    "mindspore_rl/__init__.py": "",
+    "mindspore_rl/agent/__init__.py": """\
+        from mindspore_rl.agent.actor import Actor
+        from mindspore_rl.agent.learner import Learner
+        from mindspore_rl.agent.trainer import Trainer
+        """,
+    "mindspore_rl/agent/trainer.py": """\
+        from mindspore import nn
+
+
+        class Trainer(nn.Cell):
+            def __init__(self, msrl):
+                super().__init__(auto_prefix=False)
+                self.msrl = msrl
+        """,
+    "mindspore_rl/agent/learner.py": """\
+        from mindspore import nn
+
+
+        class Learner(nn.Cell):
+            def learn(self, experience):
+                raise NotImplementedError
+        """,
+    "mindspore_rl/agent/actor.py": """\
+        from mindspore import nn
+
+
+        class Actor(nn.Cell):
+            def act(self, phase, params):
+                raise NotImplementedError
+        """,
+}
+
+TRAINER = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore_rl.agent import trainer
+
+
+    class PPOTrainer(trainer.Trainer):
+        def __init__(self, msrl, params):
+            super().__init__(msrl)
+            self.num_steps = params["num_steps"]
+
+        @ms.jit
+        def train_one_episode(self):
+            obs = self.msrl.collect_environment.reset()
+            reward = self.msrl.agent_act(1, obs)
+            loss = self.msrl.agent_learn(self.msrl.replay_buffer_sample())
+            self.msrl.learner.sync_target()
+            return loss, reward
+    """)
+
+AGENTS = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import nn, ops
+    from mindspore_rl.agent.actor import Actor
+    from mindspore_rl.agent.learner import Learner
+
+
+    class PPOActor(Actor):
+        def __init__(self, policy):
+            super().__init__()
+            self.policy = policy
+            self.explore = True
+
+        def act(self, phase, params):
+            action = self.policy(params)
+            if self.explore:
+                action = action + 0.1
+            if action.max() > 1.0:
+                action = ops.clip_by_value(action, -1.0, 1.0)
+            return action
+
+
+    class PPOLearner(Learner):
+        def __init__(self, loss_net, optimizer):
+            super().__init__()
+            self.train_net = nn.TrainOneStepWithLossScaleCell(loss_net, optimizer, ms.Tensor(1024.0))
+            self.updates = ms.Parameter(ms.Tensor(0, ms.int32), name="updates")
+
+        def learn(self, experience):
+            loss, overflow, _ = self.train_net(*experience)
+            if overflow:
+                loss = ops.zeros_like(loss)
+            return loss
+
+        def sync_target(self):
+            if self.updates % 100 == 0:
+                self.updates = self.updates + 1
+            return self.updates
+    """)
+
+
+def make(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def check(root, capsys, *args):
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        cache = [] if "--cache-dir" in args else ["--no-cache"]
+        main(["check", *cache, "--output-format", "json", *args])
+    finally:
+        os.chdir(cwd)
+    return sorted((f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in json.loads(capsys.readouterr().out))
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    site = make(tmp_path / "site", FRAMEWORK)
+    monkeypatch.syspath_prepend(str(site))
+    return tmp_path / "proj"
+
+
+def test_a_jit_trainer_compiles_the_learner_and_actor_it_calls_through_msrl(installed, capsys):
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": TRAINER, "algo/ppo.py": AGENTS})
+    found = check(installed, capsys, "algo")
+    assert found == [
+        ("algo/ppo.py", 17, "MSL201"),  # act: `if action.max() > 1.0` (`if self.explore` is a Python flag)
+        ("algo/ppo.py", 30, "MSL201"),  # learn: `if overflow`, the loss-scale cell's flag
+        ("algo/ppo.py", 35, "MSL201"),  # sync_target, through `self.msrl.learner.sync_target()`
+    ]
+
+
+def test_a_trainer_method_without_jit_runs_the_agents_eagerly(installed, capsys):
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": TRAINER.replace("    @ms.jit\n", ""),
+                     "algo/ppo.py": AGENTS})
+    assert check(installed, capsys, "algo") == []
+
+
+def test_agents_of_another_package_are_not_taken_for_the_configured_ones(installed, capsys):
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": TRAINER,
+                     "other/__init__.py": "", "other/ppo.py": AGENTS})
+    assert check(installed, capsys, "algo", "other") == []
+
+
+def test_self_msrl_of_a_class_that_is_not_a_trainer_resolves_nothing(installed, capsys):
+    not_a_trainer = TRAINER.replace("from mindspore_rl.agent import trainer", "from mindspore import nn").replace(
+        "trainer.Trainer", "nn.Cell").replace("super().__init__(msrl)", "super().__init__()\n        self.msrl = msrl")
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": not_a_trainer, "algo/ppo.py": AGENTS})
+    assert check(installed, capsys, "algo") == []
+
+
+def test_the_framework_base_method_alone_is_not_graph_code_of_the_project(installed, capsys):
+    # a Learner subclass that does not define ``learn`` inherits the framework's, which is not the project's code
+    agents = AGENTS.replace("def learn(self, experience):", "def fit(self, experience):")
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": TRAINER, "algo/ppo.py": agents})
+    assert check(installed, capsys, "algo") == [("algo/ppo.py", 17, "MSL201"), ("algo/ppo.py", 35, "MSL201")]
+
+
+@pytest.mark.parametrize("dotted, expected", [
+    ("self.msrl.agent_learn", (MSRL_LEARNER, "learn")),
+    ("self.msrl.agent_act", (MSRL_ACTOR, "act")),
+    ("self.msrl.agent_get_action", (MSRL_ACTOR, "get_action")),
+    ("self.msrl.learner.update", (MSRL_LEARNER, "update")),
+    ("self.msrl.actors.get_action", (MSRL_ACTOR, "get_action")),
+    ("self.msrl.replay_buffer_sample", None),
+    ("self.msrl.collect_environment.reset", None),
+    ("msrl.agent_learn", None),
+    ("self.other.agent_learn", None),
+    ("self.msrl.learner.net.update", None),
+])
+def test_which_calls_msrl_dispatches(dotted, expected):
+    assert msrl_target(dotted) == expected
+
+
+def test_a_cached_check_sees_the_trainer_stop_compiling_the_agents(installed, capsys):
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": TRAINER, "algo/ppo.py": AGENTS})
+    cached = ("--cache-dir", str(installed / ".cache"))
+    first = check(installed, capsys, *cached, "algo")
+    assert [line for _, line, _ in first] == [17, 30, 35]
+    (installed / "algo/ppo_trainer.py").write_text(TRAINER.replace("    @ms.jit\n", ""))
+    assert check(installed, capsys, *cached, "algo") == []
