@@ -192,3 +192,38 @@ def test_a_cached_check_sees_the_trainer_stop_compiling_the_agents(installed, ca
     assert [line for _, line, _ in first] == [17, 30, 35]
     (installed / "algo/ppo_trainer.py").write_text(TRAINER.replace("    @ms.jit\n", ""))
     assert check(installed, capsys, *cached, "algo") == []
+
+
+COLLECTOR = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore_rl.agent.trainer import Trainer
+
+
+    class Collector(Trainer):
+        @ms.jit
+        def collect(self, action):
+            new_obs, reward, done = self.msrl.collect_environment.step(action)
+            if done:
+                new_obs = self.msrl.collect_environment.reset()
+            if self.msrl.eval_environment.reset().sum() > 0:
+                reward = reward * 2
+            return new_obs, reward
+    """)
+
+
+def test_what_a_trainer_gets_from_msrl_environments_are_tensors(installed, capsys):
+    make(installed, {"algo/__init__.py": "", "algo/collector.py": COLLECTOR})
+    assert check(installed, capsys, "algo") == [("algo/collector.py", 9, "MSL201"), ("algo/collector.py", 11, "MSL201")]
+
+
+@pytest.mark.parametrize("change", [
+    # a Cell that is no trainer: its ``self.msrl`` is whatever it was given
+    lambda text: text.replace("from mindspore_rl.agent.trainer import Trainer", "from mindspore import nn").replace(
+        "(Trainer)", "(nn.Cell)"),
+    # an environment the trainer holds itself, not MSRL's: its return kinds are unknown
+    lambda text: text.replace("self.msrl.collect_environment", "self.env").replace(
+        "self.msrl.eval_environment", "self.env"),
+])
+def test_environment_look_alikes_stay_unknown(installed, capsys, change):
+    make(installed, {"algo/__init__.py": "", "algo/collector.py": change(COLLECTOR)})
+    assert check(installed, capsys, "algo") == []

@@ -9,6 +9,11 @@ The configuration is a dict the index does not follow, so the candidates are the
 subclasses that define the method in the caller's own package: an algorithm's trainer and its agents live side by
 side (``algorithm/dqn/dqn_trainer.py`` and ``algorithm/dqn/dqn.py``); one in another package is left out, a miss
 rather than a guess.
+
+The same ``MSRL`` object holds the configured environments, ``self.msrl.collect_environment`` and
+``self.msrl.eval_environment``: Cells whose ``step`` and ``reset`` give Tensors in graph code (a Python environment
+is wrapped in ``PyFunc`` ops), so what a trainer's graph method unpacks from them are Tensors (``new_obs, reward,
+done = self.msrl.collect_environment.step(action)``).
 """
 from __future__ import annotations
 
@@ -28,6 +33,10 @@ MSRL_BOUND = {
 }
 # ``self.msrl.<attribute>.<method>(...)`` -> the base class of the object the attribute holds
 MSRL_HELD = {"learner": MSRL_LEARNER, "actors": MSRL_ACTOR}
+# Calls a trainer's graph method makes on MSRL's environments: each gives Tensors
+MSRL_ENVIRONMENT_CALLS = frozenset(f"self.msrl.{environment}.{method}"
+                                   for environment in ("collect_environment", "eval_environment")
+                                   for method in ("step", "reset"))
 
 
 def msrl_target(dotted: str) -> Optional[Tuple[ClassRef, str]]:
