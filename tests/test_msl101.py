@@ -1131,6 +1131,37 @@ def test_a_grown_list_becomes_a_buffer_after_a_peeled_first_step():
     """)
 
 
+def test_statements_between_the_loop_and_the_stack_stay_in_place():
+    """qmix's learner: ``mask = 1 - done`` sits between the step loop and ``self.stack(q_val_target)[:, 1:]``; it
+    neither reads nor binds the list, so it stays where it is and the stack's call becomes the buffer."""
+    body = """
+    @ms.jit
+    def f(x, h, done):
+        outs = []
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        mask = 1 - done
+        y = ops.stack(outs)[:, 1:]
+        return y * mask, h
+    """
+    assert _counter_fixed(body) == textwrap.dedent("""
+    @ms.jit
+    def f(x, h, done):
+        h = ops.tanh(x[0] + h)
+        outs = ops.zeros((x.shape[0],) + h.shape, h.dtype)
+        outs[0] = h
+        t = ms.Tensor(1, ms.int32)
+        while t < x.shape[0]:
+            h = ops.tanh(x[t] + h)
+            outs[t] = h
+            t = t + 1
+        mask = 1 - done
+        y = outs[:, 1:]
+        return y * mask, h
+    """)
+
+
 def test_a_python_int_while_with_a_slice_and_squeeze_and_a_constant_branch():
     """MindSpore's ``rnns.py`` shape: ``x[t:t + 1:1]`` + ``Squeeze(0)`` is ``x[t]``; an append in both branches of
     an ``if`` on a constant attribute."""
@@ -1198,7 +1229,9 @@ GROWN = "outs = []\n    for t in range(x.shape[0]):\n{body}\n    {after}\n    re
     ("        h = ops.tanh(x[t] + h)\n        outs.append(h)\n        other.append(h)", "y = ops.stack(outs)",
      "the body grows several lists"),
     ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.concat(outs)",
-     "`outs` is not stacked by the statement right after the loop"),
+     "`outs` is not stacked by the first statement after the loop that uses it"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "n = len(outs)\n    y = ops.stack(outs)",
+     "`outs` is not stacked by the first statement after the loop that uses it"),
     ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs)\n    z = outs",
      "`outs` is read again after it is stacked"),
     ("        h = ops.dropout(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs)", "draws random numbers"),

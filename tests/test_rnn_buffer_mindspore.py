@@ -86,7 +86,8 @@ def test_the_fixture_is_rewritten_as_shown():
     assert "maps = ops.zeros((len(frames),) + out.shape, out.dtype)" in fixed
     assert "x_t = x[t]\n" in fixed and "ops.squeeze(x_t, 0)" not in fixed
     assert "hs[t] = h" in fixed and "return hs, h" in fixed
-    assert fixed.count("ms.Tensor(1, ms.int32)") == 3
+    assert fixed.count("ms.Tensor(1, ms.int32)") == 4
+    assert "mask = 1 - done\n    q_next = q_steps[1:]" in fixed  # the statement in between stays in place
     assert fixed.count(".append(") == 3  # the three refused loops keep their lists
 
 
@@ -115,6 +116,13 @@ def test_fixture_jit_function_matches_bit_for_bit_with_gradients(tmp_path):
     source = RNN_BUFFERS.read_text(encoding="utf-8")
     before, after = (_load(text, tmp_path).elman_scan for text in (source, _fixed(source)))
     _compare(before, after, (_rand(8, 3), _rand(3, seed=1), _rand(3, 3, seed=2, scale=0.5)))
+
+
+def test_fixture_with_a_statement_before_the_stack_matches_bit_for_bit_with_gradients(tmp_path):
+    source = RNN_BUFFERS.read_text(encoding="utf-8")
+    before, after = (_load(text, tmp_path).target_values for text in (source, _fixed(source)))
+    _compare(before, after, (_rand(6, 4, 3), _rand(4, 3, seed=1), _rand(3, 3, seed=2, scale=0.5),
+                             _rand(5, 4, 3, seed=3)))
 
 
 def test_a_zero_length_sequence_fails_both_ways(tmp_path):

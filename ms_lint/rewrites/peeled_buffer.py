@@ -28,8 +28,12 @@ ways (``ops.stack`` of no rows, ``x[0]``). ``v = x[t:t + 1]`` followed by ``v = 
 MakeSlice operator must be int64"). An append in both branches of an ``if`` on a compile-time constant
 (``if self.is_lstm:``) is allowed.
 
+Statements between the loop and the stack that neither read nor bind the list stay where they are (qmix's
+``mask = 1 - done`` before ``q_val_target = self.stack(q_val_target)[:, 1:]``): the list is the buffer from the
+loop on, and only the stack reads it.
+
 Refused, each with its reason: several lists, a list not started as ``[]`` right before (in the same block), not
-stacked on axis 0 by the statement right after the loop or read anywhere else, an appended value that is not a
+stacked on axis 0 by the first statement after the loop that uses it, or read anywhere else, an appended value that is not a
 plain name (``h``, ``h[0]``), a start other than the literal 0 or a step other than 1, and everything the
 Tensor-counter rewrite refuses (:mod:`ms_lint.rewrites.tensor_counter`).
 """
@@ -181,12 +185,15 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         reads = [n for n in read_name_nodes(loop.body) if n.value == acc]
         if len(reads) != len(sites):
             return f"the body reads `{acc}` while it grows (a buffer row is not written until its step)", None
-        if index + 1 >= len(block):
-            return f"`{acc}` is not stacked right after the loop", None
-        stacked = block[index + 1]
+        after = next((i for i in range(index + 1, len(block)) if acc in read_names(block[i]) | assigned_in([block[i]])),
+                     None)
+        if after is None:
+            return f"`{acc}` is not stacked after the loop", None
+        stacked = block[after]
         call = _stack_call(self.context, self.context.scope.owner_of.get(self.function), stacked, acc)
         if call is None:
-            return f"`{acc}` is not stacked by the statement right after the loop (`ops.stack({acc}, 0)`)", None
+            return (f"`{acc}` is not stacked by the first statement after the loop that uses it "
+                    f"(`ops.stack({acc}, 0)`)"), None
         axis, call = call
         if axis != 0:
             return f"`{acc}` is stacked on axis {axis}, not 0 (the buffer would need a moveaxis)", None
