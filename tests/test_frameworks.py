@@ -175,6 +175,7 @@ def test_the_framework_base_method_alone_is_not_graph_code_of_the_project(instal
     ("self.msrl.agent_get_action", (MSRL_ACTOR, "get_action")),
     ("self.msrl.learner.update", (MSRL_LEARNER, "update")),
     ("self.msrl.actors.get_action", (MSRL_ACTOR, "get_action")),
+    ("self.msrl.actors[].act", (MSRL_ACTOR, "act")),  # ``self.msrl.actors[rank_id].act``, as summaries record it
     ("self.msrl.replay_buffer_sample", None),
     ("self.msrl.collect_environment.reset", None),
     ("msrl.agent_learn", None),
@@ -227,3 +228,14 @@ def test_what_a_trainer_gets_from_msrl_environments_are_tensors(installed, capsy
 def test_environment_look_alikes_stay_unknown(installed, capsys, change):
     make(installed, {"algo/__init__.py": "", "algo/collector.py": change(COLLECTOR)})
     assert check(installed, capsys, "algo") == []
+
+
+def test_one_of_several_actors_is_compiled_too(installed, capsys):
+    """A3C's trainer picks its actor by rank: ``self.msrl.actors[rank_id].act(...)``."""
+    trainer = TRAINER.replace("reward = self.msrl.agent_act(1, obs)", "reward = self.msrl.actors[self.rank].act(1, obs)")
+    make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": trainer, "algo/ppo.py": AGENTS})
+    assert check(installed, capsys, "algo") == [
+        ("algo/ppo.py", 17, "MSL201"), ("algo/ppo.py", 30, "MSL201"), ("algo/ppo.py", 35, "MSL201")]
+    without = trainer.replace("reward = self.msrl.actors[self.rank].act(1, obs)", "reward = obs")
+    (installed / "algo/ppo_trainer.py").write_text(without)
+    assert check(installed, capsys, "algo") == [("algo/ppo.py", 30, "MSL201"), ("algo/ppo.py", 35, "MSL201")]

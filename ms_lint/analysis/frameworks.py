@@ -32,7 +32,8 @@ MSRL_BOUND = {
     "agent_get_action": (MSRL_ACTOR, "get_action"),
 }
 # ``self.msrl.<attribute>.<method>(...)`` -> the base class of the object the attribute holds
-MSRL_HELD = {"learner": MSRL_LEARNER, "actors": MSRL_ACTOR}
+MSRL_HELD = {"learner": MSRL_LEARNER, "actors": MSRL_ACTOR,
+             "actors[]": MSRL_ACTOR}  # ``self.msrl.actors[rank_id].act(...)``: one of several actors (A3C)
 # Calls a trainer's graph method makes on MSRL's environments: each gives Tensors
 MSRL_ENVIRONMENT_CALLS = frozenset(f"self.msrl.{environment}.{method}"
                                    for environment in ("collect_environment", "eval_environment")
@@ -40,8 +41,9 @@ MSRL_ENVIRONMENT_CALLS = frozenset(f"self.msrl.{environment}.{method}"
 
 
 def msrl_target(dotted: str) -> Optional[Tuple[ClassRef, str]]:
-    """(base class, method) a call written ``self.msrl.agent_learn`` or ``self.msrl.learner.update`` reaches, or
-    None for any other call."""
+    """(base class, method) a call written ``self.msrl.agent_learn``, ``self.msrl.learner.update`` or
+    ``self.msrl.actors[].act`` (as the summary records ``self.msrl.actors[i].act``) reaches, or None for any other
+    call."""
     parts = dotted.split(".")
     if len(parts) == 3 and parts[:2] == ["self", "msrl"]:
         return MSRL_BOUND.get(parts[2])

@@ -356,6 +356,10 @@ class _Summarizer(ast.NodeVisitor):
             held = dotted_name(node.func.value)
             if held is not None and current is not None:
                 current.calls.append(held + "[]")
+        elif callee is None and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript):
+            held = dotted_name(node.func.value.value)  # ``self.msrl.actors[i].act(x)``: a method of an item
+            if held is not None and current is not None:
+                current.calls.append(f"{held}[].{node.func.attr}")
         if callee is not None:
             if current is not None:
                 current.calls.append(callee)
