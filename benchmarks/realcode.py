@@ -199,6 +199,15 @@ def score(rows: List[Row]) -> Score:
     return result
 
 
+def _trimmed(reason: str) -> str:
+    """``reason`` without a trailing full stop or the closing parentheses of the text around it (those of its
+    own parentheses stay)."""
+    reason = reason.rstrip(" .")
+    while reason.endswith(")") and reason.count(")") > reason.count("("):
+        reason = reason[:-1].rstrip(" .")
+    return reason
+
+
 def no_fix_reason(finding: dict) -> str:
     """The one-line reason a finding comes without a fix, read from its ``detail``: what follows "no automatic
     rewrite:" (or "select:"), or for MSL101 whether the loop is loop-carried or its body is not a shape the
@@ -206,7 +215,7 @@ def no_fix_reason(finding: dict) -> str:
     text = " ".join((finding.get("detail") or finding["message"]).split())
     match = re.search(r"no automatic (?:rewrite|select)(?::| \()\s*(.*)", text)
     if match:
-        reason = match.group(1).rstrip(" .)")
+        reason = _trimmed(match.group(1))
     elif "from the previous one" in text or "does not apply" in text:
         reason = "loop-carried: each iteration reads the previous one's result (ForiLoop/while only as advice)"
     elif "only sums per-slice terms" in text:
@@ -224,7 +233,7 @@ def unsafe_reason(finding: dict) -> str:
     before the first ": " outside backquotes (what follows it explains the reason)."""
     text = " ".join(finding["fix"]["message"].split())
     match = re.search(r"\(unsafe: (.*)", text) or re.search(r"\(([^()]*)\)\s*$", text)
-    reason = match.group(1).split("; ")[0].rstrip(" .)") if match else text
+    reason = _trimmed(match.group(1).split("; ")[0]) if match else text
     parts = reason.split("`")
     for index in range(0, len(parts), 2):  # outside backquotes
         if ": " in parts[index]:

@@ -155,6 +155,21 @@ def test_agents_of_another_package_are_not_taken_for_the_configured_ones(install
     assert check(installed, capsys, "algo", "other") == []
 
 
+def test_scripts_in_one_folder_pair_up_and_scripts_in_two_do_not(installed, capsys):
+    """Folders without ``__init__.py``: the trainer and its agents side by side are paired; a learner in another
+    script folder checked in the same run is not taken for the trainer's."""
+    make(installed, {"flat/ppo_trainer.py": TRAINER, "flat/ppo.py": AGENTS})
+    assert [line for _, line, _ in check(installed, capsys, "flat")] == [17, 30, 35]
+    make(installed, {"runs/ppo_trainer.py": TRAINER, "agents/ppo.py": AGENTS})
+    assert check(installed, capsys, "runs", "agents") == []
+
+
+def test_a_trainer_in_a_package_init_pairs_with_the_package_modules(installed, capsys):
+    make(installed, {"algo/__init__.py": TRAINER, "algo/ppo.py": AGENTS, "top.py": AGENTS})
+    assert check(installed, capsys, "algo", "top.py") == [
+        ("algo/ppo.py", 17, "MSL201"), ("algo/ppo.py", 30, "MSL201"), ("algo/ppo.py", 35, "MSL201")]
+
+
 def test_self_msrl_of_a_class_that_is_not_a_trainer_resolves_nothing(installed, capsys):
     not_a_trainer = TRAINER.replace("from mindspore_rl.agent import trainer", "from mindspore import nn").replace(
         "trainer.Trainer", "nn.Cell").replace("super().__init__(msrl)", "super().__init__()\n        self.msrl = msrl")
@@ -232,7 +247,8 @@ def test_environment_look_alikes_stay_unknown(installed, capsys, change):
 
 def test_one_of_several_actors_is_compiled_too(installed, capsys):
     """A3C's trainer picks its actor by rank: ``self.msrl.actors[rank_id].act(...)``."""
-    trainer = TRAINER.replace("reward = self.msrl.agent_act(1, obs)", "reward = self.msrl.actors[self.rank].act(1, obs)")
+    trainer = TRAINER.replace("reward = self.msrl.agent_act(1, obs)",
+                              "reward = self.msrl.actors[self.rank].act(1, obs)")
     make(installed, {"algo/__init__.py": "", "algo/ppo_trainer.py": trainer, "algo/ppo.py": AGENTS})
     assert check(installed, capsys, "algo") == [
         ("algo/ppo.py", 17, "MSL201"), ("algo/ppo.py", 30, "MSL201"), ("algo/ppo.py", 35, "MSL201")]

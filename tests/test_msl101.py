@@ -1162,6 +1162,56 @@ def test_statements_between_the_loop_and_the_stack_stay_in_place():
     """)
 
 
+def test_a_stack_that_rebinds_the_list_may_be_read_after():
+    """``outs = ops.stack(outs)[1:]``: the value is read before the name is bound, and later reads see the new
+    value, as they do after the fix."""
+    body = """
+    @ms.jit
+    def f(x, h):
+        outs = []
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        outs = ops.stack(outs)[1:]
+        return outs * 2
+    """
+    assert _counter_fixed(body).endswith("        t = t + 1\n    outs = outs[1:]\n    return outs * 2\n")
+
+
+@pytest.mark.parametrize("code, why", [
+    ("""
+    from mindspore.ops import stack
+
+
+    @ms.jit
+    def f(x, h):
+        outs = []
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        stack = ops.concat
+        return stack(outs)
+    """, "a statement between the loop and the stack rebinds `stack`"),
+    ("""
+    @ms.jit
+    def f(x, h):
+        def more(v):
+            outs.append(v)
+
+        outs = []
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        more(h)
+        return ops.stack(outs)
+    """, "a nested function or lambda reads `outs`"),
+])
+def test_a_list_reached_another_way_after_the_loop_keeps_the_advice(code, why):
+    found = findings(code)
+    assert len(found) == 1 and found[0].fix_object is None, found
+    assert why in found[0].detail, found[0].detail
+
+
 def test_a_python_int_while_with_a_slice_and_squeeze_and_a_constant_branch():
     """MindSpore's ``rnns.py`` shape: ``x[t:t + 1:1]`` + ``Squeeze(0)`` is ``x[t]``; an append in both branches of
     an ``if`` on a constant attribute."""
@@ -1232,6 +1282,10 @@ GROWN = "outs = []\n    for t in range(x.shape[0]):\n{body}\n    {after}\n    re
      "`outs` is not stacked by the first statement after the loop that uses it"),
     ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "n = len(outs)\n    y = ops.stack(outs)",
      "`outs` is not stacked by the first statement after the loop that uses it"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)",
+     "for g in other:\n        outs = g\n        y = ops.stack(outs)", "the statement that stacks `outs` may bind it before it reads it"),
+    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "n = len(locals())\n    y = ops.stack(outs)",
+     "a `locals`/`vars`/`eval`/`exec` call between the loop and the stack"),
     ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs)\n    z = outs",
      "`outs` is read again after it is stacked"),
     ("        h = ops.dropout(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs)", "draws random numbers"),

@@ -87,7 +87,7 @@ def test_the_fixture_is_rewritten_as_shown():
     assert "x_t = x[t]\n" in fixed and "ops.squeeze(x_t, 0)" not in fixed
     assert "hs[t] = h" in fixed and "return hs, h" in fixed
     assert fixed.count("ms.Tensor(1, ms.int32)") == 4
-    assert "mask = 1 - done\n    q_next = q_steps[1:]" in fixed  # the statement in between stays in place
+    assert "mask = 1 - done\n    q_steps = q_steps[1:]" in fixed  # the statement in between stays in place
     assert fixed.count(".append(") == 3  # the three refused loops keep their lists
 
 

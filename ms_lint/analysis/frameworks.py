@@ -3,23 +3,30 @@
 MindSpore Reinforcement (``mindspore_rl``): a ``Trainer`` keeps the ``MSRL`` object it is built with in
 ``self.msrl``, and ``MSRL.__init__`` binds ``agent_act``/``agent_learn``/``agent_get_action`` to the ``act``,
 ``learn`` and ``get_action`` methods of the Actor and Learner that the algorithm's configuration names
-(``config["learner"]["type"]``), and keeps them as ``self.actors`` and ``self.learner``. A trainer's ``@jit``
-method that calls ``self.msrl.agent_learn(batch)`` compiles the configured Learner's ``learn`` into its graph.
-The configuration is a dict the index does not follow, so the candidates are the project's Learner (Actor)
-subclasses that define the method in the caller's own package: an algorithm's trainer and its agents live side by
-side (``algorithm/dqn/dqn_trainer.py`` and ``algorithm/dqn/dqn.py``); one in another package is left out, a miss
-rather than a guess.
+(``config["learner"]["type"]``), and keeps them as ``self.actors`` (a ``CellList`` of them when there are several)
+and ``self.learner``. A trainer's ``@jit`` method that calls ``self.msrl.agent_learn(batch)`` compiles the configured
+Learner's ``learn`` into its graph. The configuration is a dict the index does not follow (and may live outside the
+package: mindspore-rl's QMIX names its SMAC learner in no module of its own), so the candidates are the project's
+Learner (Actor) subclasses that define the method in the trainer's own folder: an algorithm's trainer and its agents
+live side by side (``algorithm/dqn/dqn_trainer.py`` and ``algorithm/dqn/dqn.py``); one elsewhere is left out, a miss
+rather than a guess. Within the folder it is a guess: a folder with a ``@jit`` trainer and an eager one using
+another Learner would have both Learners taken for graph code (in mindspore-rl 0.7.0 no folder does: the eager
+methods only read ``trainable_variables``, or, in COMA, no method of the trainer compiles).
 
 The same ``MSRL`` object holds the configured environments, ``self.msrl.collect_environment`` and
 ``self.msrl.eval_environment``: Cells whose ``step`` and ``reset`` give Tensors in graph code (a Python environment
 is wrapped in ``PyFunc`` ops), so what a trainer's graph method unpacks from them are Tensors (``new_obs, reward,
 done = self.msrl.collect_environment.step(action)``).
+
+Every rule here needs the base classes to be readable: ``mindspore_rl`` installed (or checked with the project), its
+source found without importing it. Without it no class is a ``Trainer`` and nothing is dispatched.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
-ClassRef = Tuple[str, str]
+ClassRef = Tuple[str, str]  # (module name, class qualname)
+Method = TypeVar("Method")
 
 MSRL_TRAINER: ClassRef = ("mindspore_rl.agent.trainer", "Trainer")
 MSRL_LEARNER: ClassRef = ("mindspore_rl.agent.learner", "Learner")
@@ -38,6 +45,12 @@ MSRL_HELD = {"learner": MSRL_LEARNER, "actors": MSRL_ACTOR,
 MSRL_ENVIRONMENT_CALLS = frozenset(f"self.msrl.{environment}.{method}"
                                    for environment in ("collect_environment", "eval_environment")
                                    for method in ("step", "reset"))
+_PREFIX = "self.msrl."
+
+
+def may_dispatch(dotted: str) -> bool:
+    """A cheap first test: could a framework dispatch this call (as the summaries write it)?"""
+    return dotted.startswith(_PREFIX)
 
 
 def msrl_target(dotted: str) -> Optional[Tuple[ClassRef, str]]:
@@ -52,27 +65,29 @@ def msrl_target(dotted: str) -> Optional[Tuple[ClassRef, str]]:
     return None
 
 
-def package_of_module(module: str) -> str:
-    return module.rpartition(".")[0]
-
-
-def dispatched_methods(caller_module: str, caller_chain: List[ClassRef], dotted: str,
-                       classes: Iterable[Tuple[str, str]], chain_of: Callable[[ClassRef], List[ClassRef]],
-                       method_of: Callable[[ClassRef, str], Optional[Tuple[ClassRef, object]]]
-                       ) -> List[Tuple[ClassRef, object]]:
-    """(owner class, method summary) of each method a framework call may run: ``dotted`` as written in a method of
-    a class whose chain is ``caller_chain``; ``classes``: (module, qualname) of the project's classes;
-    ``chain_of``/``method_of``: the index's method-resolution chain and method lookup."""
+def dispatched_methods(dotted: str, caller_chain: Callable[[], Sequence[ClassRef]],
+                       classes: Iterable[ClassRef], chain_of: Callable[[ClassRef], Sequence[ClassRef]],
+                       method_of: Callable[[ClassRef, str], Optional[Tuple[ClassRef, Method]]]
+                       ) -> List[Tuple[ClassRef, Method]]:
+    """(owner class, method) of each method a framework call may run: ``dotted`` as written in a method of a class
+    whose method-resolution chain ``caller_chain()`` gives; ``classes``: the candidate classes (the project's, in the
+    caller's folder); ``chain_of``/``method_of``: the index's chain and method lookup. A method only the framework's
+    base class defines is left out (it is not the project's code)."""
     target = msrl_target(dotted)
-    if target is None or MSRL_TRAINER not in caller_chain:
+    if target is None or MSRL_TRAINER not in caller_chain():
         return []
     base, method = target
-    package = package_of_module(caller_module)
-    found: Dict[Tuple[ClassRef, str], Tuple[ClassRef, object]] = {}
+    found = {}
     for ref in classes:
-        if package_of_module(ref[0]) != package or ref == base or base not in chain_of(ref):
+        if ref == base or base not in chain_of(ref):
             continue
         resolved = method_of(ref, method)
         if resolved is not None and resolved[0] != base:
-            found[(resolved[0], method)] = resolved
+            found[resolved[0]] = resolved
     return list(found.values())
+
+
+def gives_tensors(dotted: Optional[str], caller_chain: Callable[[], Sequence[ClassRef]]) -> bool:
+    """Does a call written ``dotted``, in a method of a class whose chain ``caller_chain()`` gives, return Tensors
+    (``self.msrl.collect_environment.step(...)`` in a Trainer)?"""
+    return dotted in MSRL_ENVIRONMENT_CALLS and MSRL_TRAINER in caller_chain()

@@ -22,7 +22,7 @@ import sys
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ms_lint.analysis.frameworks import dispatched_methods
+from ms_lint.analysis.frameworks import dispatched_methods, may_dispatch
 from ms_lint.analysis.layout import (ModuleLocator, checked_tops, digest_of, module_name_of, module_names,
                                     package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base
@@ -740,7 +740,7 @@ class _GraphClosure:
         self.found: Dict[FunctionRef, str] = {}
         self.callers: Dict[FunctionRef, List[FunctionRef]] = {}  # graph function -> graph functions that call it
         self.pending: List[Tuple[str, FunctionSummary]] = []
-        self._project_classes: Optional[List[ClassRef]] = None
+        self._by_folder: Optional[Dict[str, List[ClassRef]]] = None  # folder -> its modules' classes
 
     def run(self) -> Dict[FunctionRef, str]:
         index = self.index
@@ -868,16 +868,26 @@ class _GraphClosure:
         self._add(callee[0], callee[1], why)
 
     def _dispatched(self, module: str, caller: FunctionSummary, dotted: str) -> List[Tuple[ClassRef, FunctionSummary]]:
-        """Methods a framework runs for a call the names do not resolve (``ms_lint.analysis.frameworks``)."""
-        if caller.owner is None or not dotted.startswith("self.msrl."):
+        """Methods a framework runs for a call the names do not resolve (``ms_lint.analysis.frameworks``): those
+        of the project's classes in the caller's folder."""
+        if caller.owner is None or not may_dispatch(dotted):
             return []
         index = self.index
-        if self._project_classes is None:
-            self._project_classes = [(name, qual) for name in sorted(index.project_modules)
-                                     for qual in index.modules[name].classes]
-        found = dispatched_methods(module, index.method_owner_chain((module, caller.owner)), dotted,
-                                   self._project_classes, index.method_owner_chain, index.find_method)
-        return [(owner, method) for owner, method in found if owner[0] in index.project_modules]  # type: ignore[misc]
+        owner: str = caller.owner
+        found = dispatched_methods(dotted, lambda: index.method_owner_chain((module, owner)),
+                                   self._classes_beside(module), index.method_owner_chain, index.find_method)
+        return [(ref, method) for ref, method in found if ref[0] in index.project_modules]
+
+    def _classes_beside(self, module: str) -> List[ClassRef]:
+        """The classes of the project modules whose files share the folder of ``module``'s file."""
+        if self._by_folder is None:
+            self._by_folder = {}
+            for name in sorted(self.index.project_modules):
+                summary = self.index.modules[name]
+                folder = os.path.dirname(os.path.abspath(summary.path))
+                self._by_folder.setdefault(folder, []).extend((name, qual) for qual in summary.classes)
+        summary = self.index.modules[module]
+        return self._by_folder.get(os.path.dirname(os.path.abspath(summary.path)), [])
 
     def _add(self, module: str, function: FunctionSummary, why: str) -> None:
         key = (module, function.qualname)

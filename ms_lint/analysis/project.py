@@ -13,7 +13,6 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.frameworks import MSRL_TRAINER
 from ms_lint.analysis.index import ProjectIndex, constructor_value
 from ms_lint.cstutil import parse_module
 
@@ -106,10 +105,9 @@ class ProjectView:
         summary = self.index.by_path.get(self.path)
         return summary is not None and summary.refuses_graph_mode
 
-    def is_msrl_trainer(self, qualname: str) -> bool:
-        """A class of this module is a MindSpore Reinforcement ``Trainer`` (``self.msrl`` is the MSRL object;
-        ``ms_lint.analysis.frameworks``)."""
-        return self.module is not None and MSRL_TRAINER in self.index.method_owner_chain((self.module, qualname))
+    def class_chain(self, qualname: str) -> List[Tuple[str, str]]:
+        """(module, qualname) of a class of this module and of its readable bases, in method-resolution order."""
+        return self.index.method_owner_chain((self.module, qualname)) if self.module is not None else []
 
     def eager_cell(self, qualname: str) -> bool:
         """A Cell of this module runs eagerly: its module is named for PyNative mode and no graph model outside

@@ -19,7 +19,7 @@ import libcst as cst
 from ms_lint.analysis.dataflow import written_names
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
-from ms_lint.analysis.frameworks import MSRL_ENVIRONMENT_CALLS
+from ms_lint.analysis.frameworks import gives_tensors
 from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, is_self_attr, is_staticmethod, positional_params, suite_statements,
     target_names, walk_statements,
@@ -873,10 +873,13 @@ class FunctionValues(ExpressionKinds):
         return kind
 
     def _environment_call(self, call: cst.Call) -> bool:
-        """``self.msrl.collect_environment.step(action)`` in a MindSpore Reinforcement trainer: Tensors."""
+        """A call a framework answers with Tensors (``self.msrl.collect_environment.step(action)`` in a MindSpore
+        Reinforcement trainer; ``ms_lint.analysis.frameworks``)."""
         project = self.attributes.project if self.attributes is not None else None
-        return (self.owner is not None and project is not None and dotted(call.func) in MSRL_ENVIRONMENT_CALLS
-                and project.is_msrl_trainer(self.owner))
+        owner = self.owner
+        if owner is None or project is None:
+            return False
+        return gives_tensors(dotted(call.func), lambda: project.class_chain(owner))
 
     def _local_call_kind(self, call: cst.Call) -> Kind:
         """``self.helper(x)`` / ``helper(x)`` defined in this module: what it returns for these arguments

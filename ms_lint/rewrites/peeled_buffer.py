@@ -28,14 +28,17 @@ ways (``ops.stack`` of no rows, ``x[0]``). ``v = x[t:t + 1]`` followed by ``v = 
 MakeSlice operator must be int64"). An append in both branches of an ``if`` on a compile-time constant
 (``if self.is_lstm:``) is allowed.
 
-Statements between the loop and the stack that neither read nor bind the list stay where they are (qmix's
-``mask = 1 - done`` before ``q_val_target = self.stack(q_val_target)[:, 1:]``): the list is the buffer from the
-loop on, and only the stack reads it.
+Statements between the loop and the stack that neither read nor bind the list stay where they are (``mask = 1 -
+done`` before ``q = ops.stack(q_steps, 0)[1:]``): the list is the buffer from the loop on, and only the stack reads
+it. Nothing else may reach the list by another way: no nested function or lambda of the function reads it, and no
+``locals``/``vars``/``eval``/``exec`` call sits between the loop and the stack; nor may a statement in between
+rebind a name the stack call is spelled with (``stack = ops.concat``).
 
 Refused, each with its reason: several lists, a list not started as ``[]`` right before (in the same block), not
-stacked on axis 0 by the first statement after the loop that uses it, or read anywhere else, an appended value that is not a
-plain name (``h``, ``h[0]``), a start other than the literal 0 or a step other than 1, and everything the
-Tensor-counter rewrite refuses (:mod:`ms_lint.rewrites.tensor_counter`).
+stacked on axis 0 by the first statement after the loop that uses it (one that may bind the list before it reads
+it, other than one plain assignment such as ``acc = ops.stack(acc)[1:]``, is refused), or read anywhere else, an appended value that is not a plain name (``h``,
+``h[0]``), a start other than the literal 0 or a step other than 1, and everything the Tensor-counter rewrite
+refuses (:mod:`ms_lint.rewrites.tensor_counter`).
 """
 from __future__ import annotations
 
@@ -194,10 +197,20 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         if call is None:
             return (f"`{acc}` is not stacked by the first statement after the loop that uses it "
                     f"(`ops.stack({acc}, 0)`)"), None
+        if acc in assigned_in([stacked]) and not _assigns_after_reading(stacked):
+            return f"the statement that stacks `{acc}` may bind it before it reads it", None
+        gap = block[index + 1:after]
+        if any(_dynamic_scope_call(stmt) for stmt in gap):
+            return f"a `locals`/`vars`/`eval`/`exec` call between the loop and the stack may read `{acc}`", None
+        if read_names(call[1].func) & assigned_in(gap):
+            return f"a statement between the loop and the stack rebinds `{code_of(call[1].func)}`", None
+        if _closure_reads(self.function, acc):
+            return f"a nested function or lambda reads `{acc}`", None
         axis, call = call
         if axis != 0:
             return f"`{acc}` is stacked on axis {axis}, not 0 (the buffer would need a moveaxis)", None
-        if not _rebinds_only(stacked, acc, call) and read_after(self.context, stacked, {acc}):
+        rebound = _rebinds_only(stacked, acc, call) or (acc in assigned_in([stacked]) and _assigns_after_reading(stacked))
+        if not rebound and read_after(self.context, stacked, {acc}):  # reads after a rebinding see the new value
             return f"`{acc}` is read again after it is stacked", None
         pairs = _slice_squeeze_pairs(self.context, body, counter)
         return None, (acc, first, empty, stacked, call, sites, pairs)
@@ -337,6 +350,49 @@ def _stack_call(context, owner, stmt, acc: str):
             if axis is not None:
                 found = (axis, call)
     return found
+
+
+def _assigns_after_reading(stmt) -> bool:
+    """One plain assignment (``q = self.stack(q)[:, 1:]``): its value is read before its targets are bound."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], (cst.Assign, cst.AnnAssign)) and stmt.body[0].value is not None):
+        return False
+
+    class _Walrus(cst.CSTVisitor):
+        found = False
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            _Walrus.found = True
+
+    run_visitor(stmt.body[0].value, _Walrus())
+    return not _Walrus.found
+
+
+_DYNAMIC_SCOPE = frozenset(("locals", "vars", "eval", "exec"))
+
+
+def _dynamic_scope_call(stmt: cst.CSTNode) -> bool:
+    """A call of ``locals``, ``vars``, ``eval`` or ``exec``: code that can read a local by its name's text."""
+    return any(isinstance(call.func, cst.Name) and call.func.value in _DYNAMIC_SCOPE for call in _calls(stmt))
+
+
+def _closure_reads(function: cst.FunctionDef, name: str) -> bool:
+    """Does a function or lambda nested in ``function`` read ``name`` (its own parameters aside)?"""
+    found = []
+
+    class _Nested(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            if name in read_names(node.body):
+                found.append(node)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            if name in read_names(node):
+                found.append(node)
+            return False
+
+    run_visitor(function.body, _Nested())
+    return bool(found)
 
 
 def _calls(node) -> List[cst.Call]:
