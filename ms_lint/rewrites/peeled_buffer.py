@@ -36,9 +36,9 @@ rebind a name the stack call is spelled with (``stack = ops.concat``).
 
 Refused, each with its reason: several lists, a list not started as ``[]`` right before (in the same block), not
 stacked on axis 0 by the first statement after the loop that uses it (one that may bind the list before it reads
-it, other than one plain assignment such as ``acc = ops.stack(acc)[1:]``, is refused), or read anywhere else, an appended value that is not a plain name (``h``,
-``h[0]``), a start other than the literal 0 or a step other than 1, and everything the Tensor-counter rewrite
-refuses (:mod:`ms_lint.rewrites.tensor_counter`).
+it, other than one plain assignment such as ``acc = ops.stack(acc)[1:]``, is refused), or read anywhere else, an
+appended value that is not a plain name (``h``, ``h[0]``), a start other than the literal 0 or a step other than 1,
+and everything the Tensor-counter rewrite refuses (:mod:`ms_lint.rewrites.tensor_counter`).
 """
 from __future__ import annotations
 
@@ -209,8 +209,9 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         axis, call = call
         if axis != 0:
             return f"`{acc}` is stacked on axis {axis}, not 0 (the buffer would need a moveaxis)", None
-        rebound = _rebinds_only(stacked, acc, call) or (acc in assigned_in([stacked]) and _assigns_after_reading(stacked))
-        if not rebound and read_after(self.context, stacked, {acc}):  # reads after a rebinding see the new value
+        rebound = _rebinds_only(stacked, acc, call) or (
+            acc in assigned_in([stacked]) and _assigns_after_reading(stacked))  # later reads see the new value
+        if not rebound and read_after(self.context, stacked, {acc}):
             return f"`{acc}` is read again after it is stacked", None
         pairs = _slice_squeeze_pairs(self.context, body, counter)
         return None, (acc, first, empty, stacked, call, sites, pairs)
