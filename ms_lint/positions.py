@@ -17,7 +17,7 @@ import itertools
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst._add_slots import add_slots
@@ -25,7 +25,6 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 from ms_lint.chunks import LINE_END, ast_runs, chunk_bounds, line_starts
-from ms_lint.cstutil import top_statements
 
 # What PositionProvider counts as a line break (libcst.metadata.position_provider.NEWLINE_RE).
 
@@ -97,42 +96,43 @@ def node_positions(module: cst.Module) -> NodePositions:
 
 
 class StatementPositions(Mapping):
-    """Positions of the nodes inside a module's top-level statements, each statement generated alone.
+    """Positions of the nodes inside a module's top-level statements and the members of its top-level classes, each
+    such unit generated alone.
 
     A finding needs the positions of a few nodes of a few functions; generating the whole module's code for them
-    cost a 50,000-line file of Cells 8.7 s of a 45 s check. A node is placed through ``parents`` (the engine's
-    map of graph code, child -> parent) in the top-level statement that holds it; that statement's code is
-    generated alone (its first line counted as line 1), and its first line in the file comes from the stdlib
-    ``ast``, whose top-level statements are libcst's (a ``SimpleStatementLine`` holds one ``ast`` statement per
-    small statement) with the same line as the statement's syntactic start (the keyword, or the first small
-    statement). The statement's code must be the file's text at that line, else, and for any node not placed
-    this way, every position comes from ``node_positions`` of the whole module: the answers are
-    ``node_positions``'s either way (``tests/test_positions.py`` compares them node by node).
+    cost a 50,000-line file of Cells 8.7 s of a 45 s check, and generating each class with a finding still cost it
+    about 2 s: a finding in one method generated the whole class. A node is placed through ``parents`` (the
+    engine's map of graph code, child -> parent) in the innermost unit that holds it: a member (method) of a
+    top-level class, else a top-level statement. The unit's code is generated alone (its first line counted as line
+    1; a member under its class body's indentation), and its first line in the file comes from the stdlib ``ast``,
+    whose top-level statements, and the statements of a top-level class's body, are libcst's (a
+    ``SimpleStatementLine`` holds one ``ast`` statement per small statement) with the same line as the statement's
+    syntactic start (the keyword, or the first small statement). The unit's code must be the file's text at that
+    line, else, and for any node not placed this way, every position comes from ``node_positions`` of the whole
+    module: the answers are ``node_positions``'s either way (``tests/test_positions.py`` compares them node by
+    node).
     """
 
-    # Statements whose positions are kept (the most recently placed): a file with a finding in each of its 3,000
+    # Units whose positions are kept (the most recently placed): a file with a finding in each of its 3,000
     # classes kept every class's positions, 43 MB of a 272 MB check of the 55k-line generated file. The engine
-    # places a file's findings statement by statement (``statement_rank``), so each is generated once.
+    # places a file's findings unit by unit (``statement_rank``), so each is generated once.
     KEEP = 16
 
     def __init__(self, module: cst.Module, text: str, parents: Mapping[cst.CSTNode, cst.CSTNode]):
         self._module = module
         self._text = text
         self._parents = parents
-        self._top: Optional[Dict[cst.CSTNode, cst.BaseStatement]] = None
+        self._units: Optional[Dict[cst.CSTNode, Tuple[int, Optional[str]]]] = None  # unit -> (rank, body indent)
         self._first_lines: Optional[Dict[cst.BaseStatement, int]] = None
         self._line_starts: Optional[List[int]] = None
         self._placed: "OrderedDict[cst.BaseStatement, Optional[Tuple[NodePositions, int]]]" = OrderedDict()
         self._full: Optional[NodePositions] = None
-        self._ranks: Optional[Dict[cst.BaseStatement, int]] = None
 
     def statement_rank(self, node: object) -> int:
-        """The position in the module of the top-level statement holding ``node`` (-1 when it is not placed
-        through one): the order in which to ask for many nodes' positions."""
-        if self._ranks is None:
-            self._ranks = {statement: rank for rank, statement in enumerate(self._module.body)}
-        statement = self._statement_of(node) if isinstance(node, cst.CSTNode) else None
-        return self._ranks.get(statement, -1) if statement is not None else -1
+        """The position in the module of the unit holding ``node`` (-1 when it is not placed through one): the
+        order in which to ask for many nodes' positions."""
+        unit = self._statement_of(node) if isinstance(node, cst.CSTNode) else None
+        return self._unit_table()[unit][0] if unit is not None else -1
 
     # -- Mapping -------------------------------------------------------------------------------------------
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -160,50 +160,69 @@ class StatementPositions(Mapping):
         return self._full
 
     def _place(self, node: object) -> Optional[Tuple[NodePositions, int]]:
-        """The positions of the statement holding ``node`` and the number of lines above that statement."""
+        """The positions of the unit holding ``node`` and the number of lines above that unit."""
         if self._full is not None or not isinstance(node, cst.CSTNode):
             return None
-        statement = self._statement_of(node)
-        if statement is None:
+        unit = self._statement_of(node)
+        if unit is None:
             return None
-        if statement in self._placed:
-            self._placed.move_to_end(statement)
+        if unit in self._placed:
+            self._placed.move_to_end(unit)
         else:
-            self._placed[statement] = self._generate(statement)
+            self._placed[unit] = self._generate(unit)
             if len(self._placed) > self.KEEP:
                 self._placed.popitem(last=False)
-        placed = self._placed[statement]
+        placed = self._placed[unit]
         return placed if placed is not None and node in placed[0] else None
 
+    def _unit_table(self) -> Dict[cst.CSTNode, Tuple[int, Optional[str]]]:
+        """Each unit -> (its rank in the module, the indentation of the class body that holds it, None for a
+        top-level statement). Members are units only where ``ast`` pairs them (``_first_line_of``)."""
+        if self._units is None:
+            units: Dict[cst.CSTNode, Tuple[int, Optional[str]]] = {}
+            first_lines = self._first_lines_table()
+            for statement in self._module.body:
+                units[statement] = (len(units), None)
+                if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+                    indent = statement.body.indent
+                    indent = self._module.default_indent if indent is None else indent
+                    for member in statement.body.body:
+                        if member in first_lines:
+                            units[member] = (len(units), indent)
+            self._units = units
+        return self._units
+
     def _statement_of(self, node: cst.CSTNode) -> Optional[cst.BaseStatement]:
-        if self._top is None:
-            self._top = top_statements(self._module)
+        """The innermost unit holding ``node``."""
+        units = self._unit_table()
         current: Optional[cst.CSTNode] = node
         for _ in range(10_000):
             if current is None:
                 return None
-            found = self._top.get(current)
-            if found is not None:
-                return found
+            if current in units:
+                return current  # type: ignore[return-value]
             current = self._parents.get(current)
         return None
 
-    def _generate(self, statement: cst.BaseStatement) -> Optional[Tuple[NodePositions, int]]:
-        first_line = self._first_line_of(statement)
+    def _generate(self, unit: cst.BaseStatement) -> Optional[Tuple[NodePositions, int]]:
+        first_line = self._first_line_of(unit)
         if first_line is None:
             return None
         state = _TokenCountingState(default_indent=self._module.default_indent,
                                     default_newline=self._module.default_newline)
-        statement._codegen(state)
+        indent = self._unit_table()[unit][1]
+        if indent is not None:  # a member: generated under its class body's indentation
+            state.increase_indent(indent)
+        unit._codegen(state)
         positions = NodePositions(state.marks, state.tokens)
-        if statement not in positions:
+        if unit not in positions:
             return None
-        lines_before = first_line - positions[statement].start.line
+        lines_before = first_line - positions[unit].start.line
         line_starts = self._line_starts_of_text()
         if not 0 <= lines_before < len(line_starts):
             return None
         tokens = state.tokens
-        if (statement is self._module.body[-1] and not self._module.has_trailing_newline and tokens
+        if (unit is self._module.body[-1] and not self._module.has_trailing_newline and tokens
                 and LINE_END.fullmatch(tokens[-1])):
             tokens = tokens[:-1]  # the file's last line has no line break (the module's code drops it too)
         if not self._text.startswith("".join(tokens), line_starts[lines_before]):
@@ -215,42 +234,68 @@ class StatementPositions(Mapping):
             self._line_starts = line_starts(self._text)
         return self._line_starts
 
-    def _first_line_of(self, statement: cst.BaseStatement) -> Optional[int]:
-        """The line of the statement's syntactic start (its keyword; its first small statement), from ``ast``."""
+    def _first_lines_table(self) -> Dict[cst.BaseStatement, int]:
         if self._first_lines is None:
             self._first_lines = _ast_first_lines(self._module, self._text)
-        return self._first_lines.get(statement)
+        return self._first_lines
+
+    def _first_line_of(self, statement: cst.BaseStatement) -> Optional[int]:
+        """The line of the unit's syntactic start (its keyword; its first small statement), from ``ast``."""
+        return self._first_lines_table().get(statement)
 
 
 def _ast_first_lines(module: cst.Module, text: str) -> Dict[cst.BaseStatement, int]:
-    """libcst's top-level statements -> the line ``ast`` gives their first ``ast`` statement; empty when the two
-    do not pair up one to one."""
+    """libcst's top-level statements, and the statements of top-level classes' bodies, -> the line ``ast`` gives
+    their first ``ast`` statement; empty when the top-level statements do not pair up one to one (a class whose
+    body does not pair up keeps its own line and gives none for its members)."""
     starts = _ast_statement_lines(text)
     if starts is None:
         return {}
     lines: Dict[cst.BaseStatement, int] = {}
+    if not _pair(module.body, starts, lines):
+        return {}
     index = 0
     for statement in module.body:
-        if index >= len(starts):
-            return {}
-        lines[statement] = starts[index]
+        line, members = starts[index]
+        if members is not None and isinstance(statement, cst.ClassDef) and isinstance(statement.body,
+                                                                                        cst.IndentedBlock):
+            paired: Dict[cst.BaseStatement, int] = {}
+            if _pair(statement.body.body, [(member, None) for member in members], paired):
+                lines.update(paired)
         index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return lines if index == len(starts) else {}
+    return lines
 
 
-def _ast_statement_lines(text: str) -> Optional[List[int]]:
-    """The line of each top-level ``ast`` statement; a long module is parsed a run of statements at a time
-    (``ms_lint.chunks.ast_runs``: ``ast.parse`` peaks at about 5 KB per line), and whole when a run does not
-    parse. None when the module does not parse."""
+def _pair(statements: Sequence[cst.BaseStatement], starts: List[Tuple[int, Optional[List[int]]]],
+          lines: Dict[cst.BaseStatement, int]) -> bool:
+    """Pair libcst statements with ``ast`` ones (a ``SimpleStatementLine`` holds one per small statement) into
+    ``lines``: False when the counts differ."""
+    index = 0
+    for statement in statements:
+        if index >= len(starts):
+            return False
+        lines[statement] = starts[index][0]
+        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return index == len(starts)
+
+
+def _ast_statement_lines(text: str) -> Optional[List[Tuple[int, Optional[List[int]]]]]:
+    """(line, the lines of its body's statements for a class, else None) of each top-level ``ast`` statement; a
+    long module is parsed a run of statements at a time (``ms_lint.chunks.ast_runs``: ``ast.parse`` peaks at about
+    5 KB per line), and whole when a run does not parse. None when the module does not parse."""
     import ast
+
+    def described(statement) -> Tuple[int, Optional[List[int]]]:
+        members = [member.lineno for member in statement.body] if isinstance(statement, ast.ClassDef) else None
+        return statement.lineno, members
 
     bounds = chunk_bounds(text)
     if len(bounds) > 1:
         try:
-            return [statement.lineno for tree in ast_runs(text, bounds) for statement in tree.body]
+            return [described(statement) for tree in ast_runs(text, bounds) for statement in tree.body]
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass  # a cut inside a string or a bracket: the whole module decides
     try:
-        return [statement.lineno for statement in ast.parse(text).body]
+        return [described(statement) for statement in ast.parse(text).body]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

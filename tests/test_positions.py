@@ -174,3 +174,25 @@ def test_the_engine_places_findings_statement_by_statement(monkeypatch):
     assert {finding.code for finding in result.findings} >= {"MSL101", "MSL201"}
     assert len({f.line for f in result.findings}) >= 12
     assert len(calls) == len(set(calls)) == 6  # one per class, however the rules' reports were ordered
+
+
+def test_a_node_in_a_method_generates_the_method_alone(monkeypatch):
+    """A finding in one method of a long class: only that method's code is generated, under the class body's
+    indentation, and its positions are the whole module's."""
+    methods = "".join(f"\n    # method {i}\n    @staticmethod\n    def m{i}(x):\n        return f(x, {i})\n"
+                      for i in range(5))
+    text = f"import mindspore\n\n\nclass Net:\n    '''Doc.'''\n    scale = g(2)\n{methods}\n\nz = h(3)\n"
+    module = cst.parse_module(text)
+    expected = node_positions(module)
+    generated = []
+    generate = StatementPositions._generate
+    monkeypatch.setattr(StatementPositions, "_generate",
+                        lambda self, unit: generated.append(unit) or generate(self, unit))
+    found = StatementPositions(module, text, _parents_of_all(module))
+    call = [node for node in find(module, cst.Call) if "3" in cst.Module([]).code_for_node(node)][0]
+    assert found[call] == expected[call]
+    assert [type(unit) for unit in generated] == [cst.FunctionDef]
+    assert generated[0].name.value == "m3"
+    for node in find(module, cst.Call):
+        assert found[node] == expected[node]
+    assert found._full is None
