@@ -971,9 +971,9 @@ class TensorConditionBranch(Rule):
         bound = self.context.scope.takes_self(func)
         names = [p.name.value for p in positional_params(func, bound)]
         found: Set[str] = set()
-        if self._calls_by_name is None:  # every call in the module, by the name it calls (once per file)
+        if self._calls_by_name is None:  # every call in the module (the scope's walk), by the name it calls
             self._calls_by_name = {}
-            for call in find(self.context.module, cst.Call):
+            for call in (info.call for info in self.context.scope.calls):
                 callee = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
                     call.func.value if isinstance(call.func, cst.Name) else None)
                 if callee is not None:
