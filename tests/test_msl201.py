@@ -1215,3 +1215,38 @@ def test_wrapping_a_parameter_in_tensor_does_not_make_it_a_python_number():
                 return helper(x, self.s * 2)
         """)
     assert only(code).line == line_of(code, "if scale > 1")  # graph mode builds Tensor(t) from a Tensor too
+
+
+def test_an_augmented_assignment_in_a_branch_makes_the_select_unsafe_for_that_reason_alone():
+    """``done_status += 1`` updates ``self.zero``'s Tensor in place (measured, MindSpore 2.10): unsafe. The shapes
+    are proven: every write of ``self.zero`` is a 0-d Tensor, ``+= 1`` keeps the shape, and ``masks[t] = ...``
+    reads ``t`` without binding it."""
+    code = textwrap.dedent("""\
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Record(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.zero = ms.Tensor(0, ms.int64)
+                self.step = ms.Tensor(3, ms.int64)
+                self.zero = ms.Tensor(0, ms.int64)
+
+            def construct(self, dones, masks):
+                done_status = self.zero
+                done_num = self.zero
+                t = self.step
+                t += 1
+                masks[t] = 1
+                if dones.any():
+                    done_status += 1
+                    done_num = t
+                return done_status, done_num, masks
+        """)
+    found = [f for f in lint(code, select=["MSL201"]) if f.line == 18]
+    assert len(found) == 1 and found[0].fix_object is not None
+    message = found[0].fix_object.message
+    assert found[0].fix_object.applicability == "unsafe"
+    assert "`done_status += 1` updates in place the Tensor its name holds" in message
+    assert "one shape" not in message

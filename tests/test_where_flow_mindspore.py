@@ -326,3 +326,20 @@ def test_compile_time_test_inside_a_chain_stays_a_folded_conditional(tmp_path, t
     for shape_one in (False, True):
         for step in _steps(shape_one):
             same(cells[0](step), cells[1](step))
+
+
+def test_an_augmented_assignment_in_a_branch_updates_the_attribute_and_the_select_does_not(tmp_path):
+    """Why a select over ``done_status += 1`` is unsafe (MSL201 page, "Fix safety"): with ``done_status`` bound to
+    ``self.zero``, the original updates the attribute's Tensor in place inside the Tensor ``if``, so the next call
+    starts from the new value; the select only rebinds the name. The first call agrees, the second does not."""
+    path = FIXTURES / "branches" / "episode_counters.py"
+    config = Config(root=str(FIXTURES)).with_overrides(select=["MSL201"])
+    assert not fix_text(read_source(str(path)), config).changed  # no safe fix
+    outcome = fix_text(read_source(str(path)), config, unsafe=True)
+    assert outcome.changed and outcome.fixed.count("ops.where(") == 4
+    before, after = load(tmp_path, outcome.original).RecordFirst(), load(tmp_path, outcome.fixed).RecordFirst()
+    dones = t([0, 1, 0, 1], np.bool_)
+    for a, b in zip(before(dones), after(dones)):
+        same(a, b)
+    assert before.zero.asnumpy() == 1 and after.zero.asnumpy() == 0  # the attribute's Tensor changed in place
+    assert before(dones)[0].asnumpy() == 2 and after(dones)[0].asnumpy() == 1

@@ -77,6 +77,7 @@ class BranchFlow:
         self._built: Dict[int, Select] = {}
         self._placeholders = 0
         self.folded: Dict[int, Tuple[cst.BaseExpression, cst.BaseExpression]] = {}  # id(IfExp) -> its sides
+        self.augmented: List[cst.AugAssign] = []  # ``x += v`` on a name that may hold a Tensor
 
     # -- planning -------------------------------------------------------------------------------------------
     def plan(self, node: cst.If, continuation: Sequence[cst.BaseStatement], own_rest: Sequence[cst.BaseStatement],
@@ -197,6 +198,8 @@ class BranchFlow:
             if op is None:
                 raise Refused(f"a branch uses `{short_code(small.operator)}`")
             whole = cst.BinaryOperation(left=small.target, operator=op(), right=_paren(small.value))
+            if self.values.kind(small.target) is not Kind.CONST:
+                self.augmented.append(small)
             self._evaluate(whole)
             env[small.target.value] = self._subst(whole, env)
             return None
@@ -510,6 +513,10 @@ def flow_fix(ctx, values: FunctionValues, node: cst.If, test: Optional[cst.BaseE
         if hazard is not None and hazard_message(hazard) not in hazards:
             hazards.append(hazard_message(hazard))
     reasons = list(hazards) + clamps.reasons
+    if flow.augmented:
+        reasons.append(f"`{short_code(flow.augmented[0], 30)}` updates in place the Tensor its name holds "
+                       "(MindSpore 2.10 graph mode, measured: the Tensor of an attribute changed inside a Tensor "
+                       "`if`); the select only rebinds the name")
     conditions = {select.placeholder: select.cond for select in plan.selects}
 
     def resolve(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -228,13 +228,13 @@ class ShapeLeaves:
     def _attribute(self, expr: cst.Attribute, depth: int, strict: bool) -> Optional[Leaves]:
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             from ms_lint.analysis.shapes import init_assignment
-            from ms_lint.rewrites.where import is_zero_d_factory
 
             assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
-            if assigned is not None and (is_zero_d_factory(self.ctx, assigned[0], assigned[1])
-                                         or self.ctx.imports.qualify(assigned[0]) in PYTHON_NUMBERS
-                                         or self._zero_d_arithmetic(assigned[0], assigned[1], 0)
-                                         or number_or_none(self.ctx, assigned[1], assigned[0], assigned[0])):
+            if assigned is not None and self._zero_d_value(*assigned):
+                return NONE
+            # ``self.zero = Tensor(0, ms.int64)`` written twice in ``__init__``: 0-d when every write is
+            writes = self.ctx.attributes.writes(self.values.owner, expr.attr.value)
+            if writes and all(self._zero_d_value(value, method) for value, method in writes):
                 return NONE
             return self._opaque(expr, strict)
         return self._opaque(expr, strict)
@@ -261,6 +261,14 @@ class ShapeLeaves:
             elif not is_number(self.ctx, method, side, value):
                 return False
         return tensors > 0
+
+    def _zero_d_value(self, value: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+        """A value written to ``self.<attr>`` in ``method`` that is 0-d: a 0-d Tensor factory, a Python number, or
+        arithmetic of those."""
+        from ms_lint.rewrites.where import is_zero_d_factory
+
+        return (is_zero_d_factory(self.ctx, value, method) or self.ctx.imports.qualify(value) in PYTHON_NUMBERS
+                or self._zero_d_arithmetic(value, method, 0) or number_or_none(self.ctx, method, value, value))
 
     def _call(self, expr: cst.Call, depth: int, strict: bool) -> Optional[Leaves]:
         from ms_lint.analysis.shapes import init_value
@@ -347,24 +355,43 @@ def plain_bindings(func: cst.FunctionDef, name: str) -> Optional[List[cst.BaseEx
         if isinstance(stmt, (cst.For, cst.With)) and name in _bound_names(stmt):
             return None
         for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
-            if isinstance(small, (cst.AugAssign, cst.AnnAssign)) and _names_of(small.target) & {name}:
+            if isinstance(small, (cst.AugAssign, cst.AnnAssign)) and name in _target_names(small.target):
                 if isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target,
                                                                                                cst.Name):
                     found.append(small.value)
                     continue
-                return None
+                spelled = _augmented_value(small) if isinstance(small, cst.AugAssign) else None
+                if spelled is None:
+                    return None
+                found.append(spelled)  # ``t += 1`` binds what ``t = t + 1`` binds
+                continue
             if isinstance(small, cst.Assign):
                 for target in small.targets:
                     if isinstance(target.target, cst.Name):
                         if target.target.value == name:
                             found.append(small.value)
-                    elif name in _names_of(target.target):
+                    elif name in _target_names(target.target):
                         return None
             if isinstance(small, (cst.Global, cst.Nonlocal, cst.Del)) and name in _names_of(small):
                 return None
     walrus = any(isinstance(n.target, cst.Name) and n.target.value == name
                  for n in iter_nodes(func.body, cst.NamedExpr))
     return None if walrus else found
+
+
+# ``x op= v`` -> the binary operator of ``x = x op v`` (arithmetic only: ``@=`` and the bitwise ones stay refused)
+_AUGMENTED = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+              cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+              cst.PowerAssign: cst.Power}
+
+
+def _augmented_value(small: cst.AugAssign) -> Optional[cst.BaseExpression]:
+    """``t += 1`` as the value ``t + 1`` it binds (its target is the name read), or None for another operator or
+    target."""
+    operator = _AUGMENTED.get(type(small.operator))
+    if operator is None or not isinstance(small.target, cst.Name):
+        return None
+    return cst.BinaryOperation(left=small.target, operator=operator(), right=small.value)
 
 
 def names_bound_in(stmts) -> Set[str]:
@@ -390,6 +417,18 @@ def _bound_names(stmt: cst.BaseStatement) -> Set[str]:
         return _names_of(stmt.target)
     if isinstance(stmt, cst.With):
         return set().union(*(_names_of(item.asname.name) for item in stmt.items if item.asname is not None))
+    return set()
+
+
+def _target_names(target: cst.BaseExpression) -> Set[str]:
+    """The names an assignment target binds: ``a, (b, *c)`` binds a, b, c; ``x[i] = v`` and ``o.f = v`` bind no
+    name (they read ``x``, ``i``, ``o``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(element.value) for element in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
     return set()
 
 
