@@ -1090,8 +1090,8 @@ def test_a_carried_range_loop_becomes_a_tensor_counter_while():
 
 
 @pytest.mark.parametrize("loop", [
-    "outs = []\n    for t in range(x.shape[0]):\n        h = ops.tanh(x[t] + h)\n        outs.append(h)\n"
-    "    return ops.stack(outs, 1)",  # grows a list stacked on axis 1
+    "outs = []\n    for t in range(x.shape[0]):\n        h = ops.tanh(x[t] + h)\n        outs.append(h * 2)\n"
+    "    return ops.stack(outs, 1)",  # grows a list with a value that is not a plain name
     "for t in range(x.shape[0] - 1):\n        h = h + x[t + 1]\n    return h",  # the counter as a Python int
     "for t in range(x.shape[0]):\n        h = h + x[t : t + 1].sum()\n    return h",  # a slice bound
     "for t in range(x.shape[0]):\n        h = h + ops.rand_like(h) * x[t]\n    return h",  # random
@@ -1160,6 +1160,19 @@ def test_statements_between_the_loop_and_the_stack_stay_in_place():
         y = outs[:, 1:]
         return y * mask, h
     """)
+
+
+def test_rows_stacked_on_another_axis_are_the_buffer_with_its_axis_moved():
+    body = """
+    @ms.jit
+    def f(x, h):
+        outs = []
+        for t in range(x.shape[0]):
+            h = ops.tanh(x[t] + h)
+            outs.append(h)
+        return ops.stack(outs, -1)
+    """
+    assert _counter_fixed(body).endswith("        t = t + 1\n    return ops.moveaxis(outs, 0, -1)\n")
 
 
 def test_a_stack_that_rebinds_the_list_may_be_read_after():
@@ -1270,8 +1283,6 @@ GROWN = "outs = []\n    for t in range(x.shape[0]):\n{body}\n    {after}\n    re
 
 
 @pytest.mark.parametrize("body, after, why", [
-    ("        h = ops.tanh(x[t] + h)\n        outs.append(h)", "y = ops.stack(outs, 1)",
-     "`outs` is stacked on axis 1, not 0"),
     ("        outs.append(h)\n        h = ops.tanh(x[t] + outs[-1])", "y = ops.stack(outs)",
      "the body reads `outs` while it grows"),
     ("        h = ops.tanh(x[t] + h)\n        outs.append(h * 2)", "y = ops.stack(outs)",

@@ -86,9 +86,10 @@ def test_the_fixture_is_rewritten_as_shown():
     assert "maps = ops.zeros((len(frames),) + out.shape, out.dtype)" in fixed
     assert "x_t = x[t]\n" in fixed and "ops.squeeze(x_t, 0)" not in fixed
     assert "hs[t] = h" in fixed and "return hs, h" in fixed
-    assert fixed.count("ms.Tensor(1, ms.int32)") == 4
+    assert fixed.count("ms.Tensor(1, ms.int32)") == 5
+    assert "return ops.moveaxis(hs, 0, 1)" in fixed
     assert "mask = 1 - done\n    q_steps = q_steps[1:]" in fixed  # the statement in between stays in place
-    assert fixed.count(".append(") == 3  # the three refused loops keep their lists
+    assert fixed.count(".append(") == 2  # the two refused loops keep their lists
 
 
 @pytest.mark.parametrize("target", sorted(FIXTURE_CASES))
@@ -116,6 +117,12 @@ def test_fixture_jit_function_matches_bit_for_bit_with_gradients(tmp_path):
     source = RNN_BUFFERS.read_text(encoding="utf-8")
     before, after = (_load(text, tmp_path).elman_scan for text in (source, _fixed(source)))
     _compare(before, after, (_rand(8, 3), _rand(3, seed=1), _rand(3, 3, seed=2, scale=0.5)))
+
+
+def test_fixture_stacked_on_axis_one_matches_bit_for_bit_with_gradients(tmp_path):
+    source = RNN_BUFFERS.read_text(encoding="utf-8")
+    before, after = (_load(text, tmp_path).time_major_scan for text in (source, _fixed(source)))
+    _compare(before, after, (_rand(5, 3), _rand(3, seed=1), _rand(3, 3, seed=2, scale=0.5)))
 
 
 def test_fixture_with_a_statement_before_the_stack_matches_bit_for_bit_with_gradients(tmp_path):

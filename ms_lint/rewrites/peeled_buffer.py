@@ -28,6 +28,9 @@ ways (``ops.stack`` of no rows, ``x[0]``). ``v = x[t:t + 1]`` followed by ``v = 
 MakeSlice operator must be int64"). An append in both branches of an ``if`` on a compile-time constant
 (``if self.is_lstm:``) is allowed.
 
+Rows stacked on another axis (``ops.stack(rows, 1)``, ``P.Stack(axis=1)``) are the buffer with its first axis
+moved there, ``ops.moveaxis(buffer, 0, 1)``: the same data in the same places.
+
 Statements between the loop and the stack that neither read nor bind the list stay where they are (``mask = 1 -
 done`` before ``q = ops.stack(q_steps, 0)[1:]``): the list is the buffer from the loop on, and only the stack reads
 it. Nothing else may reach the list by another way: no nested function or lambda of the function reads it, and no
@@ -35,7 +38,7 @@ it. Nothing else may reach the list by another way: no nested function or lambda
 rebind a name the stack call is spelled with (``stack = ops.concat``).
 
 Refused, each with its reason: several lists, a list not started as ``[]`` right before (in the same block), not
-stacked on axis 0 by the first statement after the loop that uses it (one that may bind the list before it reads
+stacked by the first statement after the loop that uses it (one that may bind the list before it reads
 it, other than one plain assignment such as ``acc = ops.stack(acc)[1:]``, is refused), or read anywhere else, an
 appended value that is not a plain name (``h``, ``h[0]``), a start other than the literal 0 or a step other than 1,
 and everything the Tensor-counter rewrite refuses (:mod:`ms_lint.rewrites.tensor_counter`).
@@ -56,6 +59,7 @@ from ms_lint.rewrites.vmap import stack_axis
 from ms_lint.walk import run_visitor
 
 ZEROS = ("mindspore.ops.zeros",)
+MOVEAXIS = ("mindspore.ops.moveaxis",)
 SQUEEZE_PRIMITIVES = ("mindspore.ops.Squeeze", "mindspore.ops.operations.Squeeze",
                       "mindspore.ops.operations.array_ops.Squeeze")
 SQUEEZE_FUNCTIONS = ("mindspore.ops.squeeze",)
@@ -117,17 +121,18 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         if why is not None:
             self.refusal = why
             return None
-        acc, first, empty, stacked, call, sites, pairs = found
+        acc, first, empty, stacked, call, sites, pairs, axis = found
         self.allowed_list = acc
         exempt = {id(stmt) for pair in pairs for stmt in pair}
         if not self._body_fits(loop, counter, step_lines | exempt):
             return None
         zeros = self._spell(ZEROS)
+        moved = self._spell(MOVEAXIS) if axis != 0 else ("", ())
         counted = self._tensor_call(cst.Integer(str(first + 1)))
-        if zeros is None or counted is None:
+        if zeros is None or counted is None or moved is None:
             return None
         init_code, imports = counted
-        imports = imports + zeros[1]
+        imports = imports + zeros[1] + moved[1]
         body = list(suite_statements(loop.body))
         looped = _Rebuild(acc, counter, sites, pairs, step_lines, peel=None, zeros=zeros[0], stop=stop)
         peeled = _Rebuild(acc, counter, sites, pairs, step_lines, peel=first, zeros=zeros[0], stop=stop)
@@ -150,7 +155,9 @@ class PeeledBufferBuilder(TensorCounterBuilder):
             edits.append((init, init.with_changes(body=new_init.body)))
             edits.append((loop, peel_body + [loop.with_changes(leading_lines=[],
                                                                body=loop.body.with_changes(body=loop_body))]))
-        if _rebinds_only(stacked, acc, call):
+        if axis != 0:  # the rows stacked on another axis: the buffer (rows on axis 0) with that axis moved there
+            edits.append((call, cst.parse_expression(f"{moved[0]}({acc}, 0, {axis})")))
+        elif _rebinds_only(stacked, acc, call):
             edits.append((stacked, None))
         else:
             edits.append((call, cst.Name(acc)))
@@ -207,14 +214,12 @@ class PeeledBufferBuilder(TensorCounterBuilder):
         if _closure_reads(self.function, acc):
             return f"a nested function or lambda reads `{acc}`", None
         axis, call = call
-        if axis != 0:
-            return f"`{acc}` is stacked on axis {axis}, not 0 (the buffer would need a moveaxis)", None
         rebound = _rebinds_only(stacked, acc, call) or (
             acc in assigned_in([stacked]) and _assigns_after_reading(stacked))  # later reads see the new value
         if not rebound and read_after(self.context, stacked, {acc}):
             return f"`{acc}` is read again after it is stacked", None
         pairs = _slice_squeeze_pairs(self.context, body, counter)
-        return None, (acc, first, empty, stacked, call, sites, pairs)
+        return None, (acc, first, empty, stacked, call, sites, pairs, axis)
 
     def _append_sites(self, body, acc: str):
         """ids of the ``acc.append(v)`` lines (top level, or the two branches of an ``if`` on a compile-time
