@@ -56,7 +56,7 @@ from ms_lint.cstutil import call_name_args, code_of, suite_statements
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.rewrites.tensor_counter import TensorCounterBuilder, range_call
 from ms_lint.rewrites.vmap import stack_axis
-from ms_lint.walk import run_visitor
+from ms_lint.walk import find, run_visitor
 
 ZEROS = ("mindspore.ops.zeros",)
 MOVEAXIS = ("mindspore.ops.moveaxis",)
@@ -359,19 +359,11 @@ def _stack_call(context, owner, stmt, acc: str):
 
 
 def _assigns_after_reading(stmt) -> bool:
-    """One plain assignment (``q = self.stack(q)[:, 1:]``): its value is read before its targets are bound."""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], (cst.Assign, cst.AnnAssign)) and stmt.body[0].value is not None):
-        return False
-
-    class _Walrus(cst.CSTVisitor):
-        found = False
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            _Walrus.found = True
-
-    run_visitor(stmt.body[0].value, _Walrus())
-    return not _Walrus.found
+    """One plain assignment (``q = self.stack(q)[:, 1:]``) with no ``:=`` in its value: the value is read before
+    its targets are bound."""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], (cst.Assign, cst.AnnAssign)) and stmt.body[0].value is not None
+            and not find(stmt.body[0].value, cst.NamedExpr))
 
 
 _DYNAMIC_SCOPE = frozenset(("locals", "vars", "eval", "exec"))
