@@ -232,7 +232,7 @@ class ShapeLeaves:
             assigned = init_assignment(self.ctx, self.values.owner, expr.attr.value)
             if assigned is not None and self._zero_d_value(*assigned):
                 return NONE
-            # ``self.zero = Tensor(0, ms.int64)`` written twice in ``__init__``: 0-d when every write is
+            # ``self.zero = Tensor(0, ms.int64)`` written twice in ``__init__``: 0-d when every write of it is
             writes = self.ctx.attributes.writes(self.values.owner, expr.attr.value)
             if writes and all(self._zero_d_value(value, method) for value, method in writes):
                 return NONE
