@@ -4,14 +4,13 @@
 The framework itself is a small stand-in installed outside the project (the index reads it, never imports it);
 the algorithm package is written here, in the layout MindSpore Reinforcement's own algorithms use: a trainer module
 and an agents module side by side."""
-import json
 import os
 import textwrap
 
 import pytest
+from project_support import json_check, make
 
 from ms_lint.analysis.frameworks import MSRL_ACTOR, MSRL_LEARNER, msrl_target
-from ms_lint.cli import main
 
 FRAMEWORK = {
     "mindspore_rl/__init__.py": "",
@@ -107,23 +106,8 @@ AGENTS = textwrap.dedent("""\
     """)
 
 
-def make(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
-
-
 def check(root, capsys, *args):
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        cache = [] if "--cache-dir" in args else ["--no-cache"]
-        main(["check", *cache, "--output-format", "json", *args])
-    finally:
-        os.chdir(cwd)
-    return sorted((f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in json.loads(capsys.readouterr().out))
+    return sorted((f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in json_check(root, capsys, *args)[1])
 
 
 @pytest.fixture

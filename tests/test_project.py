@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import pytest
+from project_support import json_check, make
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value
 from ms_lint.analysis.layout import is_test_module
@@ -18,23 +19,9 @@ from ms_lint.cli import main
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
 
 
-def make(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
-
-
 def check(tmp_path, capsys, *args):
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        code = main(["check", "--no-cache", "--output-format", "json", *args])
-    finally:
-        os.chdir(cwd)
-    out = capsys.readouterr().out
-    return code, [(f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in json.loads(out)]
+    code, found = json_check(tmp_path, capsys, *args)
+    return code, [(f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in found]
 
 
 BASE = """\

@@ -6,27 +6,15 @@ import os
 import textwrap
 
 import pytest
+from project_support import json_check, make
 
 from ms_lint.analysis.config_files import UNKNOWN, read_yaml_mappings
 from ms_lint.cli import main
 
 
-def make(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
 def check(tmp_path, capsys, *paths):
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        main(["check", "--no-cache", "--output-format", "json", *paths])
-    finally:
-        os.chdir(cwd)
     return [(f["path"].replace(os.sep, "/"), f["line"], f["code"], f["message"], f.get("fix"))
-            for f in json.loads(capsys.readouterr().out) if f["code"] == "MSL301"]
+            for f in json_check(tmp_path, capsys, *paths)[1] if f["code"] == "MSL301"]
 
 
 RUN_A_CELL = """\
