@@ -1106,89 +1106,44 @@ def test_loops_a_real_while_cannot_run_keep_the_advice_only(loop):
 
 
 # -- loops that grow a list: the peeled-buffer rewrite (unsafe) --------------------------------------------------
-def test_a_grown_list_becomes_a_buffer_after_a_peeled_first_step():
-    body = """
-    @ms.jit
-    def f(x, h):
-        outs = []
-        for t in range(x.shape[0]):
-            h = ops.tanh(x[t] + h)
-            outs.append(h)
-        return ops.stack(outs), h
-    """
-    assert _counter_fixed(body) == textwrap.dedent("""
-    @ms.jit
-    def f(x, h):
-        h = ops.tanh(x[0] + h)
-        outs = ops.zeros((x.shape[0],) + h.shape, h.dtype)
-        outs[0] = h
-        t = ms.Tensor(1, ms.int32)
-        while t < x.shape[0]:
-            h = ops.tanh(x[t] + h)
-            outs[t] = h
-            t = t + 1
-        return outs, h
-    """)
+# One step loop that grows a list, and what the peeled-buffer rewrite makes of it (the tests add what follows).
+GROWN_STEPS = """
+@ms.jit
+def f(x, h{extra}):
+    outs = []
+    for t in range(x.shape[0]):
+        h = ops.tanh(x[t] + h)
+        outs.append(h)
+"""
+PEELED_STEPS = """
+@ms.jit
+def f(x, h{extra}):
+    h = ops.tanh(x[0] + h)
+    outs = ops.zeros((x.shape[0],) + h.shape, h.dtype)
+    outs[0] = h
+    t = ms.Tensor(1, ms.int32)
+    while t < x.shape[0]:
+        h = ops.tanh(x[t] + h)
+        outs[t] = h
+        t = t + 1
+"""
 
 
-def test_statements_between_the_loop_and_the_stack_stay_in_place():
-    """qmix's learner: ``mask = 1 - done`` sits between the step loop and ``self.stack(q_val_target)[:, 1:]``; it
-    neither reads nor binds the list, so it stays where it is and the stack's call becomes the buffer."""
-    body = """
-    @ms.jit
-    def f(x, h, done):
-        outs = []
-        for t in range(x.shape[0]):
-            h = ops.tanh(x[t] + h)
-            outs.append(h)
-        mask = 1 - done
-        y = ops.stack(outs)[:, 1:]
-        return y * mask, h
-    """
-    assert _counter_fixed(body) == textwrap.dedent("""
-    @ms.jit
-    def f(x, h, done):
-        h = ops.tanh(x[0] + h)
-        outs = ops.zeros((x.shape[0],) + h.shape, h.dtype)
-        outs[0] = h
-        t = ms.Tensor(1, ms.int32)
-        while t < x.shape[0]:
-            h = ops.tanh(x[t] + h)
-            outs[t] = h
-            t = t + 1
-        mask = 1 - done
-        y = outs[:, 1:]
-        return y * mask, h
-    """)
-
-
-def test_rows_stacked_on_another_axis_are_the_buffer_with_its_axis_moved():
-    body = """
-    @ms.jit
-    def f(x, h):
-        outs = []
-        for t in range(x.shape[0]):
-            h = ops.tanh(x[t] + h)
-            outs.append(h)
-        return ops.stack(outs, -1)
-    """
-    assert _counter_fixed(body).endswith("        t = t + 1\n    return ops.moveaxis(outs, 0, -1)\n")
-
-
-def test_a_stack_that_rebinds_the_list_may_be_read_after():
-    """``outs = ops.stack(outs)[1:]``: the value is read before the name is bound, and later reads see the new
-    value, as they do after the fix."""
-    body = """
-    @ms.jit
-    def f(x, h):
-        outs = []
-        for t in range(x.shape[0]):
-            h = ops.tanh(x[t] + h)
-            outs.append(h)
-        outs = ops.stack(outs)[1:]
-        return outs * 2
-    """
-    assert _counter_fixed(body).endswith("        t = t + 1\n    outs = outs[1:]\n    return outs * 2\n")
+@pytest.mark.parametrize("extra, after, fixed_after", [
+    ("", "    return ops.stack(outs), h\n", "    return outs, h\n"),
+    # qmix's learner: ``mask = 1 - done`` sits between the step loop and the stack; it neither reads nor binds the
+    # list, so it stays where it is and the stack's call becomes the buffer
+    (", done", "    mask = 1 - done\n    y = ops.stack(outs)[:, 1:]\n    return y * mask, h\n",
+     "    mask = 1 - done\n    y = outs[:, 1:]\n    return y * mask, h\n"),
+    # rows stacked on another axis: the buffer with its first axis moved there
+    ("", "    return ops.stack(outs, -1)\n", "    return ops.moveaxis(outs, 0, -1)\n"),
+    # ``outs = ops.stack(outs)[1:]``: the value is read before the name is bound, and later reads see the new
+    # value, as they do after the fix
+    ("", "    outs = ops.stack(outs)[1:]\n    return outs * 2\n", "    outs = outs[1:]\n    return outs * 2\n"),
+])
+def test_a_grown_list_becomes_a_buffer_after_a_peeled_first_step(extra, after, fixed_after):
+    body = GROWN_STEPS.format(extra=extra) + after
+    assert _counter_fixed(body) == PEELED_STEPS.format(extra=extra) + fixed_after
 
 
 @pytest.mark.parametrize("code, why", [
