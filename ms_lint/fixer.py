@@ -271,7 +271,7 @@ def _apply(analysis: FileAnalysis, fixes: Sequence[Fix]) -> Tuple[str, List[int]
             replacements[node] = replacement
         imports.extend(fix.imports)
         used.append(index)
-    original = analysis.source.text if analysis.source is not None else analysis.module.code
+    original = analysis.source.text if analysis.source is not None else analysis.printed()
     if not replacements:
         return original, used
     parents = analysis.context.parents if analysis.context is not None else {}
@@ -295,7 +295,6 @@ def carried_over(original: str, printed: str, fixed: str) -> str:
     if end > same:
         raise ValueError("the fix reaches text libcst does not give back")
     return original[:start] + fixed[start:len(fixed) - suffix] + original[end:]
-
 
 
 def _span(analysis: FileAnalysis, node: cst.CSTNode):

@@ -14,7 +14,7 @@ import pytest
 from corpus_support import corpus, corpus_project
 
 import ms_lint.engine as engine
-from ms_lint.analysis import screen
+from ms_lint.analysis import screen, screen_conditions
 from ms_lint.analysis.values import never_tensor
 from ms_lint.config import Config
 from ms_lint.prefilter import GRAPH_CODE
@@ -106,7 +106,7 @@ def _conditions():
 def test_the_ast_test_clears_only_what_never_tensor_clears():
     cleared = kept = 0
     for name, code, test in _conditions():
-        if screen.never_tensor(test):
+        if screen_conditions.never_tensor(test):
             cleared += 1
             assert never_tensor(cst.parse_expression(f"({code})")), f"{name}: {code}"
         else:
@@ -120,7 +120,7 @@ def test_the_ast_test_clears_only_what_never_tensor_clears():
     ("None", True), ('f"{x}"', True), ("a and b is None", False),
 ])
 def test_never_tensor_cases(code, cleared):
-    assert screen.never_tensor(ast.parse(code, mode="eval").body) is cleared
+    assert screen_conditions.never_tensor(ast.parse(code, mode="eval").body) is cleared
     if cleared:
         assert never_tensor(cst.parse_expression(f"({code})"))
 

@@ -52,7 +52,6 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 import libcst as cst
 
 from ms_lint.analysis.screen_conditions import SelfAttributes, any_attribute, const_calls_of, not_tensor
-from ms_lint.analysis.screen_conditions import never_tensor  # noqa: F401 (``screen.never_tensor``, as before)
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.chunks import line_starts
 from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement

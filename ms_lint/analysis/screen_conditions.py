@@ -1,7 +1,7 @@
 """``if`` conditions the value model cannot take for a Tensor, told from the stdlib tree before libcst parses a file.
 
 The screen (``ms_lint.analysis.screen``) keeps a graph function whose text holds an ``if`` unless every test in it
-is cleared, and MSL201 reports a test only when ``values.FunctionValues.kind`` gives it TENSOR. ``screen.never_tensor``
+is cleared, and MSL201 reports a test only when ``values.FunctionValues.kind`` gives it TENSOR. :func:`never_tensor`
 clears what no name decides (``x is None``); :func:`not_tensor` also clears what the value model decides without
 the function's own bindings, by the same rules (``ExpressionKinds._kind_*``):
 
