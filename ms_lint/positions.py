@@ -249,34 +249,31 @@ def _ast_first_lines(module: cst.Module, text: str) -> Dict[cst.BaseStatement, i
     their first ``ast`` statement; empty when the top-level statements do not pair up one to one (a class whose
     body does not pair up keeps its own line and gives none for its members)."""
     starts = _ast_statement_lines(text)
-    if starts is None:
+    top = _paired(module.body, starts) if starts is not None else None
+    if top is None:
         return {}
     lines: Dict[cst.BaseStatement, int] = {}
-    if not _pair(module.body, starts, lines):
-        return {}
-    index = 0
-    for statement in module.body:
-        line, members = starts[index]
+    for statement, (line, members) in top:
+        lines[statement] = line
         if members is not None and isinstance(statement, cst.ClassDef) and isinstance(statement.body,
                                                                                         cst.IndentedBlock):
-            paired: Dict[cst.BaseStatement, int] = {}
-            if _pair(statement.body.body, [(member, None) for member in members], paired):
-                lines.update(paired)
-        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+            inner = _paired(statement.body.body, [(member, None) for member in members])
+            lines.update((member, member_line) for member, (member_line, _) in inner or ())
     return lines
 
 
-def _pair(statements: Sequence[cst.BaseStatement], starts: List[Tuple[int, Optional[List[int]]]],
-          lines: Dict[cst.BaseStatement, int]) -> bool:
-    """Pair libcst statements with ``ast`` ones (a ``SimpleStatementLine`` holds one per small statement) into
-    ``lines``: False when the counts differ."""
+def _paired(statements: Sequence[cst.BaseStatement], starts: List[Tuple[int, Optional[List[int]]]]
+            ) -> Optional[List[Tuple[cst.BaseStatement, Tuple[int, Optional[List[int]]]]]]:
+    """Each libcst statement with the ``ast`` statement it starts with (a ``SimpleStatementLine`` holds one per
+    small statement); None when the counts differ."""
+    paired = []
     index = 0
     for statement in statements:
         if index >= len(starts):
-            return False
-        lines[statement] = starts[index][0]
+            return None
+        paired.append((statement, starts[index]))
         index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return index == len(starts)
+    return paired if index == len(starts) else None
 
 
 def _ast_statement_lines(text: str) -> Optional[List[Tuple[int, Optional[List[int]]]]]:
