@@ -376,21 +376,8 @@ def _dynamic_scope_call(stmt: cst.CSTNode) -> bool:
 
 def _closure_reads(function: cst.FunctionDef, name: str) -> bool:
     """Does a function or lambda nested in ``function`` read ``name`` (its own parameters aside)?"""
-    found = []
-
-    class _Nested(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            if name in read_names(node.body):
-                found.append(node)
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            if name in read_names(node):
-                found.append(node)
-            return False
-
-    run_visitor(function.body, _Nested())
-    return bool(found)
+    nested = find(function.body, (cst.FunctionDef, cst.Lambda), prune=(cst.FunctionDef, cst.Lambda))
+    return any(name in read_names(node.body if isinstance(node, cst.FunctionDef) else node) for node in nested)
 
 
 def _calls(node) -> List[cst.Call]:
