@@ -81,9 +81,12 @@ def describe_exit(code: Optional[int]) -> str:
 
 def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk: int,
                 crashed: Callable[[T, str], R], initializer: Optional[Callable] = None,
-                initargs: Tuple = (), batches: Optional[List[List[T]]] = None) -> List[R]:
+                initargs: Tuple = (), batches: Optional[List[List[T]]] = None,
+                started: Optional[Callable[[], None]] = None) -> List[R]:
     """``work(item)`` for every item on ``workers`` processes, ``chunk`` items per batch, in no particular order
-    (or the given ``batches``, handed out in their order, instead of ``items`` cut in chunks).
+    (or the given ``batches``, handed out in their order, instead of ``items`` cut in chunks). ``started``: called
+    once, in this process, after the first workers were forked (a thread started there cannot hold a lock that a
+    forked worker inherits).
 
     ``work``, ``initializer`` and the items must be picklable where processes are spawned (module-level
     functions). ``crashed(item, why)`` stands in for the result of an item whose worker died while it ran alone.
@@ -106,6 +109,9 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                     idle.conn.send(idle.batch)
                 except (OSError, ValueError):
                     pass  # it died already: recv below tells
+            if started is not None:
+                started()
+                started = None
             busy: Dict[Any, _Worker] = {w.conn: w for w in pool if w.batch is not None}
             for conn in wait(list(busy)):
                 worker = busy[conn]

@@ -19,6 +19,7 @@ import ast
 import dataclasses
 import os
 import sys
+import threading
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -152,10 +153,13 @@ class SummaryCache:
         self.entries[path] = entry
         self.dirty = True
 
-    def fill(self, paths: Iterable[str], jobs: Optional[int], names: Optional[Dict[str, str]] = None) -> None:
+    def fill(self, paths: Iterable[str], jobs: Optional[int], names: Optional[Dict[str, str]] = None,
+             meanwhile: Optional[Callable[[], None]] = None) -> None:
         """Summarize on worker processes the files whose (mtime, size) the cache does not hold, when there are
         many (MindSpore's 2,142 files: 6.5 s in one process, 4.4 s on two, the summaries' pickling included).
-        ``names``: the module name each path has in the project's layout now (``get``)."""
+        ``names``: the module name each path has in the project's layout now (``get``). ``meanwhile``: run on a
+        thread of this process while the workers summarize (this process only waits for them then), and
+        finished before ``fill`` returns; not run when nothing is summarized on workers."""
         from ms_lint.gcpolicy import collect_less
         from ms_lint.pool import run_batches, worker_count
 
@@ -173,8 +177,20 @@ class SummaryCache:
         workers = worker_count(jobs, len(missing))
         if workers <= 1 or len(missing) < PARALLEL_SUMMARIES:
             return  # ``get`` summarizes them one by one
-        for path, entry in run_batches(missing, _summarize_entry, workers, 32, lambda item, why: (item, None),
-                                       initializer=collect_less):
+        threads: List[threading.Thread] = []
+
+        def start() -> None:
+            if meanwhile is not None:
+                threads.append(threading.Thread(target=meanwhile, daemon=True))
+                threads[0].start()
+
+        try:
+            summarized = run_batches(missing, _summarize_entry, workers, 32, lambda item, why: (item, None),
+                                     initializer=collect_less, started=start)
+        finally:
+            for thread in threads:  # before any later fork: a thread that is importing holds the import locks
+                thread.join()
+        for path, entry in summarized:
             if entry is not None:
                 self._replace(path, entry)
 
@@ -260,16 +276,16 @@ class ProjectIndex:
     # -- building --------------------------------------------------------------------------------
     @classmethod
     def for_files(cls, files: Iterable[str], cache: Optional[SummaryCache] = None, jobs: Optional[int] = 1,
-                  listings=None, **options) -> "ProjectIndex":
+                  listings=None, meanwhile: Optional[Callable[[], None]] = None, **options) -> "ProjectIndex":
         """Index every Python file of the packages that hold ``files`` (and the files themselves); ``jobs``
         worker processes summarize what the cache does not hold; ``listings``: the run's folder listings
-        (``ms_lint.analysis.layout.Listings``), when it has read some."""
+        (``ms_lint.analysis.layout.Listings``), when it has read some; ``meanwhile``: ``SummaryCache.fill``'s."""
         index = cls(cache, **options)
         files = list(files)
         paths, index.roots = project_files(files, listings=listings)
         index.walked_tops = checked_tops(files)
         names = module_names(paths)
-        index.cache.fill(paths, jobs, names)
+        index.cache.fill(paths, jobs, names, meanwhile)
         for path in sorted(paths, key=_owner_order(index.roots)):
             index.add_file(path, name=names.get(path))
         return index
