@@ -120,7 +120,8 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     graph_here = bool(project.graph_functions())  # graph code the project makes of this file
     if PREFILTER not in text and not graph_here:
         return result
-    firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
+    firing = [rule for rule in rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
+              if rule.may_fire_in is None or rule.may_fire_in(text, source.path)]
     # libcst parses the file only when a rule can fire (ms_lint/prefilter.py) and, unless the editor's trees are
     # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
     indexed = _index_parsed(source, project)

@@ -8,7 +8,7 @@ and implements ``visit_<Node>`` hooks that the engine calls for nodes **inside g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, List, Optional, Tuple, Union
+from typing import Callable, ClassVar, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -55,6 +55,10 @@ class Rule:
     # kind TENSOR (never ``if x is None``): the screen before parsing (ms_lint/analysis/screen.py) may then pass over
     # the tests ``screen_conditions.not_tensor`` clears.
     skips_never_tensor_tests: ClassVar[bool] = False
+    # ``may_fire_in(text, path)``, a test cheaper than a parse for a rule with a ``check_module``: False only when
+    # check_module cannot report anything in that module (the engine then leaves the rule out, and may not parse
+    # the file at all). None: no such test.
+    may_fire_in: ClassVar[Optional[Callable[[str, str], bool]]] = None
 
     def __init__(self, context: ModuleContext):
         self.context = context

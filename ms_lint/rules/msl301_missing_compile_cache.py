@@ -27,7 +27,8 @@ from ms_lint.rules._cache_common import (
     ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
     mentions_cache_settings, mode_of, parse_line, set_context_calls, string_literal,
 )
-from ms_lint.prefilter import AnyOf, CalledWith, CalledWords
+from ms_lint.analysis.run_screen import may_run_jit
+from ms_lint.prefilter import AnyOf, CalledWith, CalledWords, Text, satisfied
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.rules.msl303_stale_compile_cache_hazard import stale_cache_hazards
 
@@ -42,6 +43,16 @@ class MissingCompileCache(Rule):
     # Pre-filter (ms_lint/prefilter.py): a report needs a ``set_context(mode=...)`` call (GRAPH_MODE) or a run of
     # @jit code (a jit-decorated function or Cell, or a ``jit(f)`` call): names it resolves with qualify as callees.
     requires_text = AnyOf(CalledWords("jit", "ms_function"), CalledWith("set_context", "mode"))
+
+    @staticmethod
+    def may_fire_in(text: str, path: str) -> bool:
+        """What ``check_module`` needs before it can report: no cache setting and no test module, then a
+        ``set_context(mode=...)`` call in the code, or run-time code that may call ``@jit`` graph code
+        (``ms_lint.analysis.run_screen``). A library module that only defines ``@jit`` functions is not parsed
+        for this rule."""
+        if mentions_cache_settings(text) or is_test_module(path):
+            return False
+        return satisfied(CalledWith("set_context", "mode"), Text(text)) or may_run_jit(text, path)
 
     VALID = [
         # Already enables the cache.
