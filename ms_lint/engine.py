@@ -120,8 +120,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     graph_here = bool(project.graph_functions())  # graph code the project makes of this file
     if PREFILTER not in text and not graph_here:
         return result
-    firing = [rule for rule in rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
-              if rule.may_fire_in is None or rule.may_fire_in(text, source.path)]
+    firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
     # libcst parses the file only when a rule can fire (ms_lint/prefilter.py) and, unless the editor's trees are
     # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
     indexed = _index_parsed(source, project)
@@ -176,13 +175,18 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
 
 
 def _graph_syntax_possible(text: str, project: ProjectView, firing: Sequence[Type[Rule]], indexed: bool) -> bool:
-    """False when the screen proves no graph function of the file holds a node the firing rules hook; True when
-    it may, or when it cannot tell (a rule it cannot screen; ``indexed`` false: no summary of these very bytes,
-    ``_index_parsed``)."""
-    keywords = screen.rule_keywords(firing)
-    if keywords is None or not indexed:
+    """False when the screens prove no firing rule can report here: no graph function of the file holds a node the
+    graph rules hook, and each other rule's own test (``Rule.may_fire_in``) says it cannot fire; True when one
+    may, or when they cannot tell (a rule with neither screen; ``indexed`` false: no summary of these very bytes,
+    ``_index_parsed``). The rules' own tests are asked last, only when the keywords leave the file unparsed."""
+    if not indexed:
         return True
-    return screen.may_fire(text, project.index.by_path[project.path], project.graph_functions(), keywords)
+    by_keywords = [rule for rule in firing if screen.rule_keywords([rule]) is not None]
+    if by_keywords and screen.may_fire(text, project.index.by_path[project.path], project.graph_functions(),
+                                       screen.rule_keywords(by_keywords)):
+        return True
+    return any(rule.may_fire_in is None or rule.may_fire_in(text, project.path)
+               for rule in firing if rule not in by_keywords)
 
 
 def _index_parsed(source: SourceFile, project: ProjectView) -> bool:
