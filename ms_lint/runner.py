@@ -18,6 +18,7 @@ A warm run (everything cached) stats each file, reads one JSON file and never im
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
@@ -170,8 +171,10 @@ def _weight(paths: List[str], weigh: Optional[Callable[[str, int], int]]) -> int
 
 def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,
                       weigh: Optional[Callable[[str, int], int]] = None) -> List[List[Tuple[str, int]]]:
-    """The tasks cut into ``workers * BATCHES_PER_WORKER`` runs of neighbouring paths (in path order, about equal
-    in bytes), the heaviest first.
+    """The tasks cut into about ``workers * BATCHES_PER_WORKER`` runs of neighbouring paths (in path order, about
+    equal in bytes), the heaviest first. A folder is not cut between two runs unless it weighs more than two runs'
+    share: on MindSpore's source, cuts inside ``ops/function`` (whose modules ask about each other's callers) made
+    the two workers parse 148k lines where one parses 108k; cut at folders, 119k.
 
     A file's check parses the modules it asks about (a base class, a helper it calls, the Cells that call its
     ``construct``) and the worker keeps them for the next files: modules of one folder or package ask about each
@@ -191,9 +194,18 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,
     weighed: List[Tuple[int, List[Tuple[str, int]]]] = []
     current: List[Tuple[str, int]] = []
     weight = 0
-    for task in sorted(tasks):
-        current.append(task)
-        weight += sizes[task[0]]
+    for _folder, group in itertools.groupby(sorted(tasks), key=lambda task: os.path.dirname(task[0])):
+        folder_tasks = list(group)
+        folder_weight = sum(sizes[task[0]] for task in folder_tasks)
+        if current and weight + folder_weight > target and folder_weight <= 2 * target:
+            weighed.append((weight, current))  # a folder that fits a batch is not cut between two
+            current, weight = [], 0
+        for task in folder_tasks:
+            current.append(task)
+            weight += sizes[task[0]]
+            if weight >= target and folder_weight > 2 * target:  # a folder too big for one batch is cut
+                weighed.append((weight, current))
+                current, weight = [], 0
         if weight >= target:
             weighed.append((weight, current))
             current, weight = [], 0

@@ -22,9 +22,25 @@ def test_batches_are_runs_of_neighbouring_paths_covering_every_file_once(tmp_pat
     for batch in batches:  # each batch is a contiguous run of the path order
         start = ordered.index(batch[0])
         assert batch == ordered[start:start + len(batch)]
-    assert 2 * BATCHES_PER_WORKER <= len(batches) <= 2 * BATCHES_PER_WORKER + 1
+    assert 2 <= len(batches) <= 2 * BATCHES_PER_WORKER + 1
     weights = [sum(sizes[p[len(str(tmp_path)) + 1:]] for p, _ in batch) for batch in batches]
     assert weights == sorted(weights, reverse=True)
+
+
+def test_a_folder_that_fits_a_batch_is_not_cut_and_a_big_one_is(tmp_path):
+    """Modules of one folder ask about each other (a helper's callers, a base class): a folder is cut between two
+    batches, which may go to two workers that would both parse its modules, only when it weighs more than two
+    batches' share."""
+    sizes = {f"small{p}/mod{m:02d}.py": 1_000 for p in range(6) for m in range(5)}  # 5,000 each
+    sizes.update({f"big/mod{m:02d}.py": 1_000 for m in range(60)})  # 60,000
+    tasks = write_tree(tmp_path, sizes)
+    batches = neighbour_batches(tasks, workers=2)
+    target = sum(sizes.values()) // (2 * BATCHES_PER_WORKER)  # 15,000
+    folders = [{path.rsplit("/", 2)[-2] for path, _ in batch} for batch in batches]
+    for folder in [f"small{p}" for p in range(6)]:
+        assert sum(folder in names for names in folders) == 1, folder  # 5,000 <= 2 * target: one batch
+    assert sum("big" in names for names in folders) >= 60_000 // (2 * target)  # cut: more than one batch
+    assert sorted(task for batch in batches for task in batch) == sorted(tasks)
 
 
 def test_the_batch_holding_a_large_file_goes_first(tmp_path):
