@@ -251,6 +251,59 @@ def test_an_installed_package_is_read_without_being_imported(tmp_path, capsys, m
     assert "extlib" not in sys.modules
 
 
+def test_the_standard_library_and_scientific_packages_are_not_read(tmp_path, monkeypatch):
+    """They hold no Cell and no MindSpore code: the index answers without summarizing their modules, and a class
+    built on one of their classes is no Cell, construct or not."""
+    from ms_lint.analysis import index as index_module
+    from ms_lint.analysis.index import ProjectIndex
+
+    summarized = []
+    real = index_module.summarize_file
+    monkeypatch.setattr(index_module, "summarize_file", lambda path, raw=None: summarized.append(path) or real(path, raw))
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": """\
+        import multiprocessing
+        import numpy as np
+        from mindspore import nn
+
+
+        class Table(multiprocessing.Process):
+            def construct(self, x):
+                return x
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return np.sum(x)
+        """})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg" / "model.py")])
+    assert index.resolve("numpy.sum") is None and index.module("multiprocessing") is None
+    assert not index.is_cell(("pkg.model", "Table")) and index.is_cell(("pkg.model", "Net"))
+    assert all(str(tmp_path) in path for path in summarized), summarized  # only the project's own files
+    assert "numpy" not in index.located
+
+
+def test_a_project_package_named_like_a_standard_module_is_read(tmp_path, capsys):
+    make(tmp_path, {"code/__init__.py": "", "code/base.py": """\
+        from mindspore import nn
+
+
+        class Base(nn.Cell):
+            pass
+        """, "code/model.py": """\
+        from mindspore import ops
+        from code.base import Base
+
+
+        class Net(Base):
+            def construct(self, x):
+                out = []
+                for i in range(x.shape[0]):
+                    out.append(ops.relu(x[i]))
+                return ops.stack(out)
+        """})
+    assert check(tmp_path, capsys, "code/model.py")[1] == [("code/model.py", 8, "MSL101")]
+
+
 UNRESOLVED = """\
     from mindspore import ops
     from transformers_ms import PreTrainedModel

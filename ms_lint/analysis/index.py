@@ -40,6 +40,13 @@ COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr",
 # Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
 # and reading its 2,000 modules to learn that ``nn.Dense`` is a Cell would cost more than the whole check.
 NOT_READ = ("mindspore",)
+# Installed packages that never hold a Cell, graph code or a name re-exported from a project that uses MindSpore:
+# the standard library and the scientific packages model code imports. Reading them only to find that
+# ``np.sum`` or ``multiprocessing.Pool`` is none of those cost a tenth of a cold check's CPU (MindSpore's source:
+# 133 such modules summarized, most of them twice, once per worker; the eight packages: 0.8 s in the parent
+# alone, while the workers waited). A project's own top-level package of such a name is read as usual.
+EXTERNAL_TOPS = frozenset(sys.stdlib_module_names) | frozenset(
+    {"numpy", "scipy", "matplotlib", "PIL", "pandas", "sklearn", "cv2", "yaml", "tqdm"})
 
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
@@ -272,6 +279,7 @@ class ProjectIndex:
         self._subclasses: Optional[Dict[ClassRef, List[ClassRef]]] = None  # project class -> its direct subclasses
         self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
         self._importers: Optional[Dict[str, Set[str]]] = None  # module -> project modules importing from it
+        self._tops: Optional[Set[str]] = None  # the project modules' top-level names (``unread``)
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
@@ -366,6 +374,7 @@ class ProjectIndex:
     def _forget(self, keep: FrozenSet[str] = frozenset()) -> None:
         """Drop what was worked out from the summaries, except the groups in ``keep`` (``kept_memos``)."""
         self._graph = None
+        self._tops = None
         self._constructions = None
         self._graph_by_module = None
         if NAMES not in keep:
@@ -384,7 +393,7 @@ class ProjectIndex:
         found = self.modules.get(name)
         if found is not None or name in self._missing:
             return found
-        if name.split(".")[0] in NOT_READ:
+        if self.unread(name.split(".")[0]):
             self._missing.add(name)
             return None
         path = self.located[name] = self.locate(name)
@@ -397,6 +406,17 @@ class ProjectIndex:
                 return summary
         self._missing.add(name)
         return None
+
+    def unread(self, top: str) -> bool:
+        """Are modules under the top-level name ``top`` never read from their installed files (``NOT_READ``,
+        ``EXTERNAL_TOPS`` unless the project has a package of that name)?"""
+        if top in NOT_READ:
+            return True
+        if top not in EXTERNAL_TOPS:
+            return False
+        if self._tops is None:
+            self._tops = {name.split(".")[0] for name in self.project_modules}
+        return top not in self._tops
 
     def locate(self, name: str) -> Optional[str]:
         """The file module ``name`` would be read from (``layout.ModuleLocator``), or None."""
@@ -561,7 +581,7 @@ class ProjectIndex:
         if qualified is not None:
             if is_cell_base(canonical(qualified)) or qualified in self.cell_bases or canonical(qualified) in self.cell_bases:
                 return True
-            if qualified.split(".")[0] in NOT_READ:
+            if self.unread(qualified.split(".")[0]):
                 return False
         ref = self.class_ref(module, base) if base != "<expr>" else None
         if ref is not None:
