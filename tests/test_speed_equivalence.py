@@ -2,6 +2,7 @@
 
 * ``summary.calls_in`` gives the calls ``ast.walk`` gave, in the same order (the summary keeps "the first
   ``add_argument`` default", so order matters);
+* ``summary.literal`` gives what ``ast.literal_eval`` gives, without calling it where it would raise;
 * a value model built on per-function facts shared through ``GraphScope.function_facts`` answers every name of
   every function as a model built from scratch does, for every parameter-kind combination tried.
 """
@@ -13,7 +14,7 @@ import libcst as cst
 import pytest
 
 import ms_lint
-from ms_lint.analysis.summary import calls_in
+from ms_lint.analysis.summary import NOT_LITERAL, calls_in, literal
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
@@ -34,6 +35,35 @@ TRICKY = textwrap.dedent('''
     del table[pick(1)]
     out: ann(t) = start(u)
     ''')
+
+
+LITERALS = textwrap.dedent('''
+    a = (1, -2, 3.5, 1 + 2j, -(4), "s", b"b", None, True, ..., [1, (2,)], {"k": {3}}, set(), frozenset())
+    b = (x, x.y, x[0], f(), set(x), set(a=1), lambda: 1, 1 < 2, x and y, f"{x}", [i for i in x], 1 if x else 2)
+    c = {1: 2, **d}, [*x], -x, not 1, 2 * 3, "a" "b", +True, ~1
+    ''')
+
+
+def _literal_eval(node):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NOT_LITERAL
+
+
+def _same(one, other):
+    return one is other or (type(one) is type(other) and repr(one) == repr(other))
+
+
+def test_literal_is_literal_eval():
+    """On literals and look-alikes of every kind, and on every expression of ms-lint's own source."""
+    samples = expressions(ast.parse(LITERALS))
+    for path in sorted(pathlib.Path(ms_lint.__file__).parent.rglob("*.py")):
+        samples += expressions(ast.parse(path.read_text(encoding="utf-8")))
+    for node in samples:
+        assert _same(literal(node), _literal_eval(node)), ast.unparse(node)[:120]
+    assert sum(literal(node) is NOT_LITERAL for node in samples) > 1000
+    assert sum(literal(node) is not NOT_LITERAL for node in samples) > 1000
 
 
 def walk_calls(expr):

@@ -129,13 +129,29 @@ _CELL_CONTAINERS = {"CellList", "nn.CellList", "SequentialCell", "nn.SequentialC
 
 
 def literal(node: Optional[ast.AST]) -> object:
-    """The Python value of a literal expression, else NOT_LITERAL."""
+    """The Python value of a literal expression, else NOT_LITERAL: what ``ast.literal_eval`` gives, answered
+    without it for a constant and for the names, attributes, subscripts and calls it refuses (it raises for them,
+    and raising was a twentieth of the index's time)."""
     if node is None:
+        return NOT_LITERAL
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value  # type: ignore[attr-defined]
+    if kind in _NEVER_LITERAL or (kind is ast.Call and not _empty_set(node)):  # type: ignore[arg-type]
         return NOT_LITERAL
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return NOT_LITERAL
+
+
+_NEVER_LITERAL = frozenset({ast.Name, ast.Attribute, ast.Subscript, ast.Lambda, ast.Compare, ast.BoolOp,
+                            ast.JoinedStr, ast.ListComp, ast.GeneratorExp, ast.IfExp, ast.Starred})
+
+
+def _empty_set(call: ast.Call) -> bool:
+    """``set()``, the one call ``ast.literal_eval`` accepts."""
+    return isinstance(call.func, ast.Name) and call.func.id == "set" and not call.args and not call.keywords
 
 
 def resolve_relative(package: Optional[str], level: int, module: Optional[str]) -> Optional[str]:
