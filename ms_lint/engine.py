@@ -125,9 +125,12 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
     indexed = _index_parsed(source, project)
     parses = bool(firing) and (trees is not None or _graph_syntax_possible(text, project, firing, indexed))
-    if (parses or not indexed) and skips_file(text, flake8_noqa):
+    # A rule's own screen (``Rule.may_fire_in``) may have spared the parse of a file that such a rule used to have
+    # parsed, and compiled: it is still compiled, so that what only the compiler rejects is still reported there.
+    compiles = parses or not indexed or any(rule.may_fire_in is not None for rule in firing)
+    if compiles and skips_file(text, flake8_noqa):
         return result  # asked only here: every return above says nothing either (a tenth of a file's time there)
-    if parses or not indexed:
+    if compiles:
         problem = compile_problem(text, path)
         if problem is not None:
             # What this Python cannot compile is never handed to libcst: its native parser crashes the process at

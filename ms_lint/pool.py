@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
 from multiprocessing.connection import wait
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, TypeVar
@@ -82,11 +83,12 @@ def describe_exit(code: Optional[int]) -> str:
 def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk: int,
                 crashed: Callable[[T, str], R], initializer: Optional[Callable] = None,
                 initargs: Tuple = (), batches: Optional[List[List[T]]] = None,
-                started: Optional[Callable[[], None]] = None) -> List[R]:
+                meanwhile: Optional[Callable[[], None]] = None) -> List[R]:
     """``work(item)`` for every item on ``workers`` processes, ``chunk`` items per batch, in no particular order
-    (or the given ``batches``, handed out in their order, instead of ``items`` cut in chunks). ``started``: called
-    once, in this process, after the first workers were forked (a thread started there cannot hold a lock that a
-    forked worker inherits).
+    (or the given ``batches``, handed out in their order, instead of ``items`` cut in chunks). ``meanwhile``: run on
+    a thread of this process, which only waits for the workers: started once the first workers are forked, and
+    finished before any other worker is forked (one that replaces a dead worker) and before this returns, so that
+    no worker is forked while the thread may hold a lock (an import's) that the child would inherit held.
 
     ``work``, ``initializer`` and the items must be picklable where processes are spawned (module-level
     functions). ``crashed(item, why)`` stands in for the result of an item whose worker died while it ran alone.
@@ -97,11 +99,15 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
     queue: Deque[List[T]] = deque(batch for batch in batches if batch)
     results: List[R] = []
     pool: List[_Worker] = []
+    thread: Optional[threading.Thread] = None
+    started = False  # the first workers are forked: any later fork waits for the thread
     try:
         while queue or any(w.batch is not None for w in pool):
             while queue and len([w for w in pool if w.batch is not None]) < workers:
                 idle = next((w for w in pool if w.batch is None), None)
                 if idle is None:
+                    if thread is not None:
+                        thread.join()  # a worker that replaces a dead one: no fork while the thread runs
                     idle = _Worker(context, work, initializer, initargs)
                     pool.append(idle)
                 idle.batch = queue.popleft()
@@ -109,9 +115,11 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                     idle.conn.send(idle.batch)
                 except (OSError, ValueError):
                     pass  # it died already: recv below tells
-            if started is not None:
-                started()
-                started = None
+            if not started:
+                started = True
+                if meanwhile is not None:
+                    thread = threading.Thread(target=meanwhile, daemon=True)
+                    thread.start()
             busy: Dict[Any, _Worker] = {w.conn: w for w in pool if w.batch is not None}
             for conn in wait(list(busy)):
                 worker = busy[conn]
@@ -133,4 +141,6 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
     finally:
         for worker in pool:
             worker.stop()
+        if thread is not None:
+            thread.join()
     return results

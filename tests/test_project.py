@@ -251,9 +251,9 @@ def test_an_installed_package_is_read_without_being_imported(tmp_path, capsys, m
     assert "extlib" not in sys.modules
 
 
-def test_the_standard_library_and_scientific_packages_are_not_read(tmp_path, monkeypatch):
-    """They hold no Cell and no MindSpore code: the index answers without summarizing their modules, and a class
-    built on one of their classes is no Cell, construct or not."""
+def test_names_of_the_standard_library_and_scientific_packages_are_no_project_code(tmp_path, monkeypatch):
+    """Which project function does ``np.sum`` call, which project class does ``OrderedDict(...)`` build: none, known
+    without summarizing their modules. Whether a class built on one of their classes is a Cell still reads them."""
     from ms_lint.analysis import index as index_module
     from ms_lint.analysis.index import ProjectIndex
 
@@ -261,35 +261,45 @@ def test_the_standard_library_and_scientific_packages_are_not_read(tmp_path, mon
     real = index_module.summarize_file
     monkeypatch.setattr(index_module, "summarize_file", lambda path, raw=None: summarized.append(path) or real(path, raw))
     make(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": """\
-        import multiprocessing
+        import collections
         import numpy as np
         from mindspore import nn
 
 
-        class Table(multiprocessing.Process):
-            def construct(self, x):
-                return x
-
-
         class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.table = collections.OrderedDict()
+
             def construct(self, x):
                 return np.sum(x)
         """})
     index = ProjectIndex.for_files([str(tmp_path / "pkg" / "model.py")])
-    assert index.resolve("numpy.sum") is None and index.module("multiprocessing") is None
-    assert not index.is_cell(("pkg.model", "Table")) and index.is_cell(("pkg.model", "Net"))
+    assert index.outside_project("numpy.sum") and index.outside_project("collections.OrderedDict")
+    assert not index.outside_project("pkg.model.Net") and not index.outside_project(None)
+    assert ("pkg.model", "Net.construct") in index.graph_functions()
+    assert index.constructions(("pkg.model", "Net")) == [] and index.sub_cell_holders(("pkg.model", "Net")) == []
     assert all(str(tmp_path) in path for path in summarized), summarized  # only the project's own files
-    assert "numpy" not in index.located
+    deque_cell = make(tmp_path / "deque", {"model.py": """\
+        import collections
 
 
-def test_a_project_package_named_like_a_standard_module_is_read(tmp_path, capsys):
+        class Net(collections.deque):
+            def construct(self, x):
+                return x
+        """})
+    other = ProjectIndex.for_files([str(deque_cell / "model.py")])
+    assert other.is_cell(("model", "Net"))  # deque is C code: an unresolved base, and the class has a construct
+
+
+def test_a_package_of_a_standard_module_name_beside_a_checked_script_is_read(tmp_path, capsys):
     make(tmp_path, {"code/__init__.py": "", "code/base.py": """\
         from mindspore import nn
 
 
         class Base(nn.Cell):
             pass
-        """, "code/model.py": """\
+        """, "train.py": """\
         from mindspore import ops
         from code.base import Base
 
@@ -301,7 +311,14 @@ def test_a_project_package_named_like_a_standard_module_is_read(tmp_path, capsys
                     out.append(ops.relu(x[i]))
                 return ops.stack(out)
         """})
-    assert check(tmp_path, capsys, "code/model.py")[1] == [("code/model.py", 8, "MSL101")]
+    assert check(tmp_path, capsys, "train.py")[1] == [("train.py", 8, "MSL101")]
+    assert check(tmp_path, capsys, ".")[1] == [("train.py", 8, "MSL101")]
+    from ms_lint.analysis.index import ProjectIndex
+
+    alone = ProjectIndex.for_files([str(tmp_path / "train.py")])  # ``code`` is no module of this index's project
+    assert "code.base" not in alone.project_modules
+    assert not alone.outside_project("code.base.Base")  # but a source root holds it: it may be the project's
+    assert alone.outside_project("json.loads")
 
 
 UNRESOLVED = """\

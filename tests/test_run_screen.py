@@ -38,6 +38,12 @@ RUNS_JIT = [
     "if __name__ == '__main__':\n    main()\n",
     # ms_function, the old name
     "from mindspore import ms_function\n@ms_function\ndef step(x):\n    return x\ndef main():\n    step(1)\n",
+    # a Cell that inherits a @jit construct from a class of the module (GraphScope.find_method follows it)
+    "import mindspore as ms\nfrom mindspore import nn\nclass Base(nn.Cell):\n    @ms.jit\n    def construct(self, x):\n"
+    "        return x\nclass Net(Base):\n    pass\nnet = Net()\nnet(1)\n",
+    # jit renamed by an import with a comment between the name and `as`
+    "from mindspore import (\n    jit  # the graph decorator\n    as compile_fn,\n)\n@compile_fn\ndef step(x):\n"
+    "    return x\nstep(1)\n",
     # text that does not parse: a maybe
     "import mindspore as ms\n@ms.jit\ndef step(x:\n",
 ]
@@ -97,6 +103,16 @@ def test_a_library_of_jit_functions_is_not_parsed(tmp_path, monkeypatch):
     result = engine.analyze_path(str(path), Config(root=str(tmp_path)))
     assert result.findings == [] and not parses
     assert satisfied(requirement(MissingCompileCache), Text(path.read_text()))  # the text pre-filter kept it
+
+
+def test_a_library_that_does_not_compile_is_still_reported(tmp_path):
+    """The file is no longer parsed for MSL301, but it is still compiled, as when MSL301 had it parsed."""
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "kernels.py"
+    path.write_text("import mindspore as ms\n\n\n@ms.jit\ndef scaled(x):\n    return x\n\n\nreturn scaled\n")
+    result = engine.analyze_path(str(path), Config(root=str(tmp_path)))
+    assert [(f.code, f.line) for f in result.findings] == [("MSL900", 9)]
+    assert "outside function" in result.findings[0].message
 
 
 @pytest.fixture(scope="module")

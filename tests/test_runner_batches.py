@@ -99,3 +99,48 @@ def test_a_few_heavy_files_go_to_workers_and_a_few_light_ones_stay_in_process(tm
     heavy = write_tree(tmp_path, {"heavy/a.py": runner.PARALLEL_WEIGHT // 2, "heavy/b.py": runner.PARALLEL_WEIGHT // 2})
     runner.analyze_files([p for p, _ in heavy], Config(), jobs=2)
     assert pooled == [2]  # two files, below PARALLEL_THRESHOLD, but as much work as many
+
+
+def _die_on_three(item):
+    import os
+
+    if item == 3:
+        os._exit(7)  # a worker that dies (libcst's parser can crash the process)
+    return item * 10
+
+
+def _finished_marker(path):
+    """The initializer of every worker: records whether ``meanwhile`` had finished when the worker was forked."""
+    import os
+
+    with open(path + ".forks", "a") as handle:
+        handle.write("done\n" if os.path.exists(path) else "running\n")
+
+
+def test_meanwhile_runs_beside_the_first_workers_and_ends_before_a_replacement_is_forked(tmp_path):
+    """``run_batches(meanwhile=...)`` (the parent imports the parser while the index's workers summarize): the
+    thread starts once the first workers run, a worker that replaces a dead one is forked only after the thread
+    ended (a fork while it holds an import lock would leave the child that lock, held), and every item is done."""
+    import threading
+    import time
+
+    from ms_lint.pool import run_batches
+
+    marker = str(tmp_path / "meanwhile-done")
+    seen = []
+
+    def meanwhile():
+        seen.append(threading.current_thread() is not threading.main_thread())
+        time.sleep(0.5)
+        with open(marker, "w") as handle:
+            handle.write("x")
+
+    results = run_batches(list(range(8)), _die_on_three, 2, 4, lambda item, why: ("crashed", item),
+                          initializer=_finished_marker, initargs=(marker,), meanwhile=meanwhile)
+    assert sorted(r for r in results if not isinstance(r, tuple)) == [0, 10, 20, 40, 50, 60, 70]
+    assert ("crashed", 3) in results
+    assert seen == [True]
+    with open(marker + ".forks") as handle:
+        forks = handle.read().split()
+    assert forks[:2] == ["running", "running"]  # the first two workers: forked before the thread started
+    assert len(forks) > 2 and set(forks[2:]) == {"done"}  # the replacements: after it ended

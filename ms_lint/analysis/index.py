@@ -19,7 +19,6 @@ import ast
 import dataclasses
 import os
 import sys
-import threading
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -40,13 +39,19 @@ COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr",
 # Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
 # and reading its 2,000 modules to learn that ``nn.Dense`` is a Cell would cost more than the whole check.
 NOT_READ = ("mindspore",)
-# Installed packages that never hold a Cell, graph code or a name re-exported from a project that uses MindSpore:
-# the standard library and the scientific packages model code imports. Reading them only to find that
-# ``np.sum`` or ``multiprocessing.Pool`` is none of those cost a tenth of a cold check's CPU (MindSpore's source:
-# 133 such modules summarized, most of them twice, once per worker; the eight packages: 0.8 s in the parent
-# alone, while the workers waited). A project's own top-level package of such a name is read as usual.
-EXTERNAL_TOPS = frozenset(sys.stdlib_module_names) | frozenset(
-    {"numpy", "scipy", "matplotlib", "PIL", "pandas", "sklearn", "cv2", "yaml", "tqdm"})
+# Installed packages that cannot re-export a function or class of a project that uses MindSpore (they do not import
+# it): the standard library and the scientific packages model code imports. A question "which project function or
+# class does ``np.sum`` name?" is answered None without reading them (``outside_project``): resolving such names
+# summarized 133 of their modules on MindSpore's source, most of them once per worker, and on the eight packages
+# cost 0.8 s in the parent while both workers waited. Other questions (is a class built on one of them a Cell,
+# can a script's call of one compile a graph) still read them. A package of such a name among the project's
+# modules or under its source roots is the project's.
+EXTERNAL_TOPS = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
+    {"numpy", "scipy", "matplotlib", "PIL", "pandas", "sklearn", "cv2", "yaml", "tqdm", "os", "sys", "re", "json",
+     "math", "time", "logging", "collections", "functools", "itertools", "typing", "abc", "copy", "random",
+     "argparse", "warnings", "enum", "dataclasses", "pathlib", "shutil", "glob", "pickle", "multiprocessing",
+     "threading", "subprocess", "inspect", "importlib", "contextlib", "traceback", "datetime", "io", "string",
+     "types", "operator", "unittest", "tempfile", "csv", "queue", "signal", "socket", "struct", "hashlib"})
 
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
@@ -184,20 +189,8 @@ class SummaryCache:
         workers = worker_count(jobs, len(missing))
         if workers <= 1 or len(missing) < PARALLEL_SUMMARIES:
             return  # ``get`` summarizes them one by one
-        threads: List[threading.Thread] = []
-
-        def start() -> None:
-            if meanwhile is not None:
-                threads.append(threading.Thread(target=meanwhile, daemon=True))
-                threads[0].start()
-
-        try:
-            summarized = run_batches(missing, _summarize_entry, workers, 32, lambda item, why: (item, None),
-                                     initializer=collect_less, started=start)
-        finally:
-            for thread in threads:  # before any later fork: a thread that is importing holds the import locks
-                thread.join()
-        for path, entry in summarized:
+        for path, entry in run_batches(missing, _summarize_entry, workers, 32, lambda item, why: (item, None),
+                                       initializer=collect_less, meanwhile=meanwhile):
             if entry is not None:
                 self._replace(path, entry)
 
@@ -279,7 +272,7 @@ class ProjectIndex:
         self._subclasses: Optional[Dict[ClassRef, List[ClassRef]]] = None  # project class -> its direct subclasses
         self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
         self._importers: Optional[Dict[str, Set[str]]] = None  # module -> project modules importing from it
-        self._tops: Optional[Set[str]] = None  # the project modules' top-level names (``unread``)
+        self._outside: Dict[str, bool] = {}  # top-level name -> ``outside_project``'s answer
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
@@ -374,7 +367,7 @@ class ProjectIndex:
     def _forget(self, keep: FrozenSet[str] = frozenset()) -> None:
         """Drop what was worked out from the summaries, except the groups in ``keep`` (``kept_memos``)."""
         self._graph = None
-        self._tops = None
+        self._outside.clear()
         self._constructions = None
         self._graph_by_module = None
         if NAMES not in keep:
@@ -393,7 +386,7 @@ class ProjectIndex:
         found = self.modules.get(name)
         if found is not None or name in self._missing:
             return found
-        if self.unread(name.split(".")[0]):
+        if name.split(".")[0] in NOT_READ:
             self._missing.add(name)
             return None
         path = self.located[name] = self.locate(name)
@@ -407,16 +400,23 @@ class ProjectIndex:
         self._missing.add(name)
         return None
 
-    def unread(self, top: str) -> bool:
-        """Are modules under the top-level name ``top`` never read from their installed files (``NOT_READ``,
-        ``EXTERNAL_TOPS`` unless the project has a package of that name)?"""
-        if top in NOT_READ:
-            return True
+    def outside_project(self, qualified: Optional[str]) -> bool:
+        """Can the qualified name (``numpy.sum``, ``os.path.join``) name no function or class of the project? True
+        for a name under ``EXTERNAL_TOPS`` that is no project module's top-level name and that no source root holds:
+        such a package does not import the project, so nothing it defines or re-exports is the project's."""
+        if not qualified:
+            return False
+        top = qualified.split(".")[0]
         if top not in EXTERNAL_TOPS:
             return False
-        if self._tops is None:
-            self._tops = {name.split(".")[0] for name in self.project_modules}
-        return top not in self._tops
+        found = self._outside.get(top)
+        if found is None:
+            if self._locator is None or self._locator.roots != self.roots:
+                self._locator = ModuleLocator(list(self.roots))
+            found = self._outside[top] = (
+                not any(name == top or name.startswith(top + ".") for name in self.project_modules)
+                and self._locator.in_roots(top) is None)
+        return found
 
     def locate(self, name: str) -> Optional[str]:
         """The file module ``name`` would be read from (``layout.ModuleLocator``), or None."""
@@ -500,6 +500,13 @@ class ProjectIndex:
             self._class_refs[key] = self._class_ref(module, dotted)
         return self._class_refs[key]
 
+    def project_class_ref(self, module: str, dotted: str) -> Optional[ClassRef]:
+        """``class_ref`` where only a class of the project matters (the tables of constructions, holders and
+        subclasses, asked about project classes only): None at once for a name ``outside_project``."""
+        if self.outside_project(self.qualify(module, dotted)):
+            return None
+        return self.class_ref(module, dotted)
+
     def definition(self, module: str, dotted: str) -> Optional[Tuple[str, str]]:
         """(module, class qualname or function name) that ``dotted``, as written in ``module``, names (through the
         module's imports and re-exports); None for a module, or a name that cannot be read."""
@@ -552,7 +559,7 @@ class ProjectIndex:
             for name in sorted(self.project_modules):
                 for qual, info in self.modules[name].classes.items():
                     for base in info.bases:
-                        target = self.class_ref(name, base) if base != "<expr>" else None
+                        target = self.project_class_ref(name, base) if base != "<expr>" else None
                         if target is not None:
                             found.setdefault(target, []).append((name, qual))
             self._subclasses = found
@@ -581,7 +588,7 @@ class ProjectIndex:
         if qualified is not None:
             if is_cell_base(canonical(qualified)) or qualified in self.cell_bases or canonical(qualified) in self.cell_bases:
                 return True
-            if self.unread(qualified.split(".")[0]):
+            if qualified.split(".")[0] in NOT_READ:
                 return False
         ref = self.class_ref(module, base) if base != "<expr>" else None
         if ref is not None:
@@ -634,7 +641,8 @@ class ProjectIndex:
                 for owner, info in self.modules[name].classes.items():
                     for table, held in ((built_by, info.attribute_classes), (declared, info.attribute_declared)):
                         for attr, callee in held.items():
-                            target = self.class_ref(name, callee)
+                            # built_by is asked about project classes only; declared about their bases too
+                            target = (self.project_class_ref if table is built_by else self.class_ref)(name, callee)
                             if target is not None:
                                 table.setdefault(target, []).append((name, owner, attr))
             self._holders = (built_by, declared)
@@ -673,7 +681,7 @@ class ProjectIndex:
         for name in sorted(self.project_modules):
             summary = self.modules[name]
             for callee, args, kwargs in summary.constructions:
-                built = self.class_ref(name, callee)
+                built = self.project_class_ref(name, callee)
                 if built is None:
                     continue
                 found.setdefault(built, []).append((args, kwargs))
@@ -874,6 +882,8 @@ class _GraphClosure:
             return found[0][0], found[1]
         if not rest and head in summary.functions:
             return module, summary.functions[head]
+        if index.outside_project(index.qualify(module, dotted)):
+            return None  # ``np.sum``: no project function, whatever numpy's modules say
         target = index.definition(module, dotted)
         if target is None:
             return None

@@ -96,6 +96,8 @@ class ProjectView:
     def is_imported_cell(self, dotted: str) -> bool:
         if self.module is None:
             return False
+        if self.index.outside_project(self.index.qualify(self.module, dotted)):
+            return False  # the standard library, numpy...: no Cell there (no class of theirs defines ``construct``)
         ref = self.index.class_ref(self.module, dotted)
         return ref is not None and ref[0] != self.module and self.index.is_cell(ref)
 

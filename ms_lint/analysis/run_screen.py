@@ -26,14 +26,15 @@ are read there and in every module function that is not graph code. The screen r
 the statements other than defs and classes and in the bodies of the module functions without a ``jit``-named
 decorator (the others count only through a call of them, which is one of the shapes), and the bindings in all of
 them. ``@jit`` functions are the module-level defs with a ``jit``-named decorator, ``@jit`` Cells the classes at
-any depth whose ``construct`` has one. Anything it cannot read (a syntax error, nesting too deep) is a "maybe".
+any depth whose ``construct`` has one or that name such a class of the module as a base. A rename is looked for
+in the text and in the imports of the tree. Anything it cannot read (a syntax error, nesting too deep) is a "maybe".
 """
 from __future__ import annotations
 
 import ast
 import re
 import warnings
-from typing import Iterable, List, Set
+from typing import Dict, Iterable, List, Set
 
 from ms_lint.chunks import ast_runs, chunk_bounds
 
@@ -50,9 +51,17 @@ def may_run_jit(text: str, path: str = "<module>") -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             trees = _trees(text, path)
-        return _may_call_jit(trees)
+        return _renames_jit(trees) or _may_call_jit(trees)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
+
+
+def _renames_jit(trees: Iterable[ast.Module]) -> bool:
+    """An import that binds ``jit`` or ``ms_function`` under another name (``_RENAMED`` misses one with a comment
+    between the name and ``as``)."""
+    return any(isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+        alias.asname is not None and alias.name.rsplit(".", 1)[-1] in JIT_LAST_NAMES for alias in node.names)
+        for tree in trees for node in ast.walk(tree))
 
 
 def _trees(text: str, path: str) -> List[ast.Module]:
@@ -83,7 +92,7 @@ def _may_call_jit(trees: Iterable[ast.Module]) -> bool:
     calls: List[ast.Call] = []
     bindings: List[ast.Assign] = []
     jit_functions: Set[str] = set()
-    jit_classes: Set[str] = set()
+    classes: List[ast.ClassDef] = []
     for tree in trees:
         for stmt in tree.body:
             kind = type(stmt)
@@ -97,10 +106,10 @@ def _may_call_jit(trees: Iterable[ast.Module]) -> bool:
                 else:
                     _run_time_nodes(stmt.body, calls, bindings)  # type: ignore[attr-defined]
             elif kind is ast.ClassDef:
-                jit_classes.update(node.name for node in ast.walk(stmt)
-                                   if isinstance(node, ast.ClassDef) and _jit_construct(node))
+                classes.extend(node for node in ast.walk(stmt) if isinstance(node, ast.ClassDef))
             else:
                 _run_time_nodes([stmt], calls, bindings)
+    jit_classes = _jit_classes(classes)
 
     def makes_jit(call: ast.AST) -> bool:
         """A call ``_instance_kind`` may give the kind "jit" or "jit-cell"."""
@@ -116,6 +125,24 @@ def _may_call_jit(trees: Iterable[ast.Module]) -> bool:
 
 
 _NOT_ENTERED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _jit_classes(classes: List[ast.ClassDef]) -> Set[str]:
+    """Names of the classes (any depth) whose ``construct`` may have a ``jit``-named decorator: their own, or one
+    they inherit from a class of the module named as a base (``GraphScope.find_method`` follows bases written as
+    plain names; a closer ``construct`` without one is ignored, which only keeps more)."""
+    bases: Dict[str, List[str]] = {}
+    for node in classes:  # two classes of one name: the bases of both
+        bases.setdefault(node.name, []).extend(base.id for base in node.bases if isinstance(base, ast.Name))
+    found = {node.name for node in classes if _jit_construct(node)}
+    grown = True
+    while grown:
+        grown = False
+        for name, named in bases.items():
+            if name not in found and any(base in found for base in named):
+                found.add(name)
+                grown = True
+    return found
 
 
 def _jit_construct(node: ast.ClassDef) -> bool:

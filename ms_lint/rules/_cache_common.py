@@ -26,7 +26,6 @@ from ms_lint.context import ModuleContext
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import dotted
 from ms_lint.scope import JIT_NAMES, ModuleCall, is_cell_base
-from ms_lint.analysis.index import EXTERNAL_TOPS
 from ms_lint.analysis.values import is_literal, literal_value
 from ms_lint.walk import find
 
@@ -392,7 +391,7 @@ _NEVER_COMPILES = {
 
 def _known_not_to_compile(qualified: str) -> bool:
     top = qualified.split(".")[0]
-    if top in _NEVER_COMPILES or top in EXTERNAL_TOPS:  # the index does not read the latter: no MindSpore there
+    if top in _NEVER_COMPILES:
         return True
     # MindSpore's own calls compile only through a Cell, a @jit function or a Model, which call_kind sees;
     # export and the Model constructor are the exceptions that run a network themselves.
