@@ -321,6 +321,32 @@ def test_a_package_of_a_standard_module_name_beside_a_checked_script_is_read(tmp
     assert alone.outside_project("json.loads")
 
 
+def test_a_package_of_a_standard_module_name_on_the_import_path_is_read(tmp_path, capsys, monkeypatch):
+    """A user's own ``code`` package found through ``PYTHONPATH`` (not in the standard library's or an installed
+    packages' folder) may be the project's: its names are resolved by reading it, as any other package's."""
+    make(tmp_path, {"lib/code/__init__.py": "", "lib/code/net.py": """\
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x
+        """, "scripts/train.py": """\
+        import mindspore as ms
+        from code.net import Net
+
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = Net()
+        net(1)
+        """})
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    assert check(tmp_path, capsys, "scripts/train.py")[1] == [("scripts/train.py", 4, "MSL301")]
+    from ms_lint.analysis.index import ProjectIndex
+
+    index = ProjectIndex.for_files([str(tmp_path / "scripts" / "train.py")])
+    assert not index.outside_project("code.net.Net") and index.outside_project("json.loads")
+
+
 UNRESOLVED = """\
     from mindspore import ops
     from transformers_ms import PreTrainedModel

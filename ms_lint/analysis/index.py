@@ -53,6 +53,27 @@ EXTERNAL_TOPS = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
      "threading", "subprocess", "inspect", "importlib", "contextlib", "traceback", "datetime", "io", "string",
      "types", "operator", "unittest", "tempfile", "csv", "queue", "signal", "socket", "struct", "hashlib"})
 
+_INSTALLED_DIRS: List[str] = []
+
+
+def _installed_file(path: str) -> bool:
+    """Is ``path`` in the standard library's folders or in a site-packages folder?"""
+    if not _INSTALLED_DIRS:
+        import site
+        import sysconfig
+
+        folders = {folder for key, folder in sysconfig.get_paths().items()
+                   if key in ("stdlib", "platstdlib", "purelib", "platlib")}
+        try:
+            folders.update(site.getsitepackages())
+            folders.add(site.getusersitepackages())
+        except AttributeError:  # an embedded interpreter's trimmed ``site``
+            pass
+        _INSTALLED_DIRS.extend(os.path.join(os.path.realpath(folder), "") for folder in folders)
+    real = os.path.realpath(path)
+    return any(real.startswith(folder) for folder in _INSTALLED_DIRS)
+
+
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
 Holders = Dict[ClassRef, List[Tuple[str, str, str]]]  # class -> (module, class, attribute) holding one
@@ -402,8 +423,10 @@ class ProjectIndex:
 
     def outside_project(self, qualified: Optional[str]) -> bool:
         """Can the qualified name (``numpy.sum``, ``os.path.join``) name no function or class of the project? True
-        for a name under ``EXTERNAL_TOPS`` that is no project module's top-level name and that no source root holds:
-        such a package does not import the project, so nothing it defines or re-exports is the project's."""
+        for a name under ``EXTERNAL_TOPS`` that is no project module's top-level name, that no source root holds
+        (a package or a plain folder), and that the import path finds nowhere or in the standard library's or an
+        installed packages' folder (not in a folder of ``PYTHONPATH`` holding the user's own ``code`` package): such
+        a package does not import the project, so nothing it defines or re-exports is the project's."""
         if not qualified:
             return False
         top = qualified.split(".")[0]
@@ -413,9 +436,14 @@ class ProjectIndex:
         if found is None:
             if self._locator is None or self._locator.roots != self.roots:
                 self._locator = ModuleLocator(list(self.roots))
-            found = self._outside[top] = (
-                not any(name == top or name.startswith(top + ".") for name in self.project_modules)
-                and self._locator.in_roots(top) is None)
+            if any(name == top or name.startswith(top + ".") for name in self.project_modules):
+                found = False
+            elif self._locator.under_roots(top):
+                found = False
+            else:
+                origin = self._locator.installed(top)
+                found = origin is None or _installed_file(origin)
+            self._outside[top] = found
         return found
 
     def locate(self, name: str) -> Optional[str]:

@@ -171,6 +171,10 @@ class ModuleLocator:
                 return os.path.join(folder, last, "__init__.py")
         return None
 
+    def under_roots(self, top: str) -> bool:
+        """Does a source root hold ``top``, as a folder (a package or not) or as ``top.py``?"""
+        return any(top in self._listing(root, ()) or top + ".py" in self._listing(root, ()) for root in self.roots)
+
     def _listing(self, root: str, folders: Tuple[str, ...]) -> Set[str]:
         """The names in the folder ``root/folders...`` (empty when it is no folder), read once per locator; a
         folder whose parent's listing lacks it is not asked for."""
