@@ -99,8 +99,7 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
     queue: Deque[List[T]] = deque(batch for batch in batches if batch)
     results: List[R] = []
     pool: List[_Worker] = []
-    thread: Optional[threading.Thread] = None
-    started = False  # the first workers are forked: any later fork waits for the thread
+    thread: Optional[threading.Thread] = None  # ``meanwhile``'s, once the first workers are forked
     try:
         while queue or any(w.batch is not None for w in pool):
             while queue and len([w for w in pool if w.batch is not None]) < workers:
@@ -115,11 +114,9 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                     idle.conn.send(idle.batch)
                 except (OSError, ValueError):
                     pass  # it died already: recv below tells
-            if not started:
-                started = True
-                if meanwhile is not None:
-                    thread = threading.Thread(target=meanwhile, daemon=True)
-                    thread.start()
+            if meanwhile is not None and thread is None:
+                thread = threading.Thread(target=meanwhile, daemon=True)
+                thread.start()
             busy: Dict[Any, _Worker] = {w.conn: w for w in pool if w.batch is not None}
             for conn in wait(list(busy)):
                 worker = busy[conn]
