@@ -17,18 +17,14 @@ First party is the checked file's own top package and what sits beside it in its
 from __future__ import annotations
 
 import os
-import sys
 from typing import Collection, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from ms_lint.analysis.layout import STDLIB_NAMES
 from ms_lint.cstutil import code_of
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
-_STDLIB_FALLBACK = frozenset({"os", "sys", "re", "math", "json", "time", "typing", "functools", "itertools",
-                              "collections", "argparse", "pathlib", "logging"})  # Python 3.9 has no list
-
-
 def first_party_names(path: Optional[str]) -> FrozenSet[str]:
     """Top-level names that are this project's own: the file's top package and its source root's entries."""
     if not path:
@@ -75,8 +71,7 @@ def section_of(stmt: cst.SimpleStatementLine, first_party: Collection[str]) -> i
         return LOCAL
     if modules and all(m in first_party for m in modules):
         return FIRST_PARTY
-    names = getattr(sys, "stdlib_module_names", _STDLIB_FALLBACK)
-    if modules and all(m in names for m in modules):
+    if modules and all(m in STDLIB_NAMES for m in modules):
         return STDLIB
     return THIRD_PARTY
 

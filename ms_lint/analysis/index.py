@@ -23,8 +23,8 @@ import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.analysis.frameworks import dispatched_methods, may_dispatch
-from ms_lint.analysis.layout import (ModuleLocator, checked_tops, digest_of, module_name_of, module_names,
-                                    package_of, project_files, walked)
+from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, digest_of, module_name_of,
+                                    module_names, package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
@@ -46,12 +46,8 @@ NOT_READ = ("mindspore",)
 # cost 0.8 s in the parent while both workers waited. Other questions (is a class built on one of them a Cell,
 # can a script's call of one compile a graph) still read them. A package of such a name among the project's
 # modules or under its source roots is the project's.
-EXTERNAL_TOPS = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
-    {"numpy", "scipy", "matplotlib", "PIL", "pandas", "sklearn", "cv2", "yaml", "tqdm", "os", "sys", "re", "json",
-     "math", "time", "logging", "collections", "functools", "itertools", "typing", "abc", "copy", "random",
-     "argparse", "warnings", "enum", "dataclasses", "pathlib", "shutil", "glob", "pickle", "multiprocessing",
-     "threading", "subprocess", "inspect", "importlib", "contextlib", "traceback", "datetime", "io", "string",
-     "types", "operator", "unittest", "tempfile", "csv", "queue", "signal", "socket", "struct", "hashlib"})
+EXTERNAL_TOPS = STDLIB_NAMES | frozenset(
+    {"numpy", "scipy", "matplotlib", "PIL", "pandas", "sklearn", "cv2", "yaml", "tqdm"})
 
 _INSTALLED_DIRS: List[str] = []
 
@@ -434,23 +430,26 @@ class ProjectIndex:
             return False
         found = self._outside.get(top)
         if found is None:
-            if self._locator is None or self._locator.roots != self.roots:
-                self._locator = ModuleLocator(list(self.roots))
+            locator = self._module_locator()
             if any(name == top or name.startswith(top + ".") for name in self.project_modules):
                 found = False
-            elif self._locator.under_roots(top):
+            elif locator.under_roots(top):
                 found = False
             else:
-                origin = self._locator.installed(top)
+                origin = locator.installed(top)
                 found = origin is None or _installed_file(origin)
             self._outside[top] = found
         return found
 
     def locate(self, name: str) -> Optional[str]:
         """The file module ``name`` would be read from (``layout.ModuleLocator``), or None."""
+        return self._module_locator().locate(name)
+
+    def _module_locator(self) -> ModuleLocator:
+        """The locator of the current source roots (made again when they changed)."""
         if self._locator is None or self._locator.roots != self.roots:
             self._locator = ModuleLocator(list(self.roots))
-        return self._locator.locate(name)
+        return self._locator
 
     # -- names -----------------------------------------------------------------------------------
     def qualify(self, module: str, dotted: str) -> Optional[str]:

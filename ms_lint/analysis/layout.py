@@ -7,9 +7,15 @@ to see that nothing changed, imports neither ``ast`` nor the summaries.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.blake import blake2b
+
+# The standard library's top-level module names (Python 3.9 has no list: the most used ones)
+STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", (
+    "os", "sys", "re", "math", "json", "time", "typing", "functools", "itertools", "collections", "argparse",
+    "pathlib", "logging")))
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", "build", "dist", "node_modules",
              ".ms_lint_cache", "site-packages"}
