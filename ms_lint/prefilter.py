@@ -71,6 +71,8 @@ _FSTRING_OPEN = re.compile(r"[fF][rR]?(?=['\"])")
 _TRIPLE_QUOTE = re.compile(r"'''|\"\"\"")
 # The words a graph root cannot be written without (see the module docstring).
 JIT_WORDS = ("jit", "ms_function")
+# ``jit`` or ``ms_function`` followed by ``as``: an import that renames them (over the code, or the raw text)
+JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[\s\\]+as\b")
 _BLANKS = " \t\f\r\n\\"
 
 

@@ -32,20 +32,16 @@ in the text and in the imports of the tree. Anything it cannot read (a syntax er
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from typing import Dict, Iterable, List, Set
 
 from ms_lint.chunks import ast_runs, chunk_bounds
-
-JIT_LAST_NAMES = ("jit", "ms_function")
-# ``jit`` or ``ms_function`` renamed by an import (the screen's own test, over the raw text: a superset)
-_RENAMED = re.compile(r"\b(?:jit|ms_function)[\s\\]+as\b")
+from ms_lint.prefilter import JIT_ALIAS, JIT_WORDS
 
 
 def may_run_jit(text: str, path: str = "<module>") -> bool:
     """False when no call of the module can be a call of ``@jit`` graph code (see the module docstring)."""
-    if _RENAMED.search(text):
+    if JIT_ALIAS.search(text):  # a rename, over the raw text: a superset of the code's
         return True
     try:
         with warnings.catch_warnings():
@@ -57,10 +53,10 @@ def may_run_jit(text: str, path: str = "<module>") -> bool:
 
 
 def _renames_jit(trees: Iterable[ast.Module]) -> bool:
-    """An import that binds ``jit`` or ``ms_function`` under another name (``_RENAMED`` misses one with a comment
+    """An import that binds ``jit`` or ``ms_function`` under another name (``JIT_ALIAS`` misses one with a comment
     between the name and ``as``)."""
     return any(isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-        alias.asname is not None and alias.name.rsplit(".", 1)[-1] in JIT_LAST_NAMES for alias in node.names)
+        alias.asname is not None and alias.name.rsplit(".", 1)[-1] in JIT_WORDS for alias in node.names)
         for tree in trees for node in ast.walk(tree))
 
 
@@ -79,8 +75,8 @@ def _trees(text: str, path: str) -> List[ast.Module]:
 def _jit_named(expr: ast.AST) -> bool:
     """A name or attribute whose last name is ``jit`` or ``ms_function`` (what ``qualify`` may resolve to them)."""
     if isinstance(expr, ast.Name):
-        return expr.id in JIT_LAST_NAMES
-    return isinstance(expr, ast.Attribute) and expr.attr in JIT_LAST_NAMES
+        return expr.id in JIT_WORDS
+    return isinstance(expr, ast.Attribute) and expr.attr in JIT_WORDS
 
 
 def _jit_decorated(node: ast.AST) -> bool:

@@ -54,7 +54,7 @@ import libcst as cst
 from ms_lint.analysis.screen_conditions import SelfAttributes, any_attribute, const_calls_of, not_tensor
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.chunks import line_starts
-from ms_lint.prefilter import GRAPH_CODE, JIT_WORDS, Text, fstring_fields, requirement
+from ms_lint.prefilter import GRAPH_CODE, JIT_ALIAS, JIT_WORDS, Text, fstring_fields, requirement
 from ms_lint.walk import node_hooks
 
 # The keyword each node kind a graph rule may hook is written with.
@@ -67,7 +67,6 @@ KEYWORD_OF = {
 TENSOR_IF = "if (Tensor test)"
 KEYWORDS = frozenset(KEYWORD_OF.values())
 ROOT_DECORATORS = JIT_WORDS + ("register",)
-_JIT_ALIAS = re.compile(r"\b(?:jit|ms_function)[\s\\]+as\b")
 _WORD = re.compile(r"\w+")
 _SCREENED: Dict[type, Optional[FrozenSet[str]]] = {}
 
@@ -180,7 +179,7 @@ def _no_attribute(attr: str) -> bool:
 def _renames_jit(text: Text) -> bool:
     """``jit`` or ``ms_function`` followed by ``as`` in the code (an import alias), or quotes that do not pair up."""
     code = text.code()
-    return code is None or _JIT_ALIAS.search(code) is not None
+    return code is None or JIT_ALIAS.search(code) is not None
 
 
 def _root_decorator(name: str, renamed: bool) -> bool:
