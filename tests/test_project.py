@@ -221,6 +221,23 @@ def test_nested_cells_and_cells_defined_in_functions(tmp_path, capsys):
     assert [(line, rule) for _, line, rule in found] == [(7, "MSL101"), (15, "MSL201")]
 
 
+def row_loop_on(module: str, base: str) -> str:
+    """A Cell built on ``base`` from ``module`` (another file) whose ``construct`` loops over ``x``'s rows at line 8
+    (MSL101 once the base is known to be a Cell)."""
+    return textwrap.dedent(f"""\
+        from mindspore import ops
+        from {module} import {base}
+
+
+        class Net({base}):
+            def construct(self, x):
+                out = []
+                for i in range(x.shape[0]):
+                    out.append(ops.relu(x[i]))
+                return ops.stack(out)
+        """)
+
+
 def test_an_installed_package_is_read_without_being_imported(tmp_path, capsys, monkeypatch):
     site = make(tmp_path / "site", {
         # importing this package would fail: the index must only read its source
@@ -234,18 +251,7 @@ def test_an_installed_package_is_read_without_being_imported(tmp_path, capsys, m
             """,
     })
     monkeypatch.syspath_prepend(str(site))
-    make(tmp_path / "proj", {"model.py": """\
-        from mindspore import ops
-        from extlib import Block
-
-
-        class MyBlock(Block):
-            def construct(self, x):
-                out = []
-                for i in range(x.shape[0]):
-                    out.append(ops.relu(x[i]))
-                return ops.stack(out)
-        """})
+    make(tmp_path / "proj", {"model.py": row_loop_on("extlib", "Block")})
     code, found = check(tmp_path / "proj", capsys, "model.py")
     assert found == [("model.py", 8, "MSL101")]
     assert "extlib" not in sys.modules
@@ -259,7 +265,8 @@ def test_names_of_the_standard_library_and_scientific_packages_are_no_project_co
 
     summarized = []
     real = index_module.summarize_file
-    monkeypatch.setattr(index_module, "summarize_file", lambda path, raw=None: summarized.append(path) or real(path, raw))
+    monkeypatch.setattr(index_module, "summarize_file",
+                        lambda path, raw=None: summarized.append(path) or real(path, raw))
     make(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": """\
         import collections
         import numpy as np
@@ -299,18 +306,7 @@ def test_a_package_of_a_standard_module_name_beside_a_checked_script_is_read(tmp
 
         class Base(nn.Cell):
             pass
-        """, "train.py": """\
-        from mindspore import ops
-        from code.base import Base
-
-
-        class Net(Base):
-            def construct(self, x):
-                out = []
-                for i in range(x.shape[0]):
-                    out.append(ops.relu(x[i]))
-                return ops.stack(out)
-        """})
+        """, "train.py": row_loop_on("code.base", "Base")})
     assert check(tmp_path, capsys, "train.py")[1] == [("train.py", 8, "MSL101")]
     assert check(tmp_path, capsys, ".")[1] == [("train.py", 8, "MSL101")]
     from ms_lint.analysis.index import ProjectIndex
