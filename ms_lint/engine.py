@@ -15,7 +15,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from types import CodeType, MappingProxyType
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Type
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Type
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -185,11 +185,30 @@ def _graph_syntax_possible(text: str, project: ProjectView, firing: Sequence[Typ
     if not indexed:
         return True
     by_keywords = [rule for rule in firing if screen.rule_keywords([rule]) is not None]
-    if by_keywords and screen.may_fire(text, project.index.by_path[project.path], project.graph_functions(),
-                                       screen.rule_keywords(by_keywords)):
+    if by_keywords and screen.may_fire(text, project.index.by_path[project.path], _project_graph(project),
+                                       screen.rule_keywords(by_keywords), _constructs_compiled(project)):
         return True
     return any(rule.may_fire_in is None or rule.may_fire_in(text, project.path)
                for rule in firing if rule not in by_keywords)
+
+
+def _project_graph(project: ProjectView) -> Iterable[str]:
+    """The functions of this module the project makes graph code that ``GraphScope._add_project_graph_functions``
+    adds: under ``graph-mode = "jit-only"``, not a Cell's ``construct``."""
+    found = project.graph_functions()
+    if project.config.graph_mode == "auto":
+        return found
+    return [qualname for qualname, why in found.items() if not why.startswith("construct")]
+
+
+def _constructs_compiled(project: ProjectView) -> Callable[[str], bool]:
+    """Whether ``GraphScope._find_roots`` may make the ``construct`` of a class of this module a root, asked with
+    its own tests: not under ``graph-mode = "jit-only"``, nor in a module that refuses graph mode, nor of a Cell
+    of a PyNative package that no graph model holds (``ProjectView.eager_cell``). (Its tests on the module's
+    ``set_context`` calls and on the class being a Cell read the libcst tree: not asked here.)"""
+    if project.config.graph_mode != "auto" or project.refuses_graph_mode():
+        return lambda _owner: False
+    return lambda owner: not project.eager_cell(owner)
 
 
 def _index_parsed(source: SourceFile, project: ProjectView) -> bool:

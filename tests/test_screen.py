@@ -26,16 +26,17 @@ RULES = {rule.code: rule for rule in all_rules()}
 CORPUS = corpus()
 
 
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory):
+@pytest.fixture(scope="module", params=["auto", "jit-only"])
+def checked(tmp_path_factory, request):
     """Each corpus item checked with the graph rules as a file of its own project (a fixture inside a copy of the
-    fixtures, so that its package's other modules are indexed): (name, path, analysis with the screen, analysis
-    without, whether the screen skipped the parse)."""
+    fixtures, so that its package's other modules are indexed), under each ``graph-mode``: (name, path, analysis
+    with the screen, analysis without, whether the screen skipped the parse)."""
     base = tmp_path_factory.mktemp("screen")
     results = []
     real = engine._graph_syntax_possible
     for name, path in corpus_project(base, CORPUS):
-        config = Config(root=str(base), ignore=["MSL3"])  # a jit word makes MSL301 fire, and it is not screened
+        # a jit word makes MSL301 fire, and it is not screened
+        config = Config(root=str(base), ignore=["MSL3"], graph_mode=request.param)
         source = read_source(str(path))
         recorder = _Recorder(real)
         engine._graph_syntax_possible = recorder
@@ -83,7 +84,8 @@ def test_the_candidates_hold_every_graph_function(checked):
                  for info in context.scope.graph_functions()}
         summary = context.project.index.by_path.get(str(path))
         assert summary is not None, name
-        found = list(screen.candidates(plain.source.text, summary, context.project.graph_functions()))
+        found = list(screen.candidates(plain.source.text, summary, engine._project_graph(context.project),
+                                       engine._constructs_compiled(context.project)))
         if any(words is None for _, _, words in found):
             continue  # unreadable text: the screen keeps the file
         named = {definition.qualname for definition, _, _ in found}
@@ -395,3 +397,95 @@ class Net(nn.Cell):
         sys.setrecursionlimit(limit)
     assert screened == plain
     assert all(finding["code"] != "MSL900" for finding in screened)
+
+
+EAGER_LAYER = """
+from mindspore import nn, ops
+
+
+class Scale(nn.Cell):
+    def construct(self, x):
+        rows = [x[i] * 2 for i in range(x.shape[0])]
+        return ops.stack(rows)
+"""
+
+
+def _check_project(tmp_path, monkeypatch, files, checked, graph_mode="auto"):
+    """(findings of ``checked``, parsed?, the screen's verdicts) in a project of ``files``; the findings are
+    asserted equal to those with the screen turned off."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    config = Config(root=str(tmp_path), ignore=["MSL3"], graph_mode=graph_mode)
+    parses = []
+    real = engine.parse_module
+    monkeypatch.setattr(engine, "parse_module", lambda text: parses.append(1) or real(text))
+    recorder = _Recorder(engine._graph_syntax_possible)
+    monkeypatch.setattr(engine, "_graph_syntax_possible", recorder)
+    screened = engine.analyze_path(str(tmp_path / checked), config)
+    parsed = bool(parses)
+    monkeypatch.setattr(engine, "_graph_syntax_possible", lambda *args, **kwargs: True)
+    plain = engine.analyze_path(str(tmp_path / checked), config)
+    assert [f.to_json() for f in screened.findings] == [f.to_json() for f in plain.findings]
+    return [f.code for f in screened.findings], parsed, recorder.verdicts
+
+
+def test_an_eager_cell_of_a_pynative_package_is_not_parsed(tmp_path, monkeypatch):
+    """GraphScope never makes its ``construct`` a root, so the screen does not either."""
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
+        "pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/layer.py": EAGER_LAYER,
+    }, "pkg/pynative/layer.py")
+    assert codes == [] and not parsed and verdicts == [False]
+
+
+def test_a_pynative_cell_a_graph_model_holds_is_parsed(tmp_path, monkeypatch):
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
+        "pkg/__init__.py": "", "pkg/pynative/__init__.py": "", "pkg/pynative/layer.py": EAGER_LAYER,
+        "pkg/model.py": """
+            from mindspore import nn
+            from pkg.pynative.layer import Scale
+
+
+            class Model(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.scale = Scale()
+
+                def construct(self, x):
+                    return self.scale(x)
+            """,
+    }, "pkg/pynative/layer.py")
+    assert codes == ["MSL101"] and parsed and verdicts == [True]
+
+
+def test_an_eager_construct_that_graph_code_calls_by_name_is_parsed(tmp_path, monkeypatch):
+    """Not a root, but a reached function that names it brings it back (the screen follows names)."""
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
+        "pkg/__init__.py": "", "pkg/pynative/__init__.py": "",
+        "pkg/pynative/layer.py": EAGER_LAYER + """
+
+import mindspore as ms
+
+
+@ms.jit
+def scaled(cell, x):
+    return cell.construct(x)
+""",
+    }, "pkg/pynative/layer.py")
+    assert parsed and verdicts == [True]
+
+
+@pytest.mark.parametrize("graph_mode, guard", [
+    ("jit-only", ""),
+    ("auto", """
+from mindspore import get_context, PYNATIVE_MODE
+
+if get_context("mode") != PYNATIVE_MODE:
+    raise RuntimeError("this module runs in PyNative mode only")
+"""),
+])
+def test_constructs_graph_scope_never_compiles_are_not_parsed(tmp_path, monkeypatch, graph_mode, guard):
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {"model.py": EAGER_LAYER + guard},
+                                             "model.py", graph_mode)
+    assert codes == [] and not parsed and verdicts == [False]

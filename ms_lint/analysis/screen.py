@@ -47,7 +47,7 @@ import functools
 import re
 import warnings
 from collections import Counter
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -187,16 +187,18 @@ def _root_decorator(name: str, renamed: bool) -> bool:
     return last in ROOT_DECORATORS or name == "<expr>" or (renamed and "." not in name)
 
 
-def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed: FrozenSet[str]) -> bool:
+def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed: FrozenSet[str],
+             compiled: Callable[[str], bool] = lambda _owner: True) -> bool:
     """Could a graph function of this module (``summary`` is of this very text) hold what ``needed`` names
-    (``rule_keywords``)? ``external``: qualnames of the module's functions the project index makes graph code."""
+    (``rule_keywords``)? ``external``: qualnames of the module's functions the project index makes graph code.
+    ``compiled``: False for a class whose ``construct`` ``GraphScope`` never makes a root (``candidates``)."""
     if not needed:
         return False
     keywords = needed - {TENSOR_IF}
     tensor_if = TENSOR_IF in needed
     const_calls = const_calls_of(summary.imports, summary.star_imports)
     asked: List[Tuple[Optional[str], ast.expr]] = []  # (the method's class, a test only its attributes clear)
-    found_all = list(candidates(text, summary, external))
+    found_all = list(candidates(text, summary, external, compiled))
     for found, _source, words in found_all:  # a loop anywhere keeps the file before any ``if`` is parsed
         if words is None or found is None or any(keyword in words for keyword in keywords):
             return True
@@ -214,11 +216,16 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
     return False
 
 
-def candidates(text: str, summary: ModuleSummary, external: Iterable[str]
+def candidates(text: str, summary: ModuleSummary, external: Iterable[str],
+               compiled: Callable[[str], bool] = lambda _owner: True
                ) -> Iterator[Tuple[Optional[Definition], str, Optional[Counter]]]:
     """(definition, its text, the words of its code) for each function that may be graph code, each function
     before the ones found in its text; a definition of None and words of None when the module's text cannot be
-    read, words of None for a function whose text cannot (anything may hide there: the caller keeps the file)."""
+    read, words of None for a function whose text cannot (anything may hide there: the caller keeps the file).
+    ``compiled(owner)``: may the ``construct`` of class ``owner`` (its qualname) be a root? The caller answers
+    with ``GraphScope``'s own tests on the project (a PyNative package's eager Cell, a module that refuses graph
+    mode, ``graph-mode = "jit-only"``); such a ``construct`` is still graph code when a reached function names it,
+    or when the project makes it graph code (``external``)."""
     definitions: List[Definition] = summary.definitions
     if not definitions:
         return
@@ -230,7 +237,9 @@ def candidates(text: str, summary: ModuleSummary, external: Iterable[str]
     for position, found in enumerate(definitions):
         by_name.setdefault(found.name, []).append(position)
     roots = [position for position, found in enumerate(definitions)
-             if found.name == "construct" or found.qualname in external
+             if (found.name == "construct" and ("." not in found.qualname
+                                                or compiled(found.qualname.rsplit(".", 1)[0])))
+             or found.qualname in external
              or any(_root_decorator(name, renamed) for name in found.decorators)]
     if module.has_called_words(JIT_WORDS):
         whole = code_words(text, module)
