@@ -18,6 +18,7 @@ def qualify(code, expr):
     ("from mindspore import jit", "jit", "mindspore.jit"),
     ("from mindspore import jit as compile_graph", "compile_graph", "mindspore.jit"),
     ("from mindspore.common.api import jit", "jit", "mindspore.jit"),
+    ("from mindspore.graph.api import jit", "jit", "mindspore.jit"),  # where MindSpore 2.10 defines it
     ("from mindspore import nn", "nn.Cell", "mindspore.nn.Cell"),
     ("import mindspore.nn as nn", "nn.Cell", "mindspore.nn.Cell"),
     ("from mindspore.nn import Cell", "Cell", "mindspore.nn.Cell"),
@@ -61,3 +62,24 @@ def test_local_reference_reuses_existing_aliases():
 def test_canonical_collapses_internal_modules():
     assert canonical("mindspore.ops.function.math_func.reduce_sum") == "mindspore.ops.reduce_sum"
     assert canonical("mindspore.common.parameter.Parameter") == "mindspore.Parameter"
+
+
+@pytest.mark.parametrize("spelling", ["mindspore.graph.api", "mindspore.common.api", "mindspore"])
+def test_jit_under_each_spelling_makes_graph_code_here_and_across_modules(tmp_path, spelling):
+    """MindSpore 2.10 defines ``jit`` in ``mindspore.graph.api`` (``mindspore.common`` re-exports it from there):
+    a function decorated with it, or handed to it from another module, is graph code."""
+    from ms_lint.config import Config
+    from ms_lint.engine import analyze_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    loop = "    out = []\n    for i in range(x.shape[0]):\n        out.append(x[i] * 2)\n    return ops.stack(out)\n"
+    (tmp_path / "pkg" / "steps.py").write_text(
+        f"from mindspore import ops\nfrom {spelling} import jit\n\n\n@jit\ndef doubled(x):\n{loop}\n\n"
+        f"def tripled(x):\n{loop.replace('* 2', '* 3')}")
+    (tmp_path / "pkg" / "run.py").write_text(
+        f"from {spelling} import jit\nfrom pkg.steps import tripled\n\nfast = jit(tripled)\n")
+    config = Config(root=str(tmp_path), ignore=["MSL3"])
+    found = analyze_path(str(tmp_path / "pkg" / "steps.py"), config).findings
+    assert sorted((f.code, f.line) for f in found) == [("MSL101", 8), ("MSL101", 15)]

@@ -12,6 +12,7 @@ CELL_NAME = "mindspore.nn.Cell"
 # Internal module paths MindSpore re-exports; resolved names are rewritten to the public spelling.
 CANONICAL_PREFIXES = (
     ("mindspore.common.api.", "mindspore."),
+    ("mindspore.graph.api.", "mindspore."),
     ("mindspore.nn.cell.", "mindspore.nn."),
     ("mindspore.common.tensor.", "mindspore."),
     ("mindspore.common.parameter.", "mindspore."),
