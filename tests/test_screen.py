@@ -489,3 +489,74 @@ def test_constructs_graph_scope_never_compiles_are_not_parsed(tmp_path, monkeypa
     codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {"model.py": EAGER_LAYER + guard},
                                              "model.py", graph_mode)
     assert codes == [] and not parsed and verdicts == [False]
+
+
+def test_the_ast_argument_check_is_msl201s():
+    """``screen._validation_guard`` (stdlib tree) says of every ``if`` of the corpus what MSL201's own test says of
+    the same statement (libcst tree), matched by line."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from ms_lint.rules.msl201_tensor_condition_branch import _validation_guard
+
+    compared = guards = 0
+    for name, text in CORPUS + [("checks", ARGUMENT_CHECKS), ("chain", CHECK_CHAIN)]:
+        try:
+            tree = ast.parse(text)
+            wrapper = MetadataWrapper(cst.parse_module(text))
+        except (SyntaxError, cst.ParserSyntaxError):
+            continue
+        positions = wrapper.resolve(PositionProvider)
+        by_line = {positions[node].start.line: _validation_guard(node)
+                   for node in positions if isinstance(node, cst.If)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If):
+                assert screen._validation_guard(node) == by_line[node.lineno], (name, node.lineno)
+                compared += 1
+                guards += by_line[node.lineno]
+    assert compared >= 200 and guards >= 3
+
+
+ARGUMENT_CHECKS = HEAD + """
+class Head(nn.Cell):
+    def construct(self, x, y):
+        if x.sum() > 0:
+            raise ValueError("x must not be positive")
+        if y.sum() < 0: raise ValueError("negative"); raise ValueError("unreachable")
+        return x + y
+"""
+
+
+CHECK_CHAIN = HEAD + """
+def check(x):
+    if x > 1:
+        raise ValueError("too big")
+    elif x < -1:
+        raise ValueError("too small")
+    elif x == 0: raise ValueError("zero")
+    else:
+        return x
+    if x: pass
+"""
+
+
+def test_a_cell_with_only_argument_checks_is_not_parsed(tmp_path, monkeypatch):
+    """MSL201 never reports ``if <check>: raise``, whatever the check: the screen passes over them too."""
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, ARGUMENT_CHECKS)
+    assert codes == [] and not parsed and verdicts == [False]
+
+
+@pytest.mark.parametrize("branch", [
+    "if x.sum() > 0:\n            raise ValueError('positive')\n        else:\n            x = -x",
+    "if x.sum() > 0:\n            print('positive')\n            raise ValueError('positive')",
+    "if x.sum() > 0:\n            raise ValueError('positive')\n        elif x.sum() < -1:\n            x = -x",
+    # the last ``elif`` only raises, but the ``if`` heading the chain has an ``else``: the chain is reported
+    "if x.sum() > 0:\n            raise ValueError('positive')\n        elif x.sum() < -1:\n            raise ValueError",
+])
+def test_an_if_that_does_more_than_raise_is_parsed(tmp_path, monkeypatch, branch):
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + f"""
+class Head(nn.Cell):
+    def construct(self, x):
+        {branch}
+        return x
+""")
+    assert parsed and verdicts == [True] and "MSL201" in codes

@@ -9,9 +9,10 @@ collected there. Each such node is written with its keyword: ``for`` (a loop, or
 comprehension), ``while``, ``if``. A keyword is never a name, so where no graph function's text holds the
 keyword in its code (outside strings and comments), the rules cannot fire and the file need not be parsed.
 
-MSL201 reports an ``if`` only when the value model gives its test the kind TENSOR; for a rule that declares so
-(``Rule.skips_never_tensor_tests``), a function whose text holds ``if`` is parsed with the stdlib ``ast`` (a tenth
-of libcst's cost) and kept only when one of its tests is not cleared by ``screen_conditions.not_tensor``: what
+MSL201 reports an ``if`` only when the value model gives its test the kind TENSOR, and never an argument check
+(``if <check>: raise ...`` without ``else``); for a rule that declares so (``Rule.skips_never_tensor_tests``), a
+function whose text holds ``if`` is parsed with the stdlib ``ast`` (a tenth of libcst's cost) and kept only when
+one of its tests, argument checks aside, is not cleared by ``screen_conditions.not_tensor``: what
 ``values.never_tensor`` clears (``if x is None``, ``if "a" in mode``), and what the value model decides without the
 function's own bindings (``if len(shape) == 4``, ``if x.ndim == 2``, ``if self.has_bias`` where every write of
 ``self.has_bias`` in the class's methods assigns a literal or a defaulted parameter); see
@@ -143,8 +144,8 @@ def code_words(raw: str, text: Optional[Text] = None) -> Optional[Counter]:
 
 
 def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[ast.expr]]:
-    """The tests of the ``if`` and ``a if c else b`` in a function's text (from its ``def`` line) that are not
-    cleared without the class's attributes: None when one is not cleared even with every ``self.<attr>`` cleared
+    """The tests of the ``if`` (argument checks aside) and ``a if c else b`` in a function's text (from its ``def``
+    line) that are not cleared without the class's attributes: None when one is not cleared even with every ``self.<attr>`` cleared
     (or the text cannot be read), else those that need ``self.<attr>`` (usually none)."""
     block = "if 1:\n" + source if source[:1] in " \t" else source
     try:
@@ -158,7 +159,7 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
     try:
         for stmt in body:
             for node in ast.walk(stmt):
-                if type(node) not in (ast.If, ast.IfExp):
+                if type(node) not in (ast.If, ast.IfExp) or _validation_guard(node):
                     continue
                 test = node.test  # type: ignore[attr-defined]
                 if not_tensor(test, _no_attribute, const_calls):
@@ -169,6 +170,13 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
     except RecursionError:  # ``not not ... x`` a thousand deep: the libcst side decides
         return None
     return pending
+
+
+def _validation_guard(node: ast.AST) -> bool:
+    """``if <check>: raise ...`` with no ``else``: MSL201 never reports it, whatever the test is
+    (``msl201_tensor_condition_branch._validation_guard``: every statement of the body a ``raise``)."""
+    return type(node) is ast.If and not node.orelse and all(  # type: ignore[attr-defined]
+        type(statement) is ast.Raise for statement in node.body)  # type: ignore[attr-defined]
 
 
 def _no_attribute(attr: str) -> bool:

@@ -52,7 +52,8 @@ class Rule:
     # appear in the raw text (strings and comments included), e.g. an environment variable's name.
     requires_text: ClassVar[Union[str, Tuple[str, ...], None]] = None
     # True for a rule whose ``visit_If``/``visit_IfExp`` findings only come from a test the value model gives the
-    # kind TENSOR (never ``if x is None``): the screen before parsing (ms_lint/analysis/screen.py) may then pass over
+    # kind TENSOR (never ``if x is None``), and never from an ``if`` without ``else`` whose body only raises (an
+    # argument check): the screen before parsing (ms_lint/analysis/screen.py) may then pass over those ``if``s and
     # the tests ``screen_conditions.not_tensor`` clears.
     skips_never_tensor_tests: ClassVar[bool] = False
     # ``may_fire_in(text, path)``, a test cheaper than a parse for a rule with a ``check_module``: False only when
