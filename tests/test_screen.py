@@ -550,7 +550,8 @@ def test_a_cell_with_only_argument_checks_is_not_parsed(tmp_path, monkeypatch):
     "if x.sum() > 0:\n            print('positive')\n            raise ValueError('positive')",
     "if x.sum() > 0:\n            raise ValueError('positive')\n        elif x.sum() < -1:\n            x = -x",
     # the last ``elif`` only raises, but the ``if`` heading the chain has an ``else``: the chain is reported
-    "if x.sum() > 0:\n            raise ValueError('positive')\n        elif x.sum() < -1:\n            raise ValueError",
+    "if x.sum() > 0:\n            raise ValueError('positive')\n"
+    "        elif x.sum() < -1:\n            raise ValueError",
 ])
 def test_an_if_that_does_more_than_raise_is_parsed(tmp_path, monkeypatch, branch):
     codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + f"""

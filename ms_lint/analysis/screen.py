@@ -145,8 +145,8 @@ def code_words(raw: str, text: Optional[Text] = None) -> Optional[Counter]:
 
 def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[ast.expr]]:
     """The tests of the ``if`` (argument checks aside) and ``a if c else b`` in a function's text (from its ``def``
-    line) that are not cleared without the class's attributes: None when one is not cleared even with every ``self.<attr>`` cleared
-    (or the text cannot be read), else those that need ``self.<attr>`` (usually none)."""
+    line) that are not cleared without the class's attributes: None when one is not cleared even with every
+    ``self.<attr>`` cleared (or the text cannot be read), else those that need ``self.<attr>`` (usually none)."""
     block = "if 1:\n" + source if source[:1] in " \t" else source
     try:
         with warnings.catch_warnings():
