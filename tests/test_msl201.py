@@ -166,6 +166,35 @@ def test_validation_guards_and_flag_named_entry_parameters_are_not_flagged():
     assert findings(code) == []
 
 
+def test_an_argument_check_in_a_cycle_of_helpers_leaves_the_other_findings_as_they_were():
+    """The value models of helpers that call each other depend on the order they are built in; an argument check
+    asked before its function's model (an independent review's case) lost the Tensor test of ``h``."""
+    code = HEAD + textwrap.dedent("""
+        class Net(nn.Cell):
+            def construct(self, x):
+                return f(x)
+
+
+        def f(a):
+            if a.sum() > 0:
+                raise ValueError("positive")
+            return g(a, ops.ones((2,))) + h(a)
+
+
+        def g(b, c):
+            if c.sum() > 0:
+                c = c * 2
+            return f(c)
+
+
+        def h(p):
+            if p.sum() > 0:
+                p = p * 2
+            return p
+        """)
+    assert sorted(f.line for f in findings(code)) == [line_of(code, "if c.sum()"), line_of(code, "if p.sum()")]
+
+
 def test_parameters_elif_and_conditional_expressions_are_flagged():
     code = HEAD + textwrap.dedent("""
         class Opt(nn.Optimizer):

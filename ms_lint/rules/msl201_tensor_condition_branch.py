@@ -862,12 +862,15 @@ class TensorConditionBranch(Rule):
         for node, func in self._pending:
             if self.context.enclosing_function(node) is not func:
                 continue  # inside a nested def: its names are not the graph function's
-            if never_tensor(node.test) or _validation_guard(node):
-                continue  # ``if x is None:``, ``if <check>: raise``: no value model needed to say so
+            if never_tensor(node.test):
+                continue  # ``if x is None:``: no value model needed to say so
             if reads_no_locals(node.test) and self.context.class_kinds(func).kind(node.test) is not Kind.TENSOR:
                 continue  # ``if self.has_bias:``: the class's attributes say so, for every method alike
             values = self.context.values(func)
-            if not self._tensor_condition(values, node.test):
+            # the argument check is asked after the value model on purpose: the models of helpers that call each
+            # other depend on the order they are built in (``ModuleContext._param_kinds`` cuts the recursion), and
+            # building this one first is what the findings have always been measured with
+            if not self._tensor_condition(values, node.test) or _validation_guard(node):
                 continue
             if isinstance(node, cst.If):
                 fix, why = self._if_fix(values, node)
