@@ -80,6 +80,23 @@ def test_jit_under_each_spelling_makes_graph_code_here_and_across_modules(tmp_pa
         f"def tripled(x):\n{loop.replace('* 2', '* 3')}")
     (tmp_path / "pkg" / "run.py").write_text(
         f"from {spelling} import jit\nfrom pkg.steps import tripled\n\nfast = jit(tripled)\n")
+    (tmp_path / "pkg" / "helpers.py").write_text(
+        f"from mindspore import ops\n\n\ndef quadrupled(x):\n{loop.replace('* 2', '* 4')}")
+    (tmp_path / "pkg" / "wrap.py").write_text(
+        f"from {spelling} import jit\n\n\ndef compiled(fn):\n    return jit(fn)\n")
+    (tmp_path / "pkg" / "model.py").write_text(
+        f"from {spelling} import jit\nfrom pkg.helpers import quadrupled\nfrom pkg.steps import doubled\n"
+        "from pkg.wrap import compiled\n\n\n@jit\ndef step(x):\n    return quadrupled(x)\n\n\n"
+        "def plain(x):\n    return x + 1\n\n\nfast = compiled(plain)\n")
+    (tmp_path / "pkg" / "other.py").write_text(
+        f"from mindspore import ops\n\n\ndef halved(x):\n{loop.replace('* 2', '/ 2')}")
+    (tmp_path / "pkg" / "use.py").write_text(
+        "from pkg.other import halved\nfrom pkg.wrap import compiled\n\nfast = compiled(halved)\n")
     config = Config(root=str(tmp_path), ignore=["MSL3"])
-    found = analyze_path(str(tmp_path / "pkg" / "steps.py"), config).findings
-    assert sorted((f.code, f.line) for f in found) == [("MSL101", 8), ("MSL101", 15)]
+
+    def lines(name):
+        return sorted((f.code, f.line) for f in analyze_path(str(tmp_path / "pkg" / name), config).findings)
+
+    assert lines("steps.py") == [("MSL101", 8), ("MSL101", 15)]  # decorated here; handed to jit elsewhere
+    assert lines("helpers.py") == [("MSL101", 6)]  # called from a function another module decorates
+    assert lines("other.py") == [("MSL101", 6)]  # handed to a project wrapper of jit

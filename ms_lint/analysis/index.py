@@ -33,7 +33,10 @@ from ms_lint.blake import blake2b
 from ms_lint.chunks import ast_runs, chunk_bounds
 
 CELL_ROOT = "mindspore.nn.Cell"
-JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function"}
+# ``qualify`` here keeps the module a name was imported from: each spelling of ``jit`` (MindSpore 2.10 defines it in
+# ``mindspore.graph.api``; ``mindspore.common`` re-exports it) is listed.
+JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function",
+             "mindspore.graph.api.jit", "mindspore.graph.api.ms_function"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.primitive.constexpr",
                            "mindspore.ops.primitive._primexpr"}
 # Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
