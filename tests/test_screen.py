@@ -15,7 +15,7 @@ from corpus_support import corpus, corpus_project
 
 import ms_lint.engine as engine
 from ms_lint.analysis import screen, screen_conditions
-from ms_lint.analysis.values import never_tensor
+from ms_lint.analysis.values import Kind, never_tensor
 from ms_lint.config import Config
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules import all_rules
@@ -561,3 +561,126 @@ class Head(nn.Cell):
         return x
 """)
     assert parsed and verdicts == [True] and "MSL201" in codes
+
+
+def test_what_the_function_names_clear_the_value_model_never_takes_for_a_tensor(checked):
+    """Every ``if`` test of a graph function (the ones MSL201 asks about) that the screen clears with the function's
+    names (``LocalNames``) and the class's attributes, the value model MSL201 asks gives another kind than TENSOR."""
+    import functools
+
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    compared = by_names = 0
+    for name, path, _, plain, _ in checked:
+        context = plain.context
+        if context is None:
+            continue
+        text = plain.source.text
+        tree = ast.parse(text)
+        summary = context.project.index.by_path.get(str(path))
+        const_calls = screen_conditions.const_calls_of(summary.imports, summary.star_imports)
+        attributes = screen_conditions.SelfAttributes(text, const_calls)
+        functions = {node.lineno: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+        positions = MetadataWrapper(context.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        for info in context.scope.graph_functions():
+            function = functions.get(positions[info.node.name].start.line)
+            if function is None:
+                continue
+            tests = {(node.test.lineno, node.test.col_offset): node.test
+                     for node in ast.walk(function) if isinstance(node, (ast.If, ast.IfExp))}
+            names = screen_conditions.LocalNames(function, const_calls)
+            self_attribute = functools.partial(attributes.never_tensor, info.owner)
+            for node in cst_ifs(info.node):
+                if context.enclosing_function(node) is not info.node:
+                    continue
+                where = positions[node.test].start
+                test = tests.get((where.line, where.column))
+                assert test is not None, (name, where)
+                compared += 1
+                if screen_conditions.not_tensor(test, self_attribute, const_calls):
+                    continue
+                if screen_conditions.not_tensor(test, self_attribute, const_calls, names.cleared(self_attribute)):
+                    by_names += 1
+                    assert context.values(info.node).kind(node.test) is not Kind.TENSOR, (name, where.line)
+    assert compared >= 40 and by_names >= 1, (compared, by_names)
+
+
+def cst_ifs(function):
+    found = []
+
+    class Ifs(cst.CSTVisitor):
+        def visit_If(self, node):
+            found.append(node)
+
+        def visit_IfExp(self, node):
+            found.append(node)
+
+    function.body.visit(Ifs())
+    return found
+
+
+NAMES_CLEARED = HEAD + """
+DEBUG = False
+
+
+class Head(nn.Cell):
+    def construct(self, x):
+        rows = x.shape[0]
+        wide = rows > 4 and x.ndim == 2
+        step: int = 2
+        if wide:
+            x = x * step
+        if DEBUG or not wide:
+            x = x + 1
+        channels = x.shape[1]
+        groups = channels
+        if groups % 16:
+            x = x - 1
+        return x
+"""
+
+
+def test_names_bound_only_to_what_is_never_a_tensor_are_cleared(tmp_path, monkeypatch):
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, NAMES_CLEARED)
+    assert codes == [] and not parsed and verdicts == [False]
+
+
+@pytest.mark.parametrize("lines", [
+    "flag = x.sum() > 0\n        if flag:",  # bound to a Tensor test
+    "y = x\n        if y:",  # bound to a parameter
+    "a, b = x.shape[0], x.sum()\n        if b:",  # a tuple target
+    "total = 0\n        total += x.sum()\n        if total > 1:",  # augmented
+    "n = 1\n        n = x.max()\n        if n:",  # one binding of two is a Tensor
+    "keep = lambda keep: keep\n        t = x.sum() > 0\n        if t:",  # a name a lambda binds too, then a Tensor
+])
+def test_names_a_binding_may_make_a_tensor_keep_the_file(tmp_path, monkeypatch, lines):
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + f"""
+class Head(nn.Cell):
+    def construct(self, x):
+        {lines}
+            x = -x
+        return x
+""")
+    assert parsed and verdicts == [True] and codes == ["MSL201"]
+
+
+@pytest.mark.parametrize("lines", [
+    "if (m := x.sum()) > 0:",  # a walrus in the test
+    "a = b\n        b = a\n        if a:",  # a cycle: not cleared, the model decides (UNKNOWN)
+    "def inner(flag):\n            return flag\n        flag = x.shape[0] > 1\n        if flag:",  # also a parameter
+    "for v in (1, 2):\n            pass\n        if v:",  # a loop target
+])
+def test_names_the_screen_cannot_follow_keep_the_file(tmp_path, monkeypatch, lines):
+    code = HEAD + f"""
+class Head(nn.Cell):
+    def construct(self, x):
+        {lines}
+            x = -x
+        return x
+"""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    _, parsed, verdicts = _check(tmp_path / "a", monkeypatch, code)
+    assert parsed and verdicts == [True]
+    screened, plain = _same_without_screen(tmp_path / "b", monkeypatch, code.encode())
+    assert screened == plain

@@ -52,7 +52,8 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 import libcst as cst
 
-from ms_lint.analysis.screen_conditions import SelfAttributes, any_attribute, const_calls_of, not_tensor
+from ms_lint.analysis.screen_conditions import (LocalNames, SelfAttributes, any_attribute, const_calls_of,
+                                                 not_tensor)
 from ms_lint.analysis.summary import Definition, ModuleSummary
 from ms_lint.chunks import line_starts
 from ms_lint.prefilter import GRAPH_CODE, JIT_ALIAS, JIT_WORDS, Text, fstring_fields, requirement
@@ -143,10 +144,13 @@ def code_words(raw: str, text: Optional[Text] = None) -> Optional[Counter]:
     return words
 
 
-def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[ast.expr]]:
+def _uncleared_tests(source: str, const_calls: FrozenSet[str]
+                     ) -> Optional[List[Tuple[ast.expr, Optional[LocalNames]]]]:
     """The tests of the ``if`` (argument checks aside) and ``a if c else b`` in a function's text (from its ``def``
     line) that are not cleared without the class's attributes: None when one is not cleared even with every
-    ``self.<attr>`` cleared (or the text cannot be read), else those that need ``self.<attr>`` (usually none)."""
+    ``self.<attr>`` cleared (or the text cannot be read), else those that need ``self.<attr>`` (usually none), each
+    with the function's names (:class:`LocalNames`: a name no binding in the function can make a Tensor is cleared
+    too)."""
     block = "if 1:\n" + source if source[:1] in " \t" else source
     try:
         with warnings.catch_warnings():
@@ -155,7 +159,9 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     body = tree.body[0].body if block is not source else tree.body
-    pending: List[ast.expr] = []
+    function = body[0] if len(body) == 1 and type(body[0]) in (ast.FunctionDef, ast.AsyncFunctionDef) else None
+    names: Optional[LocalNames] = None  # read on the first test that needs them
+    pending: List[Tuple[ast.expr, Optional[LocalNames]]] = []
     try:
         for stmt in body:
             for node in ast.walk(stmt):
@@ -164,9 +170,14 @@ def _uncleared_tests(source: str, const_calls: FrozenSet[str]) -> Optional[List[
                 test = node.test  # type: ignore[attr-defined]
                 if not_tensor(test, _no_attribute, const_calls):
                     continue
-                if not not_tensor(test, any_attribute, const_calls):
+                if names is None and function is not None:
+                    names = LocalNames(function, const_calls)
+                if names is not None and not_tensor(test, _no_attribute, const_calls, names.cleared(_no_attribute)):
+                    continue
+                if not not_tensor(test, any_attribute, const_calls,
+                                  names.cleared(any_attribute) if names is not None else None):
                     return None
-                pending.append(test)
+                pending.append((test, names))
     except RecursionError:  # ``not not ... x`` a thousand deep: the libcst side decides
         return None
     return pending
@@ -205,7 +216,8 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
     keywords = needed - {TENSOR_IF}
     tensor_if = TENSOR_IF in needed
     const_calls = const_calls_of(summary.imports, summary.star_imports)
-    asked: List[Tuple[Optional[str], ast.expr]] = []  # (the method's class, a test only its attributes clear)
+    # (the method's class, a test only its attributes clear, the names of its function)
+    asked: List[Tuple[Optional[str], ast.expr, Optional[LocalNames]]] = []
     found_all = list(candidates(text, summary, external, compiled))
     for found, _source, words in found_all:  # a loop anywhere keeps the file before any ``if`` is parsed
         if words is None or found is None or any(keyword in words for keyword in keywords):
@@ -216,11 +228,14 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
             if pending is None:
                 return True
             owner = found.qualname.rsplit(".", 1)[0] if "." in found.qualname else None  # type: ignore[union-attr]
-            asked.extend((owner, test) for test in pending)
+            asked.extend((owner, test, names) for test, names in pending)
     if asked:  # read the module's classes only now: most files are kept by a test nothing clears
         attributes = SelfAttributes(text, const_calls)
-        return not all(not_tensor(test, functools.partial(attributes.never_tensor, owner), const_calls)
-                       for owner, test in asked)
+        for owner, test, names in asked:
+            self_attribute = functools.partial(attributes.never_tensor, owner)
+            if not not_tensor(test, self_attribute, const_calls,
+                              names.cleared(self_attribute) if names is not None else None):
+                return True
     return False
 
 

@@ -12,7 +12,11 @@ the function's own bindings, by the same rules (``ExpressionKinds._kind_*``):
   no such name (``ImportTable.qualify`` would then name it);
 * ``self.<attr>`` in a method of class C (:class:`SelfAttributes`): ``ClassAttributes.kind`` joins the kinds of the
   values the methods of C and its in-module bases assign to it, and asks other modules only when they assign none;
-* comparisons, ``not``, ``and``/``or`` of those: ``_combine`` gives TENSOR only for a TENSOR operand.
+* comparisons, arithmetic, ``not``, ``and``/``or`` of those: ``_combine`` gives TENSOR only for a TENSOR operand;
+* names (:class:`LocalNames`): one the function never binds, or binds only to what is cleared here.
+
+Every expression cleared here is CONST or UNKNOWN to the value model, never a sequence of tensors either: a
+subscript of one is cleared too, and an operand of one is never a tuple of tensors.
 """
 from __future__ import annotations
 
@@ -25,6 +29,9 @@ from ms_lint.analysis.values import SHAPE_ATTRIBUTES, TENSOR_VIEW_ATTRIBUTES
 # The builtins ``ExpressionKinds._kind_Call`` takes for CONST whatever their arguments are.
 CONST_CALLS = frozenset({"len", "isinstance", "range", "hasattr", "type", "issubclass", "callable"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# ``match`` patterns that bind a name (Python 3.10+; none on 3.9, whose ``ast`` has no such node)
+_MATCH_CAPTURES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_MAPPING = getattr(ast, "MatchMapping", None)
 
 
 def never_tensor(expr: ast.expr) -> bool:
@@ -72,6 +79,9 @@ def not_tensor(expr: ast.expr, self_attribute: Callable[[str], bool], const_call
         return type(expr.func) is ast.Name and expr.func.id in const_calls
     if kind is ast.Compare:
         return all(not_tensor(o, self_attribute, const_calls, name) for o in [expr.left] + expr.comparators)
+    if kind is ast.BinOp:  # ``_combine`` of CONST and UNKNOWN operands (never a tuple: ``grads + (g,)``)
+        return (not_tensor(expr.left, self_attribute, const_calls, name)
+                and not_tensor(expr.right, self_attribute, const_calls, name))
     if kind is ast.UnaryOp:
         return not_tensor(expr.operand, self_attribute, const_calls, name)
     if kind is ast.BoolOp:
@@ -170,6 +180,69 @@ class SelfAttributes:
                 chain.append(name)
                 pending.extend(self._classes[name][0])
         return chain
+
+
+class LocalNames:
+    """Which names of a graph function ``values.FunctionValues`` cannot make a Tensor, from its stdlib tree.
+
+    The model's kind of a name is its parameter kind, the kind of the bindings of it in the function's statements
+    that reach the use (``_bind_locals``, ``ReachingBindings``: ``Assign``, ``AnnAssign``, ``AugAssign``, ``for``
+    and ``with`` targets), CONST for a module constant, else UNKNOWN (``ExpressionKinds._kind_Name``). So a name
+    that is no parameter and that the function never binds is never a Tensor, and neither is one whose every
+    binding anywhere in the function (nested functions, lambdas and comprehensions included, each counted as the
+    function's) is a plain ``name = value`` whose value :func:`not_tensor` clears with the same names cleared (no
+    cycle). Any other binding (a parameter, a tuple or loop target, ``+=``, ``del``, an import, a ``def``, an
+    ``except ... as``, ``global``, a lambda's argument) keeps the name."""
+
+    def __init__(self, function: ast.AST, const_calls: FrozenSet[str]):
+        self.const_calls = const_calls
+        args = function.args  # type: ignore[attr-defined]
+        self._kept: Set[str] = {a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)}
+        self._kept.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        self._plain: Dict[str, List[ast.expr]] = {}
+        plain_targets: Set[int] = set()
+        pending: List[ast.AST] = list(function.body)  # type: ignore[attr-defined]
+        nodes: List[ast.AST] = []
+        while pending:
+            node = pending.pop()
+            nodes.append(node)
+            kind = type(node)
+            if kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore
+                plain_targets.add(id(node.targets[0]))  # type: ignore[attr-defined]
+                self._plain.setdefault(node.targets[0].id, []).append(node.value)  # type: ignore[attr-defined]
+            elif kind is ast.AnnAssign and type(node.target) is ast.Name and node.value is not None:  # type: ignore
+                plain_targets.add(id(node.target))  # type: ignore[attr-defined]
+                self._plain.setdefault(node.target.id, []).append(node.value)  # type: ignore[attr-defined]
+            pending.extend(ast.iter_child_nodes(node))
+        for node in nodes:
+            kind = type(node)
+            if kind is ast.Name:
+                if type(node.ctx) is not ast.Load and id(node) not in plain_targets:  # type: ignore[attr-defined]
+                    self._kept.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                self._kept.add(node.arg)  # type: ignore[attr-defined]
+            else:
+                self._kept.update(_other_bindings(node))
+
+    def cleared(self, self_attribute: Callable[[str], bool]) -> Callable[[str], bool]:
+        """The names cleared where ``self.<attr>`` is cleared by ``self_attribute``."""
+        active: Set[str] = set()
+
+        def name(identifier: str) -> bool:
+            if identifier in self._kept:
+                return False
+            values = self._plain.get(identifier)
+            if values is None:
+                return True  # never bound here: a module constant or UNKNOWN
+            if identifier in active:
+                return False
+            active.add(identifier)
+            try:
+                return all(not_tensor(value, self_attribute, self.const_calls, name) for value in values)
+            finally:
+                active.discard(identifier)
+
+        return name
 
 
 def _assigned_directly(methods: List[ast.AST], attr: str) -> bool:
@@ -314,20 +387,29 @@ def _bound_names(function: ast.AST) -> Set[str]:
             if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
                 bound.add(node.id)  # type: ignore[attr-defined]
             continue
-        if kind in (ast.Import, ast.ImportFrom):
-            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)  # type: ignore
-        elif node is not function and kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            bound.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
-            bound.add(node.name)  # type: ignore[attr-defined]
-        elif kind in (ast.Global, ast.Nonlocal):
-            bound.update(node.names)  # type: ignore[attr-defined]
-        elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
-            bound.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
-            bound.add(node.rest)  # type: ignore[attr-defined]
+        if node is not function:
+            bound.update(_other_bindings(node))
         pending.extend(_children(node))
     return bound
+
+
+def _other_bindings(node: ast.AST) -> Iterable[str]:
+    """The names ``node`` binds otherwise than as an ``ast.Name`` target: an import, a ``def`` or ``class``, an
+    ``except ... as``, ``global``/``nonlocal``, a ``match`` capture."""
+    kind = type(node)
+    if kind in (ast.Import, ast.ImportFrom):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]  # type: ignore[attr-defined]
+    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        return [node.name]  # type: ignore[attr-defined]
+    if kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+        return [node.name]  # type: ignore[attr-defined]
+    if kind in (ast.Global, ast.Nonlocal):
+        return node.names  # type: ignore[attr-defined]
+    if kind in _MATCH_CAPTURES and node.name:  # type: ignore[attr-defined]
+        return [node.name]  # type: ignore[attr-defined]
+    if kind is _MATCH_MAPPING and node.rest:  # type: ignore[attr-defined]
+        return [node.rest]  # type: ignore[attr-defined]
+    return ()
 
 
 def _children(node: ast.AST) -> List[ast.AST]:
