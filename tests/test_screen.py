@@ -684,3 +684,58 @@ class Head(nn.Cell):
     assert parsed and verdicts == [True]
     screened, plain = _same_without_screen(tmp_path / "b", monkeypatch, code.encode())
     assert screened == plain
+
+
+ATTRIBUTE_IN_BLOCKS = HEAD + """
+class Head(nn.Cell):
+    def __init__(self, mode="col"):
+        super().__init__()
+        if mode == "col":
+            self.split = 1
+        elif mode == "row":
+            self.split = 2
+        else:
+            try:
+                self.split = len(mode)
+            except ValueError:
+                self.split = 0
+
+    def construct(self, x):
+        if self.split == 1:
+            return x * 2
+        return x
+"""
+
+
+def test_an_attribute_written_in_blocks_of_init_is_cleared(tmp_path, monkeypatch):
+    """``values.self_assignments`` reads the writes inside the ``if``/``try`` blocks of ``__init__`` too."""
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, ATTRIBUTE_IN_BLOCKS)
+    assert codes == [] and not parsed and verdicts == [False]
+
+
+@pytest.mark.parametrize("init", [
+    # a Tensor in one of the blocks
+    "if flag:\n            self.split = ops.ones((2,))\n        else:\n            self.split = 1",
+    # written only in a nested function: not among the class's own writes, the value model asks elsewhere
+    "def setup():\n            self.split = 1\n        setup()",
+    # written only in a class nested in __init__
+    "class Inner:\n            split = 1\n        self.inner = Inner",
+])
+def test_an_attribute_the_blocks_do_not_clear_keeps_the_file(tmp_path, monkeypatch, init):
+    code = HEAD + f"""
+class Head(nn.Cell):
+    def __init__(self, flag=True):
+        super().__init__()
+        {init}
+
+    def construct(self, x):
+        if self.split == 1:
+            return x * 2
+        return x
+"""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    _, parsed, verdicts = _check(tmp_path / "a", monkeypatch, code)
+    assert parsed and verdicts == [True]
+    screened, plain = _same_without_screen(tmp_path / "b", monkeypatch, code.encode())
+    assert screened == plain

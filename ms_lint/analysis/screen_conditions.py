@@ -118,14 +118,16 @@ class SelfAttributes:
     stdlib tree (parsed on the first question).
 
     ``kind(C, attr)`` is CONST for ``training``. Otherwise, when the methods of C and its in-module bases assign
-    ``self.<attr>`` (``self_assignments``: ``self.a = v`` and ``self.a: T = v`` statements of the method bodies,
-    ``ClassAttributes._collect``), it is the join of those values' kinds, and the join of CONST and UNKNOWN is never
-    TENSOR; with no such assignment it asks MindSpore's base classes and other modules, which is not cleared here.
-    An attribute is cleared when one such assignment is written directly in a method body, and every write of
-    ``self.<attr>`` anywhere in those methods (nested functions included) is a plain one whose value ``_InitEnv``
-    gives CONST or UNKNOWN (``_harmless_value``): what :func:`not_tensor` clears with every ``self.<attr>`` taken
-    for UNKNOWN (a literal, ``config.use_bias``, ``len(x)``, comparisons of those), and parameters of the function
-    that it never rebinds and that have a default, no annotation or an ``int``/``bool``/``str``/``float`` one.
+    ``self.<attr>`` (``self_assignments``: ``self.a = v`` and ``self.a: T = v`` statements of the method bodies and
+    of their blocks, ``ClassAttributes._collect``), it is the join of those values' kinds, and the join of CONST and
+    UNKNOWN is never TENSOR; with no such assignment it asks MindSpore's base classes and other modules, which is
+    not cleared here. An attribute is cleared when one such assignment is written in a method (its body or the
+    blocks of its ``if``, ``for``, ``try``... statements, not a nested ``def``: ``_assigned_in_blocks``), and every
+    write of ``self.<attr>`` anywhere in those methods (nested functions included) is a plain one whose value
+    ``_InitEnv`` gives CONST or UNKNOWN (``_harmless_value``): what :func:`not_tensor` clears with every
+    ``self.<attr>`` taken for UNKNOWN (a literal, ``config.use_bias``, ``len(x)``, comparisons of those), and
+    parameters of the function that it never rebinds and that have a default, no annotation or an
+    ``int``/``bool``/``str``/``float`` one.
     Classes and methods are collected as ``GraphScope._collect_in`` does, so the chain and its methods are the
     ones ``ClassAttributes._collect`` reads.
     """
@@ -145,7 +147,7 @@ class SelfAttributes:
         if owner not in self._classes:
             return False
         methods = [method for name in self._chain(owner) for method in self._classes[name][1].values()]
-        if not _assigned_directly(methods, attr):
+        if not _assigned_in_blocks(methods, attr):
             return False
         for method in methods:
             if id(method) not in self._harmless:
@@ -245,15 +247,29 @@ class LocalNames:
         return name
 
 
-def _assigned_directly(methods: List[ast.AST], attr: str) -> bool:
-    """A statement of one of the method bodies assigns ``self.<attr>`` (``ClassAttributes._collect`` reads it)."""
+def _assigned_in_blocks(methods: List[ast.AST], attr: str) -> bool:
+    """A statement of one of the methods assigns ``self.<attr>``, where ``values.self_assignments`` reads it (so
+    ``ClassAttributes._collect`` joins its kind): a plain or annotated assignment in the method's body or in the
+    blocks of its compound statements (``if``, ``for``, ``try``, ``with``, ``match`` cases...), not inside a
+    ``def`` or ``class`` nested in it (``cstutil.walk_statements(..., into_defs=False)``)."""
     for method in methods:
-        for stmt in method.body:  # type: ignore[attr-defined]
-            targets = stmt.targets if type(stmt) is ast.Assign else (
-                [stmt.target] if type(stmt) is ast.AnnAssign and stmt.value is not None else [])
+        pending: List[ast.AST] = list(method.body)  # type: ignore[attr-defined]
+        while pending:
+            stmt = pending.pop()
+            kind = type(stmt)
+            if kind in _FUNCTIONS or kind is ast.ClassDef:
+                continue
+            targets = stmt.targets if kind is ast.Assign else (  # type: ignore[attr-defined]
+                [stmt.target] if kind is ast.AnnAssign and stmt.value is not None else [])  # type: ignore
             if any(_self_attribute(target) == attr for target in targets):
                 return True
+            for field in _BODIES:
+                for child in getattr(stmt, field, None) or ():
+                    pending.extend(child.body if type(child) in _CLAUSES else [child])  # type: ignore
     return False
+
+
+_CLAUSES = (ast.ExceptHandler,) + tuple(getattr(ast, name) for name in ("match_case",) if hasattr(ast, name))
 
 
 def _collect_classes(body: List[ast.stmt], prefix: str,
