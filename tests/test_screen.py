@@ -739,3 +739,24 @@ class Head(nn.Cell):
     assert parsed and verdicts == [True]
     screened, plain = _same_without_screen(tmp_path / "b", monkeypatch, code.encode())
     assert screened == plain
+
+
+def test_a_long_chain_of_names_is_read_once_per_name(monkeypatch):
+    """``a1 = a0 + a0; a2 = a1 + a1; ...``: each name is judged once (an independent review timed 2**n without)."""
+    lines = ["def construct(self, x):", "    a0 = x.shape[0]"]
+    lines += [f"    a{i} = a{i - 1} + a{i - 1}" for i in range(1, 13)]
+    lines += ["    if a12:", "        x = -x", "    return x"]
+    function = ast.parse("\n".join(lines)).body[0]
+    calls = []
+    real = screen_conditions.not_tensor
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(screen_conditions, "not_tensor", counted)
+    names = screen_conditions.LocalNames(function, frozenset())
+    cleared = names.cleared(screen_conditions.any_attribute)
+    assert cleared("a12") and not cleared("x")
+    assert len(calls) < 500, len(calls)
+    assert names.cleared(screen_conditions.any_attribute) is cleared

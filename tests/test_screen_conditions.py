@@ -166,6 +166,7 @@ def test_writes_in_an_in_module_base_count():
 
             def reset(self):
                 self.k = self.k + 1
+                self.m = self.compute(self.m)
 
         class Other(Base):
             def __init__(self, gate=False):
@@ -174,7 +175,8 @@ def test_writes_in_an_in_module_base_count():
     attributes = SelfAttributes(text)
     assert not attributes.never_tensor("Head", "gate")  # Base writes a Tensor
     assert not attributes.never_tensor("Other", "gate")  # so does Other's base
-    assert not attributes.never_tensor("Head", "k")  # ``self.k + 1`` is not a literal
+    assert attributes.never_tensor("Head", "k")  # ``self.k + 1``: UNKNOWN plus CONST in ``_InitEnv``
+    assert not attributes.never_tensor("Head", "m")  # what a method returns may be a Tensor
     assert not attributes.never_tensor("Missing", "k") and not attributes.never_tensor(None, "k")
     assert attributes.never_tensor("Head", "training")
 

@@ -202,6 +202,7 @@ class LocalNames:
         self._kept: Set[str] = {a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)}
         self._kept.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         self._plain: Dict[str, List[ast.expr]] = {}
+        self._tests: Dict[Callable[[str], bool], Callable[[str], bool]] = {}
         plain_targets: Set[int] = set()
         pending: List[ast.AST] = list(function.body)  # type: ignore[attr-defined]
         nodes: List[ast.AST] = []
@@ -227,12 +228,22 @@ class LocalNames:
                 self._kept.update(_other_bindings(node))
 
     def cleared(self, self_attribute: Callable[[str], bool]) -> Callable[[str], bool]:
-        """The names cleared where ``self.<attr>`` is cleared by ``self_attribute``."""
+        """The names cleared where ``self.<attr>`` is cleared by ``self_attribute`` (one test per predicate, its
+        answers remembered: ``a1 = a0 + a0; a2 = a1 + a1 ...`` asks each name once, not 2**n times)."""
+        found = self._tests.get(self_attribute)
+        if found is None:
+            found = self._tests[self_attribute] = self._name_test(self_attribute)
+        return found
+
+    def _name_test(self, self_attribute: Callable[[str], bool]) -> Callable[[str], bool]:
         active: Set[str] = set()
+        known: Dict[str, bool] = {}  # a False found under a cycle's cut stays False: sound, at most less cleared
 
         def name(identifier: str) -> bool:
             if identifier in self._kept:
                 return False
+            if identifier in known:
+                return known[identifier]
             values = self._plain.get(identifier)
             if values is None:
                 return True  # never bound here: a module constant or UNKNOWN
@@ -240,9 +251,10 @@ class LocalNames:
                 return False
             active.add(identifier)
             try:
-                return all(not_tensor(value, self_attribute, self.const_calls, name) for value in values)
+                known[identifier] = all(not_tensor(value, self_attribute, self.const_calls, name) for value in values)
             finally:
                 active.discard(identifier)
+            return known[identifier]
 
         return name
 
