@@ -13,10 +13,10 @@ MSL201 reports an ``if`` only when the value model gives its test the kind TENSO
 (``if <check>: raise ...`` without ``else``); for a rule that declares so (``Rule.skips_never_tensor_tests``), a
 function whose text holds ``if`` is parsed with the stdlib ``ast`` (a tenth of libcst's cost) and kept only when
 one of its tests, argument checks aside, is not cleared by ``screen_conditions.not_tensor``: what
-``values.never_tensor`` clears (``if x is None``, ``if "a" in mode``), and what the value model decides without the
+``values.never_tensor`` clears (``if x is None``, ``if "a" in mode``), what the value model decides without the
 function's own bindings (``if len(shape) == 4``, ``if x.ndim == 2``, ``if self.has_bias`` where every write of
-``self.has_bias`` in the class's methods assigns a literal or a defaulted parameter); see
-``ms_lint/analysis/screen_conditions.py``.
+``self.has_bias`` in the class's methods assigns a literal or a defaulted parameter), and names the function binds
+only to such values (``rows = x.shape[0]`` then ``if rows > 4``); see ``ms_lint/analysis/screen_conditions.py``.
 
 Why the screen is sound: a superset of ``GraphScope``'s functions
 ------------------------------------------------------------------
