@@ -25,6 +25,8 @@ from ms_lint.analysis.layout import STDLIB_NAMES
 from ms_lint.cstutil import code_of
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
+
+
 def first_party_names(path: Optional[str]) -> FrozenSet[str]:
     """Top-level names that are this project's own: the file's top package and its source root's entries."""
     if not path:
