@@ -203,12 +203,10 @@ class LocalNames:
         self._kept.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         self._plain: Dict[str, List[ast.expr]] = {}
         self._tests: Dict[Callable[[str], bool], Callable[[str], bool]] = {}
-        plain_targets: Set[int] = set()
+        plain_targets: Set[int] = set()  # a plain assignment comes off the stack before its target
         pending: List[ast.AST] = list(function.body)  # type: ignore[attr-defined]
-        nodes: List[ast.AST] = []
         while pending:
             node = pending.pop()
-            nodes.append(node)
             kind = type(node)
             if kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore
                 plain_targets.add(id(node.targets[0]))  # type: ignore[attr-defined]
@@ -216,16 +214,14 @@ class LocalNames:
             elif kind is ast.AnnAssign and type(node.target) is ast.Name and node.value is not None:  # type: ignore
                 plain_targets.add(id(node.target))  # type: ignore[attr-defined]
                 self._plain.setdefault(node.target.id, []).append(node.value)  # type: ignore[attr-defined]
-            pending.extend(ast.iter_child_nodes(node))
-        for node in nodes:
-            kind = type(node)
-            if kind is ast.Name:
+            elif kind is ast.Name:
                 if type(node.ctx) is not ast.Load and id(node) not in plain_targets:  # type: ignore[attr-defined]
                     self._kept.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.arg:
                 self._kept.add(node.arg)  # type: ignore[attr-defined]
             else:
                 self._kept.update(_other_bindings(node))
+            pending.extend(_children(node))
 
     def cleared(self, self_attribute: Callable[[str], bool]) -> Callable[[str], bool]:
         """The names cleared where ``self.<attr>`` is cleared by ``self_attribute`` (one test per predicate, its
