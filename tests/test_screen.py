@@ -7,11 +7,11 @@ be graph code holds every function ``GraphScope`` finds, on every fixture and ru
 """
 import ast
 import sys
-import textwrap
 
 import libcst as cst
 import pytest
 from corpus_support import corpus, corpus_project
+from project_support import make
 
 import ms_lint.engine as engine
 from ms_lint.analysis import screen, screen_conditions
@@ -159,17 +159,9 @@ def test_keywords_of_the_rules():
 
 def _check(tmp_path, monkeypatch, code):
     """(findings, parsed?, the screen's verdicts) of ``code`` checked as a one-file project with the graph rules
-    (MSL301 fires on any ``jit`` and is not screened)."""
-    (tmp_path / "pyproject.toml").write_text("")
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent(code), encoding="utf-8")
-    parses = []
-    real = engine.parse_module
-    monkeypatch.setattr(engine, "parse_module", lambda text: parses.append(1) or real(text))
-    recorder = _Recorder(engine._graph_syntax_possible)
-    monkeypatch.setattr(engine, "_graph_syntax_possible", recorder)
-    result = engine.analyze_path(str(path), Config(root=str(tmp_path), ignore=["MSL3"]))
-    return [f.code for f in result.findings], bool(parses), recorder.verdicts
+    (MSL301 fires on any ``jit`` and is not screened); the findings are asserted equal to those with the screen
+    turned off."""
+    return _check_project(tmp_path, monkeypatch, {"model.py": code}, "model.py")
 
 
 HEAD = """
@@ -413,20 +405,19 @@ class Scale(nn.Cell):
 def _check_project(tmp_path, monkeypatch, files, checked, graph_mode="auto"):
     """(findings of ``checked``, parsed?, the screen's verdicts) in a project of ``files``; the findings are
     asserted equal to those with the screen turned off."""
-    (tmp_path / "pyproject.toml").write_text("")
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    make(tmp_path, {"pyproject.toml": "", **files})
     config = Config(root=str(tmp_path), ignore=["MSL3"], graph_mode=graph_mode)
     parses = []
     real = engine.parse_module
     monkeypatch.setattr(engine, "parse_module", lambda text: parses.append(1) or real(text))
-    recorder = _Recorder(engine._graph_syntax_possible)
+    screen_function = engine._graph_syntax_possible
+    recorder = _Recorder(screen_function)
     monkeypatch.setattr(engine, "_graph_syntax_possible", recorder)
     screened = engine.analyze_path(str(tmp_path / checked), config)
     parsed = bool(parses)
     monkeypatch.setattr(engine, "_graph_syntax_possible", lambda *args, **kwargs: True)
     plain = engine.analyze_path(str(tmp_path / checked), config)
+    monkeypatch.setattr(engine, "_graph_syntax_possible", screen_function)
     assert [f.to_json() for f in screened.findings] == [f.to_json() for f in plain.findings]
     return [f.code for f in screened.findings], parsed, recorder.verdicts
 
@@ -654,13 +645,7 @@ def test_names_bound_only_to_what_is_never_a_tensor_are_cleared(tmp_path, monkey
     "keep = lambda keep: keep\n        t = x.sum() > 0\n        if t:",  # a name a lambda binds too, then a Tensor
 ])
 def test_names_a_binding_may_make_a_tensor_keep_the_file(tmp_path, monkeypatch, lines):
-    codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + f"""
-class Head(nn.Cell):
-    def construct(self, x):
-        {lines}
-            x = -x
-        return x
-""")
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, _negating_construct(lines))
     assert parsed and verdicts == [True] and codes == ["MSL201"]
 
 
@@ -671,19 +656,19 @@ class Head(nn.Cell):
     "for v in (1, 2):\n            pass\n        if v:",  # a loop target
 ])
 def test_names_the_screen_cannot_follow_keep_the_file(tmp_path, monkeypatch, lines):
-    code = HEAD + f"""
+    _, parsed, verdicts = _check(tmp_path, monkeypatch, _negating_construct(lines))
+    assert parsed and verdicts == [True]
+
+
+def _negating_construct(lines: str) -> str:
+    """A Cell whose ``construct`` runs ``lines`` (ending with an ``if``) and negates ``x`` under that ``if``."""
+    return HEAD + f"""
 class Head(nn.Cell):
     def construct(self, x):
         {lines}
             x = -x
         return x
 """
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    _, parsed, verdicts = _check(tmp_path / "a", monkeypatch, code)
-    assert parsed and verdicts == [True]
-    screened, plain = _same_without_screen(tmp_path / "b", monkeypatch, code.encode())
-    assert screened == plain
 
 
 ATTRIBUTE_IN_BLOCKS = HEAD + """
@@ -733,12 +718,8 @@ class Head(nn.Cell):
             return x * 2
         return x
 """
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    _, parsed, verdicts = _check(tmp_path / "a", monkeypatch, code)
+    _, parsed, verdicts = _check(tmp_path, monkeypatch, code)
     assert parsed and verdicts == [True]
-    screened, plain = _same_without_screen(tmp_path / "b", monkeypatch, code.encode())
-    assert screened == plain
 
 
 def test_a_long_chain_of_names_is_read_once_per_name(monkeypatch):
