@@ -274,10 +274,49 @@ def step(x):
 
 fast_step = ms.jit(step)
 """,
+    # a function handed to jit in a default value (``GraphScope`` reads every call of the module)
+    HEAD + """
+def step(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+
+
+def trainer(compiled=ms.jit(step)):
+    return compiled
+""",
+    # a helper called from a nested function's decorator inside graph code
+    HEAD + """
+def scaled(x):
+    return ops.stack([x[i] * 2 for i in range(x.shape[0])])
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        @ops.constexpr
+        def rows(n=scaled(x)):
+            return n
+        return x
+""",
 ])
 def test_graph_code_reached_by_name_is_checked(tmp_path, monkeypatch, code):
     codes, parsed, verdicts = _check(tmp_path, monkeypatch, code)
     assert parsed and "MSL101" in codes and verdicts == [True]
+
+
+@pytest.mark.parametrize("handed", ["ms.jit(net.construct)", "ms.jit(fn=net)", "ms.jit(*nets)"])
+def test_names_a_jit_module_writes_but_never_hands_to_jit_are_not_parsed(tmp_path, monkeypatch, handed):
+    """``prepare`` is written twice in a module that calls ``jit``, but neither ``jit`` nor graph code gets it."""
+    codes, parsed, verdicts = _check(tmp_path, monkeypatch, HEAD + f"""
+def prepare(batch):
+    for item in batch:
+        item.check()
+    return batch
+
+
+def run(net, nets, batch):
+    batch = prepare(batch)
+    return {handed}(batch)
+""")
+    assert codes == [] and not parsed and verdicts == [False]
 
 
 def test_plain_python_beside_a_cell_is_not_parsed(tmp_path, monkeypatch):
@@ -450,8 +489,27 @@ def test_a_pynative_cell_a_graph_model_holds_is_parsed(tmp_path, monkeypatch):
     assert codes == ["MSL101"] and parsed and verdicts == [True]
 
 
-def test_an_eager_construct_that_graph_code_calls_by_name_is_parsed(tmp_path, monkeypatch):
-    """Not a root, but a reached function that names it brings it back (the screen follows names)."""
+def test_an_eager_construct_that_graph_code_calls_is_parsed(tmp_path, monkeypatch):
+    """Not a root, but a reached function that calls it (``self.construct(x)``) brings it back."""
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
+        "pkg/__init__.py": "", "pkg/pynative/__init__.py": "",
+        "pkg/pynative/layer.py": EAGER_LAYER + """
+
+import mindspore as ms
+
+
+class Runner(Scale):
+    @ms.jit
+    def run(self, x):
+        return self.construct(x)
+""",
+    }, "pkg/pynative/layer.py")
+    assert codes == ["MSL101"] and parsed and verdicts == [True]
+
+
+def test_an_eager_construct_only_named_by_graph_code_is_not_parsed(tmp_path, monkeypatch):
+    """``cell.construct(x)``: ``GraphScope`` resolves ``f(...)`` and ``self.f(...)`` only, and neither does the
+    screen (``_check_project`` checks the findings with the screen off too)."""
     codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
         "pkg/__init__.py": "", "pkg/pynative/__init__.py": "",
         "pkg/pynative/layer.py": EAGER_LAYER + """
@@ -464,7 +522,7 @@ def scaled(cell, x):
     return cell.construct(x)
 """,
     }, "pkg/pynative/layer.py")
-    assert parsed and verdicts == [True]
+    assert codes == [] and not parsed and verdicts == [False]
 
 
 @pytest.mark.parametrize("graph_mode, guard", [

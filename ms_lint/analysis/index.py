@@ -112,7 +112,7 @@ def _summarize_runs(text: str, bounds, path: str, name: str, digest: str, packag
     None when a run does not parse (a cut inside a string or a bracket, or a real error: the whole module
     decides). Not for modules whose PyNative guard (``refuses_graph_mode``) may need the whole tree."""
     try:
-        return summarize_trees(ast_runs(text, bounds, path), name, os.path.abspath(path), digest, package)
+        return summarize_trees(ast_runs(text, bounds, path), name, os.path.abspath(path), digest, package, text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -29,11 +29,17 @@ defined twice counted twice: ``ModuleSummary.definitions``) and closed by names,
   overload), or, when the module renames ``jit`` or ``ms_function`` by an import (``... import jit as J``), any
   one-name decorator (``ImportTable.qualify`` only follows imports, and keeps the last name of a dotted one);
   and, when the code holds ``jit`` or ``ms_function`` where ``qualify`` can resolve it as a callee
-  (``prefilter.CalledWords``), every function whose name is written at least twice in the module's code (its
-  ``def`` and the ``ms.jit(f)`` / ``jit(self.f)`` that makes it a root);
-* closure: a function whose name is written in the text of a function of the set joins it. ``GraphScope`` adds a
-  callee for ``f(...)``, ``self.f(...)``, ``f`` passed as an argument, or a ``MultitypeFuncGraph`` a ``HyperMap``
-  applies; each writes the callee's name in the caller's body (overloads are roots already).
+  (``prefilter.CalledWords``), every function named by the first positional argument of a call of a name ending
+  in ``jit`` or ``ms_function`` anywhere in the module (``ModuleSummary.jit_arguments``: ``ms.jit(f)``,
+  ``jit(self.f)``), or, when the module renames them, every function whose name is written at least twice in its
+  code (its ``def`` and the ``J(f)`` that makes it a root);
+* closure: a function whose name the body of a function of the set calls or passes (``Definition.follows``: the
+  callee of ``f(...)`` and ``self.f(...)``, and each argument written ``f``, ``self.f``, ``*f`` or ``**f``, in the
+  body's nested functions, lambdas and classes too) joins it, whatever function or method of the module the name
+  resolves to. ``GraphScope`` adds a callee for ``f(...)`` and ``self.f(...)`` (``resolve_callable``), for ``f``
+  or ``self.f`` passed as an argument, or an overload of a ``MultitypeFuncGraph`` a ``HyperMap`` applies
+  (overloads are roots already), reading every call of the caller's body. A name that is only written
+  (``x.shape``, ``super().__init__()``, a word in a string) is not followed: ``GraphScope`` never resolves it.
 
 ``GraphScope`` only removes from these (a Cell test for ``construct``, ``@constexpr`` helpers, PyNative-only
 modules, ``graph-mode = "jit-only"``). A function's text runs from its ``def`` line to its last line, so it holds
@@ -243,11 +249,11 @@ def candidates(text: str, summary: ModuleSummary, external: Iterable[str],
                compiled: Callable[[str], bool] = lambda _owner: True
                ) -> Iterator[Tuple[Optional[Definition], str, Optional[Counter]]]:
     """(definition, its text, the words of its code) for each function that may be graph code, each function
-    before the ones found in its text; a definition of None and words of None when the module's text cannot be
+    before the ones it follows; a definition of None and words of None when the module's text cannot be
     read, words of None for a function whose text cannot (anything may hide there: the caller keeps the file).
     ``compiled(owner)``: may the ``construct`` of class ``owner`` (its qualname) be a root? The caller answers
     with ``GraphScope``'s own tests on the project (a PyNative package's eager Cell, a module that refuses graph
-    mode, ``graph-mode = "jit-only"``); such a ``construct`` is still graph code when a reached function names it,
+    mode, ``graph-mode = "jit-only"``); such a ``construct`` is still graph code when a reached function calls it,
     or when the project makes it graph code (``external``)."""
     definitions: List[Definition] = summary.definitions
     if not definitions:
@@ -265,11 +271,15 @@ def candidates(text: str, summary: ModuleSummary, external: Iterable[str],
              or found.qualname in external
              or any(_root_decorator(name, renamed) for name in found.decorators)]
     if module.has_called_words(JIT_WORDS):
-        whole = code_words(text, module)
-        if whole is None:
-            yield None, text, None
-            return
-        roots += [position for position, found in enumerate(definitions) if whole[found.name] >= 2]
+        if renamed:  # ``J(f)`` after ``import jit as J``: any name written twice (its ``def``, then ``J(f)``)
+            whole = code_words(text, module)
+            if whole is None:
+                yield None, text, None
+                return
+            roots += [position for position, found in enumerate(definitions) if whole[found.name] >= 2]
+        else:
+            handed = set(summary.jit_arguments)
+            roots += [position for position, found in enumerate(definitions) if found.name in handed]
     reached: Set[int] = set()
     followed: Set[str] = set()  # names whose definitions are all pending or reached: each name is followed once
     pending = list(reversed(roots))
@@ -284,8 +294,8 @@ def candidates(text: str, summary: ModuleSummary, external: Iterable[str],
         yield found, source, words
         if words is None:
             continue
-        for word in words:  # a file of 3,000 Cells: every construct's text holds "construct", 3,000 definitions
-            if word in followed or word not in by_name:
+        for name in found.follows:  # a file of 3,000 Cells: every construct calls ``self.dense``...
+            if name in followed or name not in by_name:
                 continue
-            followed.add(word)
-            pending.extend(callee for callee in by_name[word] if callee not in reached)
+            followed.add(name)
+            pending.extend(callee for callee in by_name[name] if callee not in reached)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 NOT_LITERAL = "<expr>"  # the default of a parameter that is not a Python literal
 
@@ -40,6 +40,10 @@ class Definition:
     line: int  # the ``def`` line
     end_line: int  # its last line
     decorators: Tuple[str, ...]  # dotted names as written, ``<expr>`` for others
+    # What ``GraphScope._close_over_calls`` may follow from its body (nested functions, lambdas and classes
+    # included), sorted: the callee of each call written ``f(...)`` or ``self.f(...)``, and each argument written
+    # ``f`` or ``self.f`` (``*f`` and ``**f`` too), as ``f``.
+    follows: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -73,6 +77,10 @@ class ModuleSummary:
     argparse_defaults: Dict[str, object] = field(default_factory=dict)  # dest -> literal default
     set_context_modes: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (function qualname, mode)
     module_jit_targets: List[str] = field(default_factory=list)  # names handed to jit at module level
+    # ``f`` for each ``jit(f, ...)`` / ``ms.jit(self.f)`` anywhere in the module (bodies and ``def`` / ``class``
+    # headers, at every depth), sorted: the first positional argument of a call of a name ending in ``jit`` or
+    # ``ms_function``, as ``Definition.follows`` writes it; what ``GraphScope`` may make a "passed to jit" root
+    jit_arguments: Tuple[str, ...] = ()
     # ``if get_context("mode") != PYNATIVE_MODE: raise ...`` somewhere: the module's code refuses graph mode
     refuses_graph_mode: bool = False
     # Calls at module level: (callee as written, dotted names passed as arguments): ``step = compiled(step_fn)``.
@@ -170,6 +178,7 @@ def resolve_relative(package: Optional[str], level: int, module: Optional[str]) 
 # Nodes that hold no call: skipped by ``calls_in`` (a ``Name`` and its ``Load`` context are most of the nodes of an
 # expression, and ``ast.walk`` yields both).
 _NO_CALLS = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
+_JIT_WORDS = ("jit", "ms_function")  # ``prefilter.JIT_WORDS``: the last name of ``mindspore.jit`` as written
 _SCALAR_FIELDS = frozenset({"ctx", "id", "attr", "arg", "n", "s", "kind", "conversion", "level", "module",
                             "type_comment", "is_async", "simple"})
 _EXPR_FIELDS: Dict[type, Tuple[str, ...]] = {}
@@ -204,12 +213,17 @@ def calls_in(expr: ast.AST) -> List[ast.Call]:
 
 
 class _Summarizer(ast.NodeVisitor):
-    def __init__(self, summary: ModuleSummary, package: Optional[str]):
+    def __init__(self, summary: ModuleSummary, package: Optional[str], jit_words: bool = True):
         self.summary = summary
+        self.jit_words = jit_words  # the module's text may call ``jit``: read the headers of top-level ``def``s too
         self.package = package
         self.class_stack: List[ClassSummary] = []
         self.function_stack: List[FunctionSummary] = []
         self.bound_counts: Dict[str, int] = {}
+        # the ``follows`` of each definition whose body is being read, innermost last (a call in a method of a
+        # class defined in a function is in the body of both)
+        self.follow_stack: List[Set[str]] = []
+        self.jit_arguments: Set[str] = set()
         self._handlers = {
             ast.Import: self.visit_Import, ast.ImportFrom: self.visit_ImportFrom, ast.ClassDef: self.visit_ClassDef,
             ast.FunctionDef: self.visit_FunctionDef, ast.AsyncFunctionDef: self.visit_FunctionDef,
@@ -265,6 +279,9 @@ class _Summarizer(ast.NodeVisitor):
 
     # -- definitions -------------------------------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if self.follow_stack or self.jit_words:
+            self._header_calls([*node.decorator_list, *node.bases, *(k.value for k in node.keywords),
+                                *getattr(node, "type_params", ())])
         prefix = self._qual_prefix()
         qualname = f"{prefix}{node.name}"
         info = ClassSummary(
@@ -287,6 +304,8 @@ class _Summarizer(ast.NodeVisitor):
         return ""
 
     def visit_FunctionDef(self, node) -> None:
+        if self.follow_stack or self.jit_words:
+            self._header_calls(_header_parts(node))
         owner = self.class_stack[-1] if self.class_stack and not self.function_stack else None
         qualname = f"{self._qual_prefix()}{node.name}"
         args = node.args
@@ -309,13 +328,22 @@ class _Summarizer(ast.NodeVisitor):
             owner.methods.setdefault(node.name, info)
         elif not self.function_stack and not self.class_stack:
             self.summary.functions.setdefault(node.name, info)
-        if owner is not None or not (self.function_stack or self.class_stack):
-            self.summary.definitions.append(Definition(node.name, qualname, node.lineno, node.end_lineno or node.lineno,
-                                                       tuple(info.decorators)))
+        defined = owner is not None or not (self.function_stack or self.class_stack)
+        if defined:
+            position = len(self.summary.definitions)
+            self.summary.definitions.append(None)  # type: ignore[arg-type]  # filled once its body is read
+            self.follow_stack.append(set())
         self.function_stack.append(info)
         for stmt in node.body:
             self.visit(stmt)
         self.function_stack.pop()
+        if defined:
+            follows = self.follow_stack.pop()
+            if self.follow_stack:
+                self.follow_stack[-1].update(follows)  # the enclosing definition's body holds this one
+            self.summary.definitions[position] = Definition(
+                node.name, qualname, node.lineno, node.end_lineno or node.lineno, tuple(info.decorators),
+                tuple(sorted(follows)))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -363,7 +391,11 @@ class _Summarizer(ast.NodeVisitor):
     # -- calls -------------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         """One call (its arguments' own calls come from the same ``ast.walk``)."""
+        if self.follow_stack:
+            self._follow(node)
         callee = dotted_name(node.func)
+        if callee is not None and callee.rsplit(".", 1)[-1] in _JIT_WORDS:
+            self._jit_argument(node)
         current = self.function_stack[-1] if self.function_stack else None
         base = self._super_init_base(node, current)
         if base is not None:  # ``super().__init__(hidden, max_len=cfg.max_len)`` builds the base class too
@@ -395,6 +427,46 @@ class _Summarizer(ast.NodeVisitor):
             current.passed.extend(passed)
         elif callee is not None and passed:
             self.summary.module_calls.append((callee, passed))
+
+    def _follow(self, node: ast.Call) -> None:
+        """Add what ``GraphScope`` may follow from this call (``resolve_callable`` of the callee and of each
+        argument) to the innermost definition whose body holds it (the enclosing ones take it when it ends)."""
+        follows = self.follow_stack[-1]
+        found = _followed(node.func)
+        if found is not None:
+            follows.add(found)
+        for value in node.args:
+            if type(value) is ast.Name:
+                follows.add(value.id)  # type: ignore[attr-defined]
+            elif type(value) is not ast.Constant:
+                found = _followed(value)
+                if found is not None:
+                    follows.add(found)
+        for keyword in node.keywords:
+            found = _followed(keyword.value)
+            if found is not None:
+                follows.add(found)
+
+    def _jit_argument(self, node: ast.Call) -> None:
+        """``GraphScope._find_roots``: the first positional argument that is not starred."""
+        first = next((arg for arg in node.args if type(arg) is not ast.Starred), None)
+        name = _followed(first) if first is not None else None
+        if name is not None:
+            self.jit_arguments.add(name)
+
+    def _header_calls(self, nodes: List[ast.AST]) -> None:
+        """The calls in a ``def`` or ``class`` header (decorators, defaults, annotations, bases), which the
+        statement visit does not read: what they hand to ``jit``, and (in a definition's body) what they may make
+        ``GraphScope`` follow."""
+        for node in nodes:
+            if type(node) in _NO_CALLS or (type(node) is ast.Attribute and dotted_name(node) is not None):
+                continue
+            for call in calls_in(node):
+                if self.follow_stack:
+                    self._follow(call)
+                callee = dotted_name(call.func)
+                if callee is not None and callee.rsplit(".", 1)[-1] in _JIT_WORDS:
+                    self._jit_argument(call)
 
     def _record_construction(self, callee: str, node: ast.Call) -> None:
         kwargs = {k.arg: literal(k.value) for k in node.keywords if k.arg is not None}
@@ -443,6 +515,29 @@ class _Summarizer(ast.NodeVisitor):
                 self.summary.set_context_modes.append((current.qualname if current else None, shown))
 
 
+def _followed(node: ast.AST) -> Optional[str]:
+    """``f`` for ``f`` and ``self.f`` (``*f``, ``**f``: the starred value), what ``GraphScope.resolve_callable``
+    may resolve; None for anything else."""
+    if type(node) is ast.Starred:
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":  # type: ignore
+        return node.attr  # type: ignore[attr-defined]
+    return None
+
+
+def _header_parts(node: ast.AST) -> List[ast.AST]:
+    """What a ``def`` holds outside its body: decorators, defaults, annotations (and Python 3.12's type
+    parameters)."""
+    args = node.args  # type: ignore[attr-defined]
+    every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+    parts = [*node.decorator_list, *args.defaults, *args.kw_defaults, node.returns,  # type: ignore[attr-defined]
+             *getattr(node, "type_params", ())]
+    parts += [arg.annotation for arg in every if arg is not None]
+    return [part for part in parts if part is not None]
+
+
 def _bound_names(target: ast.AST) -> List[str]:
     if isinstance(target, ast.Name):
         return [target.id]
@@ -455,21 +550,24 @@ def _bound_names(target: ast.AST) -> List[str]:
 
 def summarize(tree: ast.Module, name: str, path: str, digest: str, package: Optional[str],
               text: str = "") -> ModuleSummary:
-    summary = summarize_trees([tree], name, path, digest, package)
+    summary = summarize_trees([tree], name, path, digest, package, text or None)
     if "get_context" in text and "PYNATIVE_MODE" in text:  # walk only the few modules that can hold the guard
         summary.refuses_graph_mode = refuses_graph_mode(tree)
     return summary
 
 
 def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: str,
-                    package: Optional[str]) -> ModuleSummary:
+                    package: Optional[str], text: Optional[str] = None) -> ModuleSummary:
     """The summary of a module given as consecutive runs of its top-level statements (one tree when whole;
-    ``ms_lint.chunks`` for long modules), without the PyNative guard (``refuses_graph_mode``)."""
+    ``ms_lint.chunks`` for long modules), without the PyNative guard (``refuses_graph_mode``). ``text``: the
+    module's, when at hand (a text without ``jit`` or ``ms_function`` hands nothing to them)."""
     summary = ModuleSummary(name=name, path=path, digest=digest)
-    visitor = _Summarizer(summary, package)
+    jit_words = text is None or any(word in text for word in _JIT_WORDS)
+    visitor = _Summarizer(summary, package, jit_words)
     for tree in trees:
         visitor.visit(tree)
     visitor._handlers.clear()  # its bound methods hold the visitor: a cycle only the collector would free
+    summary.jit_arguments = tuple(sorted(visitor.jit_arguments))
     for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
         del summary.constants[constant]
     return summary
