@@ -137,3 +137,20 @@ def test_the_follows_hold_what_graph_scope_resolves_in_the_same_code():
     reached = {info.node.name.value for info in scope.graph_functions()}
     assert reached == {"construct", "step", "helper", "passed", "in_default"}
     assert reached - {"construct"} <= _follows(code, "Net.construct")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("return g(x, k=a)", "return g(x, k=b)"),  # a keyword's value: in ``follows``, not in the calls the index reads
+    ("return g(*xs)", "return g(*ys)"),
+    # in a nested function's header: in no ``passed``
+    ("def inner(fn=ms.jit(step)):\n        return fn", "def inner(fn=ms.jit(other)):\n        return fn"),
+])
+def test_what_only_the_screen_reads_leaves_the_summary_s_shape(before, after):
+    """The index never reads ``follows`` nor ``jit_arguments``: an edit that changes only them keeps the shape
+    (the editor keeps its contexts, a cached run carries the other files' fingerprints over)."""
+    from ms_lint.analysis.summary import same_shape
+
+    code = "def run(self, x, xs, ys):\n    {}\n"
+    first, second = _summary(code.format(before)), _summary(code.format(after))
+    assert first.definitions[0].follows != second.definitions[0].follows
+    assert same_shape(first, second)

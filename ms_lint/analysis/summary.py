@@ -93,14 +93,17 @@ class ModuleSummary:
 
 
 # Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
-# each ``Definition``, which only the screen reads (``ms_lint.analysis.screen``, for the text it was made from).
-_LINE_FIELDS = ("line", "end_line", "digest")
+# each ``Definition``, which only the screen reads (``ms_lint.analysis.screen``, for the text it was made from);
+# and what only the screen reads of the module's own bytes (``follows``, ``jit_arguments``): the project index
+# never reads them, so the findings of other files never depend on them.
+_LINE_FIELDS = ("line", "end_line", "digest", "follows", "jit_arguments")
 
 
 def same_shape(a: object, b: object) -> bool:
     """Equal summaries (or parts of them) but for the digest and the lines of classes, functions and
-    definitions: what the project index works out from them (names, Cells, graph closure, fingerprint recipes)
-    is the same for both. An edit inside a function body that adds no call keeps the shape."""
+    definitions, and what only the screen reads: what the project index works out from them (names, Cells, graph
+    closure, fingerprint recipes) is the same for both. An edit inside a function body that adds no call keeps
+    the shape."""
     if type(a) is not type(b):
         return False
     if dataclasses.is_dataclass(a):
