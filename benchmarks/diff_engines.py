@@ -85,6 +85,25 @@ def differences(old: List[dict], new: List[dict]) -> List[str]:
     return lines
 
 
+def prepare_corpus(kind: str, root: str, seed: int = 0) -> bool:
+    """Write a copy of the corpus ``kind`` (``throughput.py``'s names, or a folder) to ``root``; False when it is
+    not at hand (MindSpore not installed)."""
+    if kind == "mindspore":
+        source = throughput.mindspore_source()
+        if source is None:
+            return False
+        throughput.copy_folder(source, root)
+    elif kind == "packages":
+        throughput.copy_packages(root)
+    elif kind == "cells":
+        cell_corpus.build(root, 150, 3000, seed)
+    elif kind == "synthetic":
+        throughput.synthetic.build(root, 600, seed)
+    else:
+        throughput.copy_folder(kind, root)
+    return True
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="main", help="git ref of the old engine (default: main)")
@@ -104,20 +123,9 @@ def main(argv=None) -> int:
         base_name = args.base_dir or args.base
         for number, kind in enumerate(chosen):
             root = os.path.join(workdir, f"corpus{number}")
-            if kind == "mindspore":
-                source = throughput.mindspore_source()
-                if source is None:
-                    print("mindspore: not installed, skipped")
-                    continue
-                throughput.copy_folder(source, root)
-            elif kind == "packages":
-                throughput.copy_packages(root)
-            elif kind == "cells":
-                cell_corpus.build(root, 150, 3000, args.seed)
-            elif kind == "synthetic":
-                throughput.synthetic.build(root, 600, args.seed)
-            else:
-                throughput.copy_folder(kind, root)
+            if not prepare_corpus(kind, root, args.seed):
+                print(f"{kind}: not installed, skipped")
+                continue
             target = os.path.relpath(root, workdir)
             old, old_wall, old_cpu = run_engine(old_dir, target, workdir, args.jobs)
             new, new_wall, new_cpu = run_engine(args.new_dir, target, workdir, args.jobs)
