@@ -44,7 +44,11 @@ PYTHON_TYPES = {"Number", "Bool", "String", "Int", "Float", "UInt", "Int32", "In
 
 
 class ModuleContext:
-    def __init__(self, module: cst.Module, text: str, path: str, config: Config, project=None):
+    def __init__(self, module: cst.Module, text: str, path: str, config: Config, project=None,
+                 known_facts: Optional[Dict[cst.FunctionDef, object]] = None):
+        """``known_facts``: what an earlier scope of the same document worked out from the trees of its functions
+        (``GraphScope.function_facts``), for the editor, whose incremental parser keeps the nodes of the
+        statements an edit left alone."""
         self.module = module
         self.text = text
         self._identifiers: Optional[Set[str]] = None
@@ -52,7 +56,7 @@ class ModuleContext:
         self.config = config
         self.project = project  # ms_lint.analysis.project.ProjectView, or None for a file analysed alone
         self.imports = ImportTable(module, path)
-        self.scope = GraphScope(module, self.imports, config.graph_mode, project)
+        self.scope = GraphScope(module, self.imports, config.graph_mode, project, known_facts)
         self.constants = ModuleConstants(module)
         self.attributes = ClassAttributes(self.scope, self.imports, self.constants, project)
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}

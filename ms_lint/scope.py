@@ -93,7 +93,8 @@ class MappedSite:
 
 
 class GraphScope:
-    def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None):
+    def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None,
+                 known_facts: Optional[Dict[cst.FunctionDef, object]] = None):
         self.module = module
         self.project = project  # ms_lint.analysis.project.ProjectView of this module, or None (file alone)
         self.imports = imports
@@ -112,6 +113,8 @@ class GraphScope:
         # the several models of one function (one per argument-kind combination) share them.
         self.function_facts: Dict[cst.FunctionDef, object] = {}
         self._collect_definitions()
+        if known_facts:  # the editor's last scope of this document: its functions the edit left alone (same nodes)
+            self.function_facts.update((func, facts) for func, facts in known_facts.items() if func in self.owner_of)
         self._collect_overloads()
         self._mark_cells()
         self._find_roots()

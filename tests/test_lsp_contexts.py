@@ -424,3 +424,49 @@ def test_closing_an_open_document_deleted_on_disk_drops_it(tmp_path):
     assert _server_codes(checker, head, 2) == []
     checker.close(str(base))
     assert _server_codes(checker, head, 3) == ["MSL101"]
+
+
+TWO_CELLS = textwrap.dedent("""\
+    from mindspore import nn, ops
+
+
+    class First(nn.Cell):
+        def construct(self, x):
+            for i in range(x.shape[0]):
+                x = x + ops.ones((2,))
+            return x
+
+
+    class Second(nn.Cell):
+        def construct(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            return x
+    """)
+
+
+def test_an_edit_keeps_the_value_model_s_facts_of_the_functions_it_left_alone(tmp_path, monkeypatch):
+    """What the value model reads from a function's tree alone (``values._FunctionFacts``) is kept across edits for
+    the functions whose nodes the incremental parser kept; the edited class's are worked out again, and the
+    findings are ``analyze_source``'s on the new text."""
+    from ms_lint.analysis import values
+    from ms_lint.config import Config
+    from ms_lint.engine import analyze_source
+    from ms_lint.lsp.documents import source_of
+
+    built = []
+    real = values._FunctionFacts.__init__
+    monkeypatch.setattr(values._FunctionFacts, "__init__",
+                        lambda self, func, parameters: built.append(func.name.value) or real(self, func, parameters))
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
+    path = tmp_path / "model.py"
+    path.write_text(TWO_CELLS, encoding="utf-8")
+    checker = Checker()
+    first = checker.check(str(path), TWO_CELLS)
+    assert [f.code for f in first.findings] == ["MSL101", "MSL201"] and built.count("construct") == 2
+    built.clear()
+    edited = TWO_CELLS.replace("x = x * 2", "x = x * 3")
+    second = checker.check(str(path), edited)
+    assert built == ["construct"]  # ``Second.construct`` only: ``First``'s statement was not parsed again
+    alone = analyze_source(source_of(str(path), edited), Config(root=str(tmp_path)), str(path))
+    assert [f.to_json() for f in second.findings] == [f.to_json() for f in alone.findings]

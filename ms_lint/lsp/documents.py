@@ -276,7 +276,9 @@ class _BufferContext:
             from ms_lint.context import ModuleContext
 
             context = ModuleContext(self.parser.parse(self.text), self.text, self.path, self.config,
-                                    project=ProjectView(self.index, self.path, self.config))
+                                    project=ProjectView(self.index, self.path, self.config),
+                                    known_facts=self.parser.function_facts)
+            self.parser.function_facts = context.scope.function_facts
             self.__dict__["_context"] = context
         return getattr(context, name)
 
