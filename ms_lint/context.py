@@ -13,7 +13,7 @@ from ms_lint.config import Config
 from ms_lint.cstutil import bind_arguments, param_names, positional_params
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import ImportTable
-from ms_lint.scope import GraphScope
+from ms_lint.scope import GraphScope, TreeFacts
 from ms_lint.walk import find
 from ms_lint.analysis.values import (
     ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind,
@@ -45,10 +45,10 @@ PYTHON_TYPES = {"Number", "Bool", "String", "Int", "Float", "UInt", "Int32", "In
 
 class ModuleContext:
     def __init__(self, module: cst.Module, text: str, path: str, config: Config, project=None,
-                 known_facts: Optional[Dict[cst.FunctionDef, object]] = None):
-        """``known_facts``: what an earlier scope of the same document worked out from the trees of its functions
-        (``GraphScope.function_facts``), for the editor, whose incremental parser keeps the nodes of the
-        statements an edit left alone."""
+                 known: Optional[TreeFacts] = None):
+        """``known``: what an earlier scope of the same document worked out from its trees alone
+        (``GraphScope.tree_facts``), for the editor, whose incremental parser keeps the nodes of the statements
+        an edit left alone."""
         self.module = module
         self.text = text
         self._identifiers: Optional[Set[str]] = None
@@ -56,7 +56,7 @@ class ModuleContext:
         self.config = config
         self.project = project  # ms_lint.analysis.project.ProjectView, or None for a file analysed alone
         self.imports = ImportTable(module, path)
-        self.scope = GraphScope(module, self.imports, config.graph_mode, project, known_facts)
+        self.scope = GraphScope(module, self.imports, config.graph_mode, project, known)
         self.constants = ModuleConstants(module)
         self.attributes = ClassAttributes(self.scope, self.imports, self.constants, project)
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}

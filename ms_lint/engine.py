@@ -106,8 +106,8 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     one, the file's own package is indexed (once per process and package). ``flake8_noqa=False`` (the flake8
     plugin): ``# flake8: noqa`` is flake8's to apply. ``trees``: what parses the text and resolves positions
     instead of ``cst.parse_module`` and ``node_positions`` (the language server's incremental parser,
-    ``ms_lint.lsp.incremental``: same trees, same positions), which also keeps what the value model worked out
-    from the trees of the functions an edit left alone (``GraphScope.function_facts``)."""
+    ``ms_lint.lsp.incremental``: same trees, same positions), which also keeps what the scope worked out from the
+    trees of the statements an edit left alone (``scope.TreeFacts``)."""
     path = display_path or source.path
     result = FileAnalysis(path, source=source)
     text = source.text
@@ -162,9 +162,9 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     try:
         if context is None:
             context = ModuleContext(module, text, source.path, config, project,
-                                    known_facts=getattr(trees, "function_facts", None))
-            if trees is not None:  # the next edit's scope starts from these (the model fills the dict as it goes)
-                trees.function_facts = context.scope.function_facts
+                                    known=getattr(trees, "tree_facts", None))
+            if trees is not None:  # the next edit's scope starts from these (the model fills them as it goes)
+                trees.tree_facts = context.scope.tree_facts
             # this file's own cross-module questions (the sub-cells it calls in its own Cells) and later files'
             # ask this context; the editor's shadow of the buffer (``lsp.documents._BufferContext``) would parse
             # and model the same text a second time

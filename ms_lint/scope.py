@@ -57,22 +57,53 @@ _CALL_CONTEXT = (cst.FunctionDef, cst.SimpleStatementLine)
 _WALKED = (cst.Call, cst.FunctionDef, cst.AssignTarget)
 
 
-def find_module_calls(module: cst.Module) -> Tuple[List[ModuleCall], List[cst.CSTNode]]:
+# A top-level statement's calls (call, its line when it is the line's only statement, innermost def) and binders.
+StatementCalls = Tuple[List[Tuple[cst.Call, Optional[cst.SimpleStatementLine], Optional[cst.FunctionDef]]],
+                       List[cst.CSTNode]]
+
+
+class TreeFacts:
+    """What a scope works out from the trees of a module alone, by node: the value model's facts of each function
+    (``values._FunctionFacts``) and the calls and binders of each top-level statement. Nodes are immutable, so the
+    editor's incremental parser, which keeps the nodes of the statements an edit left alone, hands a document's
+    last ``TreeFacts`` to its next scope (``GraphScope(known=...)``)."""
+
+    def __init__(self) -> None:
+        self.function_facts: Dict[cst.FunctionDef, object] = {}
+        self.statement_calls: Dict[cst.BaseStatement, StatementCalls] = {}
+
+
+def find_module_calls(module: cst.Module, known: Optional[Dict[cst.BaseStatement, StatementCalls]] = None,
+                      walked: Optional[Dict[cst.BaseStatement, StatementCalls]] = None
+                      ) -> Tuple[List[ModuleCall], List[cst.CSTNode]]:
     """Every call in ``module``, in the order a visitor meets them; and, from the same walk, every function and
     every assignment target inside a function (``ModuleContext.function_local_names`` reads the names they
-    bind)."""
+    bind). ``known``: statements walked before (``TreeFacts.statement_calls``); ``walked`` gets this module's."""
     found: List[ModuleCall] = []
     binders: List[cst.CSTNode] = []
     for index, stmt in enumerate(module.body):
-        for node, (function, line) in iter_with_ancestors(stmt, _WALKED, _CALL_CONTEXT):
-            kind = type(node)
-            if kind is cst.Call:
-                sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
-                        and line.body[0].value is node)
-                found.append(ModuleCall(node, index, line if sole else None, function))  # type: ignore[arg-type]
-            elif kind is cst.FunctionDef or function is not None:
-                binders.append(node)
+        calls = known.get(stmt) if known else None
+        if calls is None:
+            calls = _statement_calls(stmt)
+        if walked is not None:
+            walked[stmt] = calls
+        found.extend(ModuleCall(call, index, line, function) for call, line, function in calls[0])
+        binders.extend(calls[1])
     return found, binders
+
+
+def _statement_calls(stmt: cst.BaseStatement) -> StatementCalls:
+    calls: List[Tuple[cst.Call, Optional[cst.SimpleStatementLine], Optional[cst.FunctionDef]]] = []
+    binders: List[cst.CSTNode] = []
+    for node, (function, line) in iter_with_ancestors(stmt, _WALKED, _CALL_CONTEXT):
+        kind = type(node)
+        if kind is cst.Call:
+            sole = (line is not None and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)
+                    and line.body[0].value is node)
+            calls.append((node, line if sole else None, function))  # type: ignore[arg-type]
+        elif kind is cst.FunctionDef or function is not None:
+            binders.append(node)
+    return calls, binders
 
 
 @dataclass
@@ -94,7 +125,7 @@ class MappedSite:
 
 class GraphScope:
     def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None,
-                 known_facts: Optional[Dict[cst.FunctionDef, object]] = None):
+                 known: Optional[TreeFacts] = None):
         self.module = module
         self.project = project  # ms_lint.analysis.project.ProjectView of this module, or None (file alone)
         self.imports = imports
@@ -107,14 +138,18 @@ class GraphScope:
         self.mapped_sites: Dict[cst.FunctionDef, List[MappedSite]] = {}
         self.overloads: Dict[str, List[cst.FunctionDef]] = {}  # MultitypeFuncGraph name -> its registered functions
         self.registered_types: Dict[cst.FunctionDef, List[Optional[str]]] = {}  # overload -> "Tensor", "Number"...
+        # what this scope works out from trees alone (``known``: the editor's last scope of the same document)
+        self.tree_facts = TreeFacts()
         # every call, for the roots and the cache rules; every def and assignment target in a def (one walk)
-        self.calls, self.local_binders = find_module_calls(module)
+        self.calls, self.local_binders = find_module_calls(
+            module, known.statement_calls if known is not None else None, self.tree_facts.statement_calls)
         # Facts the value model derives from one function's tree alone (``ms_lint.analysis.values``), kept here so
         # the several models of one function (one per argument-kind combination) share them.
-        self.function_facts: Dict[cst.FunctionDef, object] = {}
+        self.function_facts = self.tree_facts.function_facts
         self._collect_definitions()
-        if known_facts:  # the editor's last scope of this document: its functions the edit left alone (same nodes)
-            self.function_facts.update((func, facts) for func, facts in known_facts.items() if func in self.owner_of)
+        if known is not None:  # the functions the edit left alone (same nodes) keep theirs
+            self.function_facts.update(
+                (func, facts) for func, facts in known.function_facts.items() if func in self.owner_of)
         self._collect_overloads()
         self._mark_cells()
         self._find_roots()

@@ -445,19 +445,24 @@ TWO_CELLS = textwrap.dedent("""\
     """)
 
 
-def test_an_edit_keeps_the_value_model_s_facts_of_the_functions_it_left_alone(tmp_path, monkeypatch):
-    """What the value model reads from a function's tree alone (``values._FunctionFacts``) is kept across edits for
-    the functions whose nodes the incremental parser kept; the edited class's are worked out again, and the
-    findings are ``analyze_source``'s on the new text."""
+def test_an_edit_keeps_what_the_scope_read_from_the_statements_it_left_alone(tmp_path, monkeypatch):
+    """What the value model reads from a function's tree alone (``values._FunctionFacts``) and the calls of each
+    top-level statement (``scope.TreeFacts``) are kept across edits for the statements whose nodes the
+    incremental parser kept; the edited class's are worked out again, and the findings are ``analyze_source``'s
+    on the new text."""
+    from ms_lint import scope
     from ms_lint.analysis import values
     from ms_lint.config import Config
     from ms_lint.engine import analyze_source
     from ms_lint.lsp.documents import source_of
 
-    built = []
+    built, walked = [], []
     real = values._FunctionFacts.__init__
     monkeypatch.setattr(values._FunctionFacts, "__init__",
                         lambda self, func, parameters: built.append(func.name.value) or real(self, func, parameters))
+    real_walk = scope._statement_calls
+    monkeypatch.setattr(scope, "_statement_calls",
+                        lambda stmt: walked.append(getattr(getattr(stmt, "name", None), "value", "")) or real_walk(stmt))
     (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
     path = tmp_path / "model.py"
     path.write_text(TWO_CELLS, encoding="utf-8")
@@ -465,8 +470,10 @@ def test_an_edit_keeps_the_value_model_s_facts_of_the_functions_it_left_alone(tm
     first = checker.check(str(path), TWO_CELLS)
     assert [f.code for f in first.findings] == ["MSL101", "MSL201"] and built.count("construct") == 2
     built.clear()
+    walked.clear()
     edited = TWO_CELLS.replace("x = x * 2", "x = x * 3")
     second = checker.check(str(path), edited)
     assert built == ["construct"]  # ``Second.construct`` only: ``First``'s statement was not parsed again
+    assert walked == ["Second"]  # nor walked for its calls: the imports and ``First`` keep theirs
     alone = analyze_source(source_of(str(path), edited), Config(root=str(tmp_path)), str(path))
     assert [f.to_json() for f in second.findings] == [f.to_json() for f in alone.findings]

@@ -277,8 +277,8 @@ class _BufferContext:
 
             context = ModuleContext(self.parser.parse(self.text), self.text, self.path, self.config,
                                     project=ProjectView(self.index, self.path, self.config),
-                                    known_facts=self.parser.function_facts)
-            self.parser.function_facts = context.scope.function_facts
+                                    known=self.parser.tree_facts)
+            self.parser.tree_facts = context.scope.tree_facts
             self.__dict__["_context"] = context
         return getattr(context, name)
 

@@ -66,9 +66,9 @@ class IncrementalParser:
         self._starts: List[int] = []  # character offset of each top-level statement in ``text``
         self._by_node: Dict[cst.CSTNode, _Statement] = {}
         self.full_parses = 0  # how many texts were parsed whole (tests, the benchmark)
-        # the value model's facts of the functions of the last tree (``GraphScope.function_facts``): a fact of a
-        # function's tree alone, and a function the edit left alone keeps its node (``ModuleContext``)
-        self.function_facts: Dict[cst.FunctionDef, object] = {}
+        # what the last scope of the last tree worked out from trees alone (``scope.TreeFacts``): a statement the
+        # edit left alone keeps its nodes, and their facts hold (``ModuleContext``)
+        self.tree_facts = None
 
     def parse(self, text: str) -> cst.Module:
         if self.module is not None and text == self.text:
