@@ -119,12 +119,18 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         index = index_for(source, config)
     project = ProjectView(index, source.path, config)
     graph_here = bool(project.graph_functions())  # graph code the project makes of this file
+    indexed: Optional[bool] = None
+    if graph_here and PREFILTER not in text:
+        # graph code of the summary's bytes: in the editor, of the buffer's last text that parsed, which a text
+        # with a syntax error is not (the command line, whose index holds no summary of such a file, says nothing)
+        indexed = graph_here = _index_parsed(source, project)
     if PREFILTER not in text and not graph_here:
         return result
     firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
     # libcst parses the file only when a rule can fire (ms_lint/prefilter.py) and, unless the editor's trees are
     # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
-    indexed = _index_parsed(source, project)
+    if indexed is None:
+        indexed = _index_parsed(source, project)
     parses = bool(firing) and (trees is not None or _graph_syntax_possible(text, project, firing, indexed))
     # A rule's own screen (``Rule.may_fire_in``) may have spared the parse of a file that such a rule used to have
     # parsed, and compiled: it is still compiled, so that what only the compiler rejects is still reported there.
