@@ -461,8 +461,8 @@ def test_an_edit_keeps_what_the_scope_read_from_the_statements_it_left_alone(tmp
     monkeypatch.setattr(values._FunctionFacts, "__init__",
                         lambda self, func, parameters: built.append(func.name.value) or real(self, func, parameters))
     real_walk = scope._statement_calls
-    monkeypatch.setattr(scope, "_statement_calls",
-                        lambda stmt: walked.append(getattr(getattr(stmt, "name", None), "value", "")) or real_walk(stmt))
+    monkeypatch.setattr(scope, "_statement_calls", lambda stmt: walked.append(
+        getattr(getattr(stmt, "name", None), "value", "")) or real_walk(stmt))
     (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
     path = tmp_path / "model.py"
     path.write_text(TWO_CELLS, encoding="utf-8")
