@@ -8,6 +8,7 @@ Positions are resolved only for files that have findings.
 from __future__ import annotations
 
 import __future__
+import ast
 import functools
 import operator
 import re
@@ -119,18 +120,14 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         index = index_for(source, config)
     project = ProjectView(index, source.path, config)
     graph_here = bool(project.graph_functions())  # graph code the project makes of this file
-    indexed: Optional[bool] = None
-    if graph_here and PREFILTER not in text:
-        # graph code of the summary's bytes: in the editor, of the buffer's last text that parsed, which a text
-        # with a syntax error is not (the command line, whose index holds no summary of such a file, says nothing)
-        indexed = graph_here = _index_parsed(source, project)
+    if graph_here and PREFILTER not in text and _stale_and_broken(source, project):
+        graph_here = False  # as the command line, whose index holds no summary of a file that does not parse
     if PREFILTER not in text and not graph_here:
         return result
     firing = rules_that_may_fire(text, _enabled(rules, config, path), graph_here)
     # libcst parses the file only when a rule can fire (ms_lint/prefilter.py) and, unless the editor's trees are
     # at hand, a graph function writes a loop or an `if` a firing rule hooks (ms_lint/analysis/screen.py)
-    if indexed is None:
-        indexed = _index_parsed(source, project)
+    indexed = _index_parsed(source, project)
     parses = bool(firing) and (trees is not None or _graph_syntax_possible(text, project, firing, indexed))
     # A rule's own screen (``Rule.may_fire_in``) may have spared the parse of a file that such a rule used to have
     # parsed, and compiled: it is still compiled, so that what only the compiler rejects is still reported there.
@@ -219,6 +216,25 @@ def _constructs_compiled(project: ProjectView) -> Callable[[str], bool]:
     if project.config.graph_mode != "auto" or project.refuses_graph_mode():
         return lambda _owner: False
     return lambda owner: not project.eager_cell(owner)
+
+
+def _stale_and_broken(source: SourceFile, project: ProjectView) -> bool:
+    """The index's summary of the file is of other bytes, and these do not parse: the editor's index keeps the
+    summary of the buffer's last text that parsed, whose graph functions a text with a syntax error does not have.
+    (Bytes the summary was made from count as parsed whatever their coding cookie says; bytes changed since the
+    index read them, and parsed, keep the graph code it found.)"""
+    summary = project.index.by_path.get(project.path)
+    if summary is not None and summary.digest == digest_of(source.raw):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source.text)
+    except (SyntaxError, ValueError):
+        return True
+    except (RecursionError, MemoryError):
+        return False  # too deep for this parser, not necessarily broken: keep what the index found
+    return False
 
 
 def _index_parsed(source: SourceFile, project: ProjectView) -> bool:

@@ -1127,3 +1127,51 @@ def test_an_edited_module_gives_the_answers_of_an_index_built_from_the_new_text(
         assert kept == fresh, (edit_name, path)
         changed += 1
     assert changed >= 1
+
+
+NAMES_NO_MINDSPORE = """\
+    from .layers import Block
+
+
+    class Net(Block):
+        def construct(self, x):
+            for i in range(x.shape[0]):
+                x = x + 1
+            return x
+    """
+
+
+def _block_package(tmp_path, net_bytes):
+    make(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": """\
+        from mindspore import nn
+
+
+        class Block(nn.Cell):
+            def construct(self, x):
+                return x
+        """})
+    (tmp_path / "pkg" / "net.py").write_bytes(net_bytes)
+
+
+def test_a_coding_cookie_the_bytes_do_not_follow_keeps_a_module_s_graph_code(tmp_path, capsys):
+    """``net.py`` names no MindSpore; its Cell comes from its base. Its cookie says latin-1 while the bytes are
+    UTF-8: the index's summary (of these very bytes, read as UTF-8) still makes its ``construct`` graph code."""
+    cookie = b"# -*- coding: latin-1 -*-\n# caf\xc3\xa9\n"
+    _block_package(tmp_path, cookie + textwrap.dedent(NAMES_NO_MINDSPORE).encode())
+    assert check(tmp_path, capsys, "pkg")[1] == [("pkg/net.py", 8, "MSL101")]
+
+
+def test_a_module_saved_again_after_the_index_read_it_keeps_its_graph_code(tmp_path):
+    """The summary is of the bytes before the save; the new bytes parse, so the graph code it found stands."""
+    from ms_lint.analysis.index import index_for
+    from ms_lint.config import Config
+    from ms_lint.engine import analyze_path
+    from ms_lint.source import read_source
+
+    _block_package(tmp_path, textwrap.dedent(NAMES_NO_MINDSPORE).encode())
+    path = str(tmp_path / "pkg" / "net.py")
+    config = Config(root=str(tmp_path))
+    index = index_for(read_source(path), config)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("# saved\n")
+    assert [f.code for f in analyze_path(path, config, index=index).findings] == ["MSL101"]
