@@ -32,6 +32,7 @@ from libcst.metadata import CodePosition, CodeRange
 from ms_lint.common_text import common_prefix, common_suffix
 from ms_lint.cstutil import parse_module
 from ms_lint.positions import NodePositions, _TokenCountingState, node_positions
+from ms_lint.scope import TreeFacts
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
@@ -67,8 +68,8 @@ class IncrementalParser:
         self._by_node: Dict[cst.CSTNode, _Statement] = {}
         self.full_parses = 0  # how many texts were parsed whole (tests, the benchmark)
         # what the last scope of the last tree worked out from trees alone (``scope.TreeFacts``): a statement the
-        # edit left alone keeps its nodes, and their facts hold (``ModuleContext``)
-        self.tree_facts = None
+        # edit left alone keeps its nodes, and their facts hold (``ModuleContext``); empty before the first
+        self.tree_facts = TreeFacts()
 
     def parse(self, text: str) -> cst.Module:
         if self.module is not None and text == self.text:
