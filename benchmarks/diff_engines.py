@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -104,6 +104,21 @@ def prepare_corpus(kind: str, root: str, seed: int = 0) -> bool:
     return True
 
 
+def prepared_corpora(workdir: str, corpus: str, seed: int, note: str) -> Iterator[Tuple[str, str]]:
+    """(kind, its copy's path relative to ``workdir``) for each corpus ``corpus`` names (``--corpus``: "auto" or
+    a comma-separated list, as in throughput.py), each written under ``workdir`` when its turn comes, beside a
+    ``pyproject.toml`` of default settings saying ``note``; a corpus not at hand is reported and skipped."""
+    chosen = list(throughput.CORPORA) if corpus == "auto" else [c.strip() for c in corpus.split(",")]
+    with open(os.path.join(workdir, "pyproject.toml"), "w", encoding="utf-8") as handle:
+        handle.write(f"# {note}: default settings\n")
+    for number, kind in enumerate(chosen):
+        root = os.path.join(workdir, f"corpus{number}")
+        if not prepare_corpus(kind, root, seed):
+            print(f"{kind}: not installed, skipped")
+            continue
+        yield kind, os.path.relpath(root, workdir)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="main", help="git ref of the old engine (default: main)")
@@ -113,20 +128,12 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    chosen = list(throughput.CORPORA) if args.corpus == "auto" else [c.strip() for c in args.corpus.split(",")]
 
     differing = 0
     with tempfile.TemporaryDirectory(prefix="ms_lint_diff_") as workdir:
-        with open(os.path.join(workdir, "pyproject.toml"), "w", encoding="utf-8") as handle:
-            handle.write("# ms-lint engine diff: default settings\n")
         old_dir = args.base_dir or export_ref(args.base, os.path.join(workdir, "old_engine"))
         base_name = args.base_dir or args.base
-        for number, kind in enumerate(chosen):
-            root = os.path.join(workdir, f"corpus{number}")
-            if not prepare_corpus(kind, root, args.seed):
-                print(f"{kind}: not installed, skipped")
-                continue
-            target = os.path.relpath(root, workdir)
+        for kind, target in prepared_corpora(workdir, args.corpus, args.seed, "ms-lint engine diff"):
             old, old_wall, old_cpu = run_engine(old_dir, target, workdir, args.jobs)
             new, new_wall, new_cpu = run_engine(args.new_dir, target, workdir, args.jobs)
             lines = differences(old, new)

@@ -27,7 +27,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import diff_engines  # noqa: E402  (the corpora's copies)
-import throughput  # noqa: E402
 
 
 def check_corpus(target: str) -> Tuple[int, int, List[Tuple[str, List[str]]]]:
@@ -71,18 +70,11 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", default="auto", help="as in throughput.py (default: mindspore,packages,cells)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    chosen = list(throughput.CORPORA) if args.corpus == "auto" else [c.strip() for c in args.corpus.split(",")]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="ms_lint_screen_") as workdir:
-        with open(os.path.join(workdir, "pyproject.toml"), "w", encoding="utf-8") as handle:
-            handle.write("# ms-lint screen check: default settings\n")
-        for number, kind in enumerate(chosen):
-            root = os.path.join(workdir, f"corpus{number}")
-            if not diff_engines.prepare_corpus(kind, root, args.seed):
-                print(f"{kind}: not installed, skipped")
-                continue
-            os.chdir(workdir)
-            parsed, compared, missing = check_corpus(os.path.relpath(root, workdir))
+        os.chdir(workdir)
+        for kind, target in diff_engines.prepared_corpora(workdir, args.corpus, args.seed, "ms-lint screen check"):
+            parsed, compared, missing = check_corpus(target)
             print(f"{kind}: {parsed} files parsed with the screen off, {compared} with graph code compared: "
                   f"{'every graph function a candidate' if not missing else f'{len(missing)} files miss some'}")
             for path, names in missing:
