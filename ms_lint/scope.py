@@ -141,8 +141,8 @@ class GraphScope:
         # what this scope works out from trees alone (``known``: the editor's last scope of the same document)
         self.tree_facts = TreeFacts()
         # every call, for the roots and the cache rules; every def and assignment target in a def (one walk)
-        # (kept by statement only for an editor's document, ``known`` given: a list of every call of the module
-        # again, which the command line would hold for nothing: 5 MB on a 55,000-line module)
+        # (kept by statement only for an editor's document, ``known`` given: a second list of every call of the
+        # module, which the command line would hold for nothing)
         self.calls, self.local_binders = find_module_calls(
             module, known.statement_calls if known is not None else None,
             self.tree_facts.statement_calls if known is not None else None)

@@ -13,6 +13,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from ms_lint.prefilter import JIT_WORDS
+
 NOT_LITERAL = "<expr>"  # the default of a parameter that is not a Python literal
 
 
@@ -181,7 +183,6 @@ def resolve_relative(package: Optional[str], level: int, module: Optional[str]) 
 # Nodes that hold no call: skipped by ``calls_in`` (a ``Name`` and its ``Load`` context are most of the nodes of an
 # expression, and ``ast.walk`` yields both).
 _NO_CALLS = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
-_JIT_WORDS = ("jit", "ms_function")  # ``prefilter.JIT_WORDS``: the last name of ``mindspore.jit`` as written
 _SCALAR_FIELDS = frozenset({"ctx", "id", "attr", "arg", "n", "s", "kind", "conversion", "level", "module",
                             "type_comment", "is_async", "simple"})
 _EXPR_FIELDS: Dict[type, Tuple[str, ...]] = {}
@@ -397,8 +398,7 @@ class _Summarizer(ast.NodeVisitor):
         if self.follow_stack:
             self._follow(node)
         callee = dotted_name(node.func)
-        if callee is not None and callee.rsplit(".", 1)[-1] in _JIT_WORDS:
-            self._jit_argument(node)
+        self._jit_argument(node, callee)
         current = self.function_stack[-1] if self.function_stack else None
         base = self._super_init_base(node, current)
         if base is not None:  # ``super().__init__(hidden, max_len=cfg.max_len)`` builds the base class too
@@ -450,8 +450,11 @@ class _Summarizer(ast.NodeVisitor):
             if found is not None:
                 follows.add(found)
 
-    def _jit_argument(self, node: ast.Call) -> None:
-        """``GraphScope._find_roots``: the first positional argument that is not starred."""
+    def _jit_argument(self, node: ast.Call, callee: Optional[str]) -> None:
+        """For a call of ``jit`` (``callee``: its dotted name, the last name ``jit`` or ``ms_function``), what
+        ``GraphScope._find_roots`` may make a root: the first positional argument that is not starred."""
+        if callee is None or callee.rsplit(".", 1)[-1] not in JIT_WORDS:
+            return
         first = next((arg for arg in node.args if type(arg) is not ast.Starred), None)
         name = _followed(first) if first is not None else None
         if name is not None:
@@ -467,9 +470,7 @@ class _Summarizer(ast.NodeVisitor):
             for call in calls_in(node):
                 if self.follow_stack:
                     self._follow(call)
-                callee = dotted_name(call.func)
-                if callee is not None and callee.rsplit(".", 1)[-1] in _JIT_WORDS:
-                    self._jit_argument(call)
+                self._jit_argument(call, dotted_name(call.func))
 
     def _record_construction(self, callee: str, node: ast.Call) -> None:
         kwargs = {k.arg: literal(k.value) for k in node.keywords if k.arg is not None}
@@ -565,7 +566,7 @@ def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: s
     ``ms_lint.chunks`` for long modules), without the PyNative guard (``refuses_graph_mode``). ``text``: the
     module's, when at hand (a text without ``jit`` or ``ms_function`` hands nothing to them)."""
     summary = ModuleSummary(name=name, path=path, digest=digest)
-    jit_words = text is None or any(word in text for word in _JIT_WORDS)
+    jit_words = text is None or any(word in text for word in JIT_WORDS)
     visitor = _Summarizer(summary, package, jit_words)
     for tree in trees:
         visitor.visit(tree)
