@@ -16,7 +16,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from types import CodeType, MappingProxyType
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Type
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -135,7 +135,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     if compiles and skips_file(text, flake8_noqa):
         return result  # asked only here: every return above says nothing either (a tenth of a file's time there)
     if compiles:
-        problem = compile_problem(text, path)
+        problem = compile_problem(text, path, getattr(trees, "runs", None))
         if problem is not None:
             # What this Python cannot compile is never handed to libcst: its native parser crashes the process at
             # about 1,500 nested parentheses, which CPython rejects at 200; and code CPython cannot compile
@@ -295,35 +295,48 @@ def python_compile(text: str, path: str, flags: int = 0) -> CodeType:
 _GLOBAL_WORD = re.compile(r"\bglobal\b")
 
 
-def _compiles_in_runs(text: str, path: str) -> bool:
-    """True when the text is long enough to be cut into runs of top-level statements (``ms_lint.chunks``) and
-    every run compiles: then the whole module compiles, with a fraction of ``compile()``'s peak memory (about
-    4 KB per line). False when it is not cut or a run fails: the caller compiles it whole, which gives the exact
-    error. The ``__future__`` features the first run imports are passed on to the others (the first run's code
-    object carries them); a module naming ``__future__`` after its first run, or holding a ``global`` statement
-    (at module level, ``x = 1`` in one run and ``global x`` in a later one is an error only the whole module
-    shows), is compiled whole."""
-    bounds = chunk_bounds(text)
+def _compiles_in_runs(text: str, path: str, chunk_lines: Optional[int] = None,
+                      compiled: Optional[Dict[Tuple[str, int], int]] = None) -> bool:
+    """True when the text is long enough to be cut into runs of top-level statements (``ms_lint.chunks``; runs of
+    ``chunk_lines`` lines or more) and every run compiles: then the whole module compiles, with a fraction of
+    ``compile()``'s peak memory (about 4 KB per line). False when it is not cut or a run fails: the caller
+    compiles it whole, which gives the exact error. The ``__future__`` features the first run imports are passed
+    on to the others (the first run's code object carries them); a module naming ``__future__`` after its first
+    run, or holding a ``global`` statement (at module level, ``x = 1`` in one run and ``global x`` in a later one
+    is an error only the whole module shows), is compiled whole. ``compiled``: the runs compiled before, (text,
+    flags) -> the flags its code carries (the language server's, ``lsp.runs.DocumentRuns``); it is left holding
+    this text's runs."""
+    bounds = chunk_bounds(text, chunk_lines)
     if len(bounds) == 1 or _GLOBAL_WORD.search(text) or "__future__" in text[bounds[1][0]:]:
         return False
+    known = compiled.copy() if compiled is not None else {}
+    if compiled is not None:
+        compiled.clear()
     flags = 0
     try:
         for number, (run, _line) in enumerate(runs(text, bounds)):
-            code = python_compile(run, path, flags)
+            carried = known.get((run, flags))
+            if carried is None:
+                carried = python_compile(run, path, flags).co_flags & _FUTURE_FLAGS
+            if compiled is not None:
+                compiled[(run, flags)] = carried
             if number == 0:
-                flags = code.co_flags & _FUTURE_FLAGS
+                flags = carried
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return False
     return True
 
 
-def compile_problem(text: str, path: str) -> Optional[Finding]:
+def compile_problem(text: str, path: str, runs_of=None) -> Optional[Finding]:
     """MSL900 when Python's own compiler rejects the text (about 10x cheaper than a libcst parse), or when the
     text would crash libcst's parser; None otherwise. Syntax errors get Python's message and position; nesting
     too deep for the compiler (``RecursionError``, ``MemoryError``: 500 nested lists, a 5,000-term sum) is
-    reported as such."""
+    reported as such. ``runs_of``: what the language server keeps of the document's runs
+    (``lsp.runs.DocumentRuns``): only the runs an edit changed are compiled."""
     try:
-        if not _compiles_in_runs(text, path):
+        compiled = (_compiles_in_runs(text, path) if runs_of is None
+                    else _compiles_in_runs(text, path, runs_of.chunk_lines, runs_of.compiled))
+        if not compiled:
             python_compile(text, path)
     except SyntaxError as exc:
         version = f"Python {sys.version_info[0]}.{sys.version_info[1]}"

@@ -565,16 +565,75 @@ def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: s
     """The summary of a module given as consecutive runs of its top-level statements (one tree when whole;
     ``ms_lint.chunks`` for long modules), without the PyNative guard (``refuses_graph_mode``). ``text``: the
     module's, when at hand (a text without ``jit`` or ``ms_function`` hands nothing to them)."""
-    summary = ModuleSummary(name=name, path=path, digest=digest)
     jit_words = text is None or any(word in text for word in JIT_WORDS)
-    visitor = _Summarizer(summary, package, jit_words)
-    for tree in trees:
-        visitor.visit(tree)
+    return join_runs(((summarize_run(tree, package, jit_words), 0) for tree in trees), name, path, digest)
+
+
+@dataclass
+class RunSummary:
+    """What one run of a module's top-level statements adds to the module's summary (``join_runs``): nothing a
+    run reads depends on the statements before it (the visitor's stacks are empty between top-level
+    statements), so the language server keeps the runs an edit left alone (``ms_lint.lsp.runs``)."""
+    part: ModuleSummary  # its name, path and digest are empty; its constants not yet judged
+    bound_counts: Dict[str, int]  # module names bound, and how often (an augmented assignment counts twice)
+    jit_arguments: Set[str]
+
+
+def summarize_run(tree: ast.Module, package: Optional[str], jit_words: bool) -> RunSummary:
+    """``jit_words``: whether the whole module's text holds ``jit`` or ``ms_function`` (``summarize_trees``)."""
+    part = ModuleSummary(name="", path="", digest="")
+    visitor = _Summarizer(part, package, jit_words)
+    visitor.visit(tree)
     visitor._handlers.clear()  # its bound methods hold the visitor: a cycle only the collector would free
-    summary.jit_arguments = tuple(sorted(visitor.jit_arguments))
-    for constant in [c for c in summary.constants if visitor.bound_counts.get(c, 0) != 1]:
+    return RunSummary(part, visitor.bound_counts, visitor.jit_arguments)
+
+
+def join_runs(runs: Iterable[Tuple[RunSummary, int]], name: str, path: str, digest: str) -> ModuleSummary:
+    """The module's summary from its runs in order, each with the number of lines to add to its own (a run
+    parsed alone counts its first line as line 1): what one visitor reading every run in turn gives. The runs'
+    classes and functions are shared with the result when not moved."""
+    summary = ModuleSummary(name=name, path=path, digest=digest)
+    counts: Dict[str, int] = {}
+    jit_arguments: Set[str] = set()
+    for run, shift in runs:
+        part = _moved(run.part, shift) if shift else run.part
+        for key, value in part.imports.items():
+            summary.imports.setdefault(key, value)
+        summary.star_imports.extend(part.star_imports)
+        for key, value in part.classes.items():
+            summary.classes.setdefault(key, value)
+        for key, value in part.functions.items():
+            summary.functions.setdefault(key, value)
+        summary.constants.update(part.constants)  # the last binding's value, at the first binding's place
+        for key, value in part.argparse_defaults.items():
+            summary.argparse_defaults.setdefault(key, value)
+        summary.set_context_modes.extend(part.set_context_modes)
+        summary.module_jit_targets.extend(part.module_jit_targets)
+        summary.module_calls.extend(part.module_calls)
+        summary.constructions.extend(part.constructions)
+        summary.definitions.extend(part.definitions)
+        for key, count in run.bound_counts.items():
+            counts[key] = counts.get(key, 0) + count
+        jit_arguments.update(run.jit_arguments)
+    summary.jit_arguments = tuple(sorted(jit_arguments))
+    for constant in [c for c in summary.constants if counts.get(c, 0) != 1]:
         del summary.constants[constant]
     return summary
+
+
+def _moved(part: ModuleSummary, shift: int) -> ModuleSummary:
+    """The parts of a run's summary that hold lines, ``shift`` lines further down (copies)."""
+    def function(info: FunctionSummary) -> FunctionSummary:
+        return dataclasses.replace(info, line=info.line + shift)
+
+    moved = dataclasses.replace(part)
+    moved.classes = {key: dataclasses.replace(
+        info, line=info.line + shift, methods={name: function(m) for name, m in info.methods.items()})
+        for key, info in part.classes.items()}
+    moved.functions = {key: function(info) for key, info in part.functions.items()}
+    moved.definitions = [dataclasses.replace(d, line=d.line + shift, end_line=d.end_line + shift)
+                         for d in part.definitions]
+    return moved
 
 
 def refuses_graph_mode(tree: ast.Module) -> bool:

@@ -217,7 +217,7 @@ class Checker:
         (a file in two indexes, a root script and a package's, was edited through the other one)."""
         for other, raw in self.buffers.items():  # the other open buffers of this project, not their files
             if other in index.by_path:
-                _update(index, other, raw)
+                _update(index, other, raw, self._summarizer(other))
         for other, raw in self.buffers.items():
             if other in index.by_path:
                 self._seed_context(index, other, raw, config)
@@ -232,8 +232,14 @@ class Checker:
         anchor = os.path.join(root, package.split(".")[0]) if package else os.path.abspath(source.path)
         known = _INDEXES.get(index_key(anchor, config))
         if known is not None:
-            _update(known, os.path.abspath(source.path), source.raw)  # before index_for's own update: see _update
+            key = os.path.abspath(source.path)
+            _update(known, key, source.raw, self._summarizer(key))  # before index_for's own update: see _update
         return index_for(source, config)
+
+    def _summarizer(self, key: str):
+        """``summarize_file`` for the document ``key``, parsing only the runs of statements its last text did not
+        have (``lsp.runs``)."""
+        return self.parsers.setdefault(key, IncrementalParser()).runs.summary
 
     def _seed_context(self, index, key: str, raw: bytes, config: Config) -> None:
         """Questions other modules' analyses ask about an open document (``ProjectView.context_for``) are answered
@@ -283,14 +289,15 @@ class _BufferContext:
         return getattr(context, name)
 
 
-def _update(index, key: str, raw: bytes) -> None:
+def _update(index, key: str, raw: bytes, summarize=None) -> None:
     """Give the index this text of the file. ``ProjectIndex.update_file`` forgets everything the index worked out
     (graph closure, resolved names); when the new summary differs from the old one only in line numbers (which
     nothing the index keeps depends on), the summary is swapped in and the rest kept: typing inside a function
     does not rebuild the project's graph closure, and only the module contexts built from the old text (its own,
     and those that asked about it) are dropped. Otherwise every context of the index goes: any of them may hold
     what the index answered from the old summary (a class being a Cell, graph scope). The caller seeds the open
-    buffers' slots again (``Checker._reseed``)."""
+    buffers' slots again (``Checker._reseed``). ``summarize``: what gives the summary of ``raw`` (by default
+    ``summarize_file``; an open document's ``DocumentRuns.summary``)."""
     from ms_lint.analysis.index import summarize_file
     from ms_lint.analysis.layout import digest_of
     from ms_lint.analysis.summary import same_shape
@@ -300,7 +307,7 @@ def _update(index, key: str, raw: bytes) -> None:
         return
     summary = None
     if known is not None and index.modules.get(known.name) is known:
-        summary = summarize_file(key, raw)
+        summary = (summarize or summarize_file)(key, raw)
         if summary is None:  # the buffer does not parse: the index keeps the last summary that did
             _forget_contexts(index, {key})
             return

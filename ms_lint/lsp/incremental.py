@@ -31,6 +31,7 @@ from libcst.metadata import CodePosition, CodeRange
 
 from ms_lint.common_text import common_prefix, common_suffix
 from ms_lint.cstutil import parse_module
+from ms_lint.lsp.runs import DocumentRuns
 from ms_lint.positions import NodePositions, _TokenCountingState, node_positions
 from ms_lint.scope import TreeFacts
 
@@ -70,6 +71,8 @@ class IncrementalParser:
         # what the last scope of the last tree worked out from trees alone (``scope.TreeFacts``): a statement the
         # edit left alone keeps its nodes, and their facts hold (``ModuleContext``); empty before the first
         self.tree_facts = TreeFacts()
+        # the stdlib summary and compiling of each run of top-level statements of the last text (``runs``)
+        self.runs = DocumentRuns()
 
     def parse(self, text: str) -> cst.Module:
         if self.module is not None and text == self.text:
