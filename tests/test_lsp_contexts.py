@@ -500,3 +500,54 @@ def test_a_buffer_broken_into_code_that_names_no_mindspore_says_what_the_command
     named = "import mindspore\n" + broken  # naming MindSpore, it is checked, and its syntax error reported
     alone = analyze_source(source_of(str(path), named), Config(root=str(tmp_path)), str(path))
     assert [f.code for f in checker.check(str(path), named).findings] == [f.code for f in alone.findings] == ["MSL900"]
+
+
+
+HELPED_BLOCKS = BLOCKS + textwrap.dedent("""\
+
+
+    def shift(x):
+        return x + 1
+    """)
+
+
+def _fresh_codes(path, text):
+    """What a new index says of ``text`` as ``path`` (``ms-lint check`` on the saved buffer)."""
+    from ms_lint.analysis import index as index_module
+    from ms_lint.config import load_config
+    from ms_lint.engine import analyze_source
+    from ms_lint.lsp.documents import source_of
+
+    saved, index_module._INDEXES = index_module._INDEXES, {}
+    try:
+        result = analyze_source(source_of(str(path), text), load_config(str(path)), str(path))
+    finally:
+        index_module._INDEXES = saved
+    return [(f.code, f.line) for f in result.findings]
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("y = abs(x)", True),  # a new call of a builtin: the graph is what it was
+    ("y = x.sum()", True),  # of a method of a value
+    ("y = shift(x)", False),  # makes the module's helper graph code
+    ("y = self.norm(x)", False),  # a new call of an attribute: sub-cell call sites in other modules may change
+], ids=["builtin", "method-of-a-value", "new-graph-helper", "new-attribute-call"])
+def test_a_new_call_keeps_the_other_modules_contexts_while_the_graph_stays(tmp_path, line, kept):
+    """``Block``'s ``if step > 10`` is a Tensor test because ``net.py`` calls the block with its Tensor ``step``:
+    the context of ``net.py`` answers that, and asked nothing about ``blocks.py``. A new call in ``construct``
+    changes the summary of ``blocks.py``; while the project's graph code, its call edges and the calls of
+    ``self.<attribute>`` stay as they were, that context is kept; otherwise every context goes, as before."""
+    from ms_lint.analysis.index import _INDEXES
+
+    package = _package(tmp_path, NET_BUFFER)
+    blocks = package / "blocks.py"
+    blocks.write_text(HELPED_BLOCKS, encoding="utf-8")
+    checker = Checker()
+    assert _codes(checker.check(str(blocks), HELPED_BLOCKS)) == [("MSL201", 6)]
+    index = next(index for index in _INDEXES.values() if str(blocks) in index.by_path)
+    slot = (id(index), "pkg.net")
+    net = project._CONTEXTS[slot]
+    assert net is not None and "pkg.blocks" not in project.asked_by(slot)
+    edited = HELPED_BLOCKS.replace("        if step", f"        {line}\n        if step")
+    assert _codes(checker.check(str(blocks), edited)) == [("MSL201", 7)] == _fresh_codes(blocks, edited)
+    assert (project._CONTEXTS.get(slot) is net) is kept

@@ -660,6 +660,11 @@ class ProjectIndex:
             self._graph = _GraphClosure(self).run()
         return self._graph
 
+    def known_graph(self) -> Optional[Tuple[Dict[FunctionRef, str], Dict[FunctionRef, List[FunctionRef]]]]:
+        """The graph closure and its call edges (``callers_of``) as last worked out; None when the summaries
+        changed since."""
+        return (self._graph, self._callers) if self._graph is not None else None
+
     def sub_cell_holders(self, ref: ClassRef) -> List[Tuple[str, str, str]]:
         """(module, class, attribute) of every project class whose ``__init__`` sets ``self.attribute = Ref(...)``,
         or stores a constructor argument annotated with ``Ref`` or one of its bases (``controller: Controller``,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.prefilter import JIT_WORDS
 
@@ -101,20 +101,25 @@ class ModuleSummary:
 _LINE_FIELDS = ("line", "end_line", "digest", "follows", "jit_arguments")
 
 
-def same_shape(a: object, b: object) -> bool:
+# What functions call and pass: only the graph closure (``index._GraphClosure``) and the sub-cell call sites
+# (``ProjectView.construct_call_sites``) read them (``lsp.documents._keeps_graph``).
+CALL_FIELDS = frozenset({"calls", "passed"})
+
+
+def same_shape(a: object, b: object, ignored: FrozenSet[str] = frozenset()) -> bool:
     """Equal summaries (or parts of them) but for the digest and the lines of classes, functions and
     definitions, and what only the screen reads: what the project index works out from them (names, Cells, graph
     closure, fingerprint recipes) is the same for both. An edit inside a function body that adds no call keeps
-    the shape."""
+    the shape. ``ignored``: more fields to pass over (``CALL_FIELDS``)."""
     if type(a) is not type(b):
         return False
     if dataclasses.is_dataclass(a):
-        return all(same_shape(getattr(a, f.name), getattr(b, f.name))
-                   for f in dataclasses.fields(a) if f.name not in _LINE_FIELDS)
+        return all(same_shape(getattr(a, f.name), getattr(b, f.name), ignored)
+                   for f in dataclasses.fields(a) if f.name not in _LINE_FIELDS and f.name not in ignored)
     if isinstance(a, dict):
-        return list(a) == list(b) and all(same_shape(a[k], b[k]) for k in a)  # type: ignore[index]
+        return list(a) == list(b) and all(same_shape(a[k], b[k], ignored) for k in a)  # type: ignore[index]
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_shape(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+        return len(a) == len(b) and all(same_shape(x, y, ignored) for x, y in zip(a, b))  # type: ignore[arg-type]
     # ``{0} == {False}`` and ``0.0 == -0.0``, but the literals differ, and fingerprint recipes hash their repr
     return a is b or (a == b and repr(a) == repr(b))
 

@@ -316,8 +316,39 @@ def _update(index, key: str, raw: bytes, summarize=None) -> None:
             index.by_path[key] = summary
             index.modules[summary.name] = summary
             return
+        if _keeps_graph(index, key, raw, known, summary):
+            _forget_contexts(index, {key})
+            return
     _forget_contexts(index, {key}, everything=True)
+    index.update_file(key, raw, summary)  # nothing to do when ``_keeps_graph`` did it
+
+
+def _keeps_graph(index, key: str, raw: bytes, known, summary) -> bool:
+    """An edit that changed only what the module's functions call (the summaries have the same shape but for
+    ``CALL_FIELDS``), and after which the project's graph code, its call edges and the module's calls of
+    ``self.<attribute>`` are what they were: the index takes the new summary, and the other modules' contexts
+    keep what they worked out. Those fields are read by the graph closure, and, of the calls of
+    ``self.<attribute>``, by ``ProjectView.construct_call_sites`` alone; every other question a context asked
+    the index has the same answer. (The contexts built from the old text, and those that asked about it, go as
+    for any edit.) Adding ``y = abs(x)`` to a ``construct`` is such an edit. False otherwise (the index may have
+    taken the summary: the caller then drops every context)."""
+    from ms_lint.analysis.summary import CALL_FIELDS, same_shape
+
+    before = index.known_graph()
+    if before is None or not same_shape(known, summary, CALL_FIELDS):
+        return False
+    graph, callers = list(before[0].items()), dict(before[1])
     index.update_file(key, raw, summary)
+    index.graph_functions()
+    after = index.known_graph()
+    return (after is not None and list(after[0].items()) == graph and after[1] == callers
+            and _self_calls(known) == _self_calls(summary))
+
+
+def _self_calls(summary) -> set:
+    """The calls of ``self.<something>`` each method of the module makes."""
+    return {(method.qualname, call) for info in summary.classes.values() for method in info.methods.values()
+            for call in method.calls if call.startswith("self.")}
 
 
 def _follow_files(key: str) -> None:
