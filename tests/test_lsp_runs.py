@@ -93,7 +93,7 @@ def test_an_edit_inside_a_function_parses_only_its_run(monkeypatch, tmp_path):
     parsed = []
     real = runs_module.summarize_run
     monkeypatch.setattr(runs_module, "summarize_run", lambda tree, *a: parsed.append(tree) or real(tree, *a))
-    runs.summary(str(path), MODEL.encode())
+    first = runs.summary(str(path), MODEL.encode())
     assert len(parsed) == 4  # the imports and constant, Block, Net, helper
     parsed.clear()
     text = MODEL.replace("            x = self.block(x)\n", "            x = self.block(x)\n            y = abs(x)\n")
@@ -102,6 +102,9 @@ def test_an_edit_inside_a_function_parses_only_its_run(monkeypatch, tmp_path):
     assert same(found, summarize_file(str(path), text.encode()))
     assert found.functions["helper"].line == 28  # moved down by the line added above it
     assert "abs" in found.classes["Net"].methods["construct"].calls
+    # a run left in place is the same objects (``same_shape`` passes over them), a moved one is copied
+    assert found.classes["Block"] is first.classes["Block"]
+    assert found.functions["helper"] is not first.functions["helper"]
 
 
 def test_a_name_bound_in_two_runs_is_no_constant(tmp_path):

@@ -111,6 +111,8 @@ def same_shape(a: object, b: object, ignored: FrozenSet[str] = frozenset()) -> b
     definitions, and what only the screen reads: what the project index works out from them (names, Cells, graph
     closure, fingerprint recipes) is the same for both. An edit inside a function body that adds no call keeps
     the shape. ``ignored``: more fields to pass over (``CALL_FIELDS``)."""
+    if a is b:
+        return True  # the language server's summaries share the parts of the runs an edit left in place
     if type(a) is not type(b):
         return False
     if dataclasses.is_dataclass(a):
@@ -568,10 +570,11 @@ def summarize(tree: ast.Module, name: str, path: str, digest: str, package: Opti
 def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: str,
                     package: Optional[str], text: Optional[str] = None) -> ModuleSummary:
     """The summary of a module given as consecutive runs of its top-level statements (one tree when whole;
-    ``ms_lint.chunks`` for long modules), without the PyNative guard (``refuses_graph_mode``). ``text``: the
-    module's, when at hand (a text without ``jit`` or ``ms_function`` hands nothing to them)."""
+    ``ms_lint.chunks`` for long modules, each parsed at its own lines), without the PyNative guard
+    (``refuses_graph_mode``). ``text``: the module's, when at hand (a text without ``jit`` or ``ms_function``
+    hands nothing to them)."""
     jit_words = text is None or any(word in text for word in JIT_WORDS)
-    return join_runs(((summarize_run(tree, package, jit_words), 0) for tree in trees), name, path, digest)
+    return join_runs((summarize_run(tree, package, jit_words) for tree in trees), name, path, digest)
 
 
 @dataclass
@@ -593,15 +596,14 @@ def summarize_run(tree: ast.Module, package: Optional[str], jit_words: bool) -> 
     return RunSummary(part, visitor.bound_counts, visitor.jit_arguments)
 
 
-def join_runs(runs: Iterable[Tuple[RunSummary, int]], name: str, path: str, digest: str) -> ModuleSummary:
-    """The module's summary from its runs in order, each with the number of lines to add to its own (a run
-    parsed alone counts its first line as line 1): what one visitor reading every run in turn gives. The runs'
-    classes and functions are shared with the result when not moved."""
+def join_runs(runs: Iterable[RunSummary], name: str, path: str, digest: str) -> ModuleSummary:
+    """The module's summary from its runs in order, each at its lines in the module (``placed``): what one
+    visitor reading every run in turn gives. The runs' classes and functions are the result's."""
     summary = ModuleSummary(name=name, path=path, digest=digest)
     counts: Dict[str, int] = {}
     jit_arguments: Set[str] = set()
-    for run, shift in runs:
-        part = _moved(run.part, shift) if shift else run.part
+    for run in runs:
+        part = run.part
         for key, value in part.imports.items():
             summary.imports.setdefault(key, value)
         summary.star_imports.extend(part.star_imports)
@@ -626,11 +628,13 @@ def join_runs(runs: Iterable[Tuple[RunSummary, int]], name: str, path: str, dige
     return summary
 
 
-def _moved(part: ModuleSummary, shift: int) -> ModuleSummary:
-    """The parts of a run's summary that hold lines, ``shift`` lines further down (copies)."""
+def placed(run: RunSummary, shift: int) -> RunSummary:
+    """The run ``shift`` lines further down (a run parsed alone counts its first line as line 1): copies of the
+    parts that hold lines (classes, functions, definitions), the rest shared."""
     def function(info: FunctionSummary) -> FunctionSummary:
         return dataclasses.replace(info, line=info.line + shift)
 
+    part = run.part
     moved = dataclasses.replace(part)
     moved.classes = {key: dataclasses.replace(
         info, line=info.line + shift, methods={name: function(m) for name, m in info.methods.items()})
@@ -638,7 +642,7 @@ def _moved(part: ModuleSummary, shift: int) -> ModuleSummary:
     moved.functions = {key: function(info) for key, info in part.functions.items()}
     moved.definitions = [dataclasses.replace(d, line=d.line + shift, end_line=d.end_line + shift)
                          for d in part.definitions]
-    return moved
+    return RunSummary(moved, run.bound_counts, run.jit_arguments)
 
 
 def refuses_graph_mode(tree: ast.Module) -> bool:

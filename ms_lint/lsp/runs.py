@@ -23,7 +23,7 @@ from typing import Dict, Optional, Tuple
 
 from ms_lint.analysis.index import summarize_file
 from ms_lint.analysis.layout import digest_of, module_name_of
-from ms_lint.analysis.summary import ModuleSummary, RunSummary, join_runs, summarize_run
+from ms_lint.analysis.summary import ModuleSummary, RunSummary, join_runs, placed, summarize_run
 from ms_lint.chunks import chunk_bounds, runs
 from ms_lint.prefilter import JIT_WORDS
 
@@ -37,7 +37,10 @@ class DocumentRuns:
     chunk_lines = RUN_LINES
 
     def __init__(self) -> None:
-        self._summaries: Dict[str, RunSummary] = {}
+        # run text -> its summary parsed alone; (run text, first line) -> that summary at the line: a run that
+        # stays in place keeps the same objects, which ``summary.same_shape`` then passes over
+        self._parsed: Dict[str, RunSummary] = {}
+        self._placed: Dict[Tuple[str, int], RunSummary] = {}
         self._summarized_as: Optional[Tuple[Optional[str], bool]] = None  # (package, jit_words) of those
         # (run text, the ``__future__`` flags it was compiled with) -> the flags its code carries
         self.compiled: Dict[Tuple[str, int], int] = {}
@@ -53,23 +56,26 @@ class DocumentRuns:
             return summarize_file(path, raw)  # one run, or the PyNative guard, which reads the whole tree
         name, package, _ = module_name_of(path)
         setting = (package, any(word in text for word in JIT_WORDS))
-        known = self._summaries if setting == self._summarized_as else {}
-        kept: Dict[str, RunSummary] = {}
-        parts = []
+        same = setting == self._summarized_as
+        parsed, at_lines = (self._parsed, self._placed) if same else ({}, {})
+        kept_parsed: Dict[str, RunSummary] = {}
+        kept_placed: Dict[Tuple[str, int], RunSummary] = {}
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 20000))  # as summarize_file
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for run, line in runs(text, bounds):
-                    part = kept.get(run) or known.get(run)
-                    if part is None:
-                        part = summarize_run(ast.parse(run, path), *setting)
-                    kept[run] = part
-                    parts.append((part, line - 1))
+                    alone = kept_parsed.get(run) or parsed.get(run)
+                    if alone is None:
+                        alone = summarize_run(ast.parse(run, path), *setting)
+                    kept_parsed[run] = alone
+                    key = (run, line)
+                    found = kept_placed.get(key) or at_lines.get(key)
+                    kept_placed[key] = found if found is not None else (placed(alone, line - 1) if line > 1 else alone)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return summarize_file(path, raw)  # a cut inside a string or a bracket, or a real error
         finally:
             sys.setrecursionlimit(limit)
-        self._summaries, self._summarized_as = kept, setting
-        return join_runs(parts, name, os.path.abspath(path), digest_of(raw))
+        self._parsed, self._placed, self._summarized_as = kept_parsed, kept_placed, setting
+        return join_runs(kept_placed.values(), name, os.path.abspath(path), digest_of(raw))
