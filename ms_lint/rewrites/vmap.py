@@ -23,6 +23,7 @@ of the body is not a shape the rewrite builds; the rule puts either in the findi
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -893,13 +894,36 @@ def _function_def(name: str, params: List[str], prefix: List[cst.BaseStatement],
 
 def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mapped], out_axis: Union[int, str]
                ) -> cst.Call:
+    """``vmap(function, in_axes=..., out_axes=...)(*mapped)``, written ``f(a, k=v)``. Built from nodes (the mapped
+    expressions are the loop's own), not by parsing the text: the language server builds every fix again at each
+    edit."""
     if len(mapped) == 1:
         in_axes = str(mapped[0].axis)
     else:
         in_axes = "(" + ", ".join(str(m.axis) for m in mapped) + ")"
-    args = ", ".join(code_of(m.expr) for m in mapped)
-    template = cst.parse_expression(f"{vmap_name}(__fn__, in_axes={in_axes}, out_axes={out_axis})({args})")
-    return template.visit(_ReplaceName("__fn__", function))
+    transform = cst.Call(_fixed_expression(vmap_name), [
+        cst.Arg(function, comma=_ARG_COMMA),
+        cst.Arg(_fixed_expression(in_axes), keyword=cst.Name("in_axes"), equal=_KEYWORD_EQUAL, comma=_ARG_COMMA),
+        cst.Arg(_fixed_expression(str(out_axis)), keyword=cst.Name("out_axes"), equal=_KEYWORD_EQUAL)])
+    last = len(mapped) - 1
+    return cst.Call(transform, [cst.Arg(m.expr, comma=_ARG_COMMA if number < last else cst.MaybeSentinel.DEFAULT)
+                                for number, m in enumerate(mapped)])
+
+
+_ARG_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+_KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                 whitespace_after=cst.SimpleWhitespace(""))
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_once(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def _fixed_expression(code: str) -> cst.BaseExpression:
+    """``code`` (a name as the module spells it, an axis) parsed: once per text, each caller getting its own copy
+    of the nodes."""
+    return _parsed_once(code).deep_clone()
 
 
 def _merged(flatten_name: str, vmap_call: cst.Call, axis: int) -> cst.Call:
