@@ -25,7 +25,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import all_params, call_name_args, suite_statements, target_names, walk_statements
+from ms_lint.cstutil import all_params, call_name_args, code_of, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, rebound_elsewhere, is_literal, literal_value
 from ms_lint.analysis.shapes import init_assignment, init_value
@@ -765,6 +765,8 @@ def hazard_message(name: str) -> str:
 
 def comments_inside(node: cst.CSTNode, own_leading: Sequence[cst.EmptyLine] = ()) -> List[cst.EmptyLine]:
     """Every comment inside ``node`` (except its own leading lines) as full-line comments, to keep them."""
+    if "#" not in code_of(node):
+        return []  # no comment is written without one; the code is a third of the visitor's cost, which rebuilds nodes
     collector = _Comments()
     run_visitor(node, collector)
     own = {id(line.comment) for line in own_leading if line.comment is not None}
