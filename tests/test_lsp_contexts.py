@@ -551,3 +551,23 @@ def test_a_new_call_keeps_the_other_modules_contexts_while_the_graph_stays(tmp_p
     edited = HELPED_BLOCKS.replace("        if step", f"        {line}\n        if step")
     assert _codes(checker.check(str(blocks), edited)) == [("MSL201", 7)] == _fresh_codes(blocks, edited)
     assert (project._CONTEXTS.get(slot) is net) is kept
+
+
+def test_a_new_call_in_a_module_the_index_read_lazily_drops_every_context(tmp_path):
+    """The index makes a module it read lazily (not one of its project's) a project module when an editor's buffer
+    replaces it, and names resolve anew: no context is kept then, whatever the edit, even one that leaves the
+    graph as it was (a helper module without graph code)."""
+    from ms_lint.analysis.index import ProjectIndex, summarize_file
+    from ms_lint.lsp.documents import _keeps_graph
+
+    package = _package(tmp_path, NET_BUFFER)
+    helpers = package / "helpers.py"
+    helpers.write_text("def scale(x):\n    return x * 2\n", encoding="utf-8")
+    edited = b"def scale(x):\n    y = abs(x)\n    return x * 2\n"
+    for lazily in (False, True):
+        index = ProjectIndex.for_files([str(package / "net.py")])
+        known = index.by_path[str(helpers)]
+        if lazily:
+            index.project_modules.discard(known.name)
+        index.graph_functions()
+        assert _keeps_graph(index, str(helpers), edited, known, summarize_file(str(helpers), edited)) is not lazily

@@ -330,12 +330,14 @@ def _keeps_graph(index, key: str, raw: bytes, known, summary) -> bool:
     keep what they worked out. Those fields are read by the graph closure, and, of the calls of
     ``self.<attribute>``, by ``ProjectView.construct_call_sites`` alone; every other question a context asked
     the index has the same answer. (The contexts built from the old text, and those that asked about it, go as
-    for any edit.) Adding ``y = abs(x)`` to a ``construct`` is such an edit. False otherwise (the index may have
-    taken the summary: the caller then drops every context)."""
+    for any edit.) Adding ``y = abs(x)`` to a ``construct`` is such an edit. Not for a module the index read
+    lazily (a root script's index holding a package module open in the editor): ``update_file`` makes it a project
+    module, which changes what names resolve to. False otherwise (the index may have taken the summary: the
+    caller then drops every context)."""
     from ms_lint.analysis.summary import CALL_FIELDS, same_shape
 
     before = index.known_graph()
-    if before is None or not same_shape(known, summary, CALL_FIELDS):
+    if before is None or known.name not in index.project_modules or not same_shape(known, summary, CALL_FIELDS):
         return False
     graph, callers = list(before[0].items()), dict(before[1])
     index.update_file(key, raw, summary)
