@@ -385,6 +385,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             from ms_lint.analysis.index import content_stamps
 
             filled = _fill_fingerprints(fingerprints, missing, project(), store, stamps, roots, salt)
+            project().cache.replaced.clear()  # only the carry compared them: the old summaries can go
             store.save(state, fingerprints, {**filled.outside, **content_stamps(project(), stamps)}, salt,
                        filled.recipes, stamps, filled.located)
             save_summaries(project())

@@ -482,3 +482,38 @@ def test_an_edit_writes_only_the_changed_summaries_until_the_delta_grows(tmp_pat
     store.save(entries)
     assert not os.path.exists(store.delta_file)
     assert SummaryStore(str(tmp_path)).load() == entries
+
+
+def test_a_file_summarized_again_frees_its_old_summary_and_only_it_is_saved(tmp_path):
+    """The store remembers what the whole set on disk holds by stamps, digest and module name, not by holding the
+    entries: the summary of an edited file's old bytes is freed once the run replaces it (a 55k-line module's is
+    14 MB), and an entry equal to the stored one is not written again."""
+    import gc
+    import weakref
+
+    from ms_lint.analysis.index import summarize_file
+
+    paths = []
+    for name in ["a"] + [f"b{i}" for i in range(24)]:  # one change in 25 entries goes to the delta
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"def {name}(x):\n    return x\n", encoding="utf-8")
+        paths.append(str(path))
+    store = SummaryStore(str(tmp_path))
+    store.save({path: (1, 2, summarize_file(path)) for path in paths})
+    loaded = SummaryStore(str(tmp_path))
+    entries = loaded.load()
+    old = weakref.ref(entries[paths[0]][2])
+    with open(paths[0], "w", encoding="utf-8") as handle:
+        handle.write("def a(x):\n    return x + 1\n")
+    entries[paths[0]] = (3, 4, summarize_file(paths[0]))
+    entries[paths[1]] = (1, 2, summarize_file(paths[1]))  # summarized again: the same bytes and stamps
+    gc.collect()
+    assert old() is None
+    written = os.stat(loaded.file).st_mtime_ns
+    loaded.save(entries)
+    assert os.stat(loaded.file).st_mtime_ns == written
+    import pickle
+
+    with open(loaded.delta_file, "rb") as handle:
+        assert list(pickle.load(handle)) == [paths[0]]
+    assert SummaryStore(str(tmp_path)).load()[paths[0]][2].digest == entries[paths[0]][2].digest
