@@ -155,3 +155,23 @@ def test_absolute_paths_need_no_current_folder_when_every_path_is_absolute(tree,
     paths = [str(tree / "pkg" / "a.py"), tree / "pkg" / "sub" / ".." / "a.py"]  # a PathLike too, as abspath took
     assert absolute_paths(paths) == [str(tree / "pkg" / "a.py")] * 2
     assert project_files([str(tree / "pkg" / "a.py")])[1] == [str(tree)]
+
+
+def test_a_namespace_folder_below_a_package_on_the_path_is_located_without_importing(tmp_path, monkeypatch):
+    """``pkg/sub/model.py`` with ``pkg/__init__.py`` but no ``pkg/sub/__init__.py``, ``pkg`` importable from
+    ``sys.path`` (``python -m ms_lint`` in that folder) and not imported: ``PathFinder`` looks the parent up in
+    ``sys.modules`` for a namespace portion and raised ``KeyError`` out of ``ms-lint check``."""
+    import sys
+
+    from ms_lint.analysis.layout import ModuleLocator
+
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "sub" / "model.py").write_text("def per_row(x):\n    return x\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "pkg", raising=False)
+    locator = ModuleLocator([str(tmp_path / "elsewhere")])
+    assert locator.installed("pkg.sub.model") == str(tmp_path / "pkg" / "sub" / "model.py")
+    assert locator.installed("pkg.sub.other") is None
+    assert locator.installed("pkg.sub") is None  # a folder, no file
+    assert "pkg" not in sys.modules

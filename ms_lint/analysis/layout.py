@@ -211,7 +211,10 @@ class ModuleLocator:
                 dotted = ".".join(parts[: depth + 1])
                 if dotted not in specs:
                     within = list(spec.submodule_search_locations)  # type: ignore[attr-defined]
-                    specs[dotted] = PathFinder.find_spec(dotted, within)
+                    try:
+                        specs[dotted] = PathFinder.find_spec(dotted, within)
+                    except KeyError:  # a namespace package below a package not imported: PathFinder asks
+                        specs[dotted] = _namespace_portion(parts[depth], within)  # sys.modules for the parent
                 spec = specs[dotted]
         except (ImportError, ValueError, OSError):
             return None
@@ -219,6 +222,20 @@ class ModuleLocator:
         if spec is None or not origin or not origin.endswith(".py"):
             return None
         return origin
+
+
+def _namespace_portion(name: str, within: List[str]):
+    """The spec ``PathFinder`` would give the namespace package ``name`` (a folder without ``__init__.py``, and no
+    module of that name) found in the folders ``within``: its folders of that name, no file. (``PathFinder``
+    itself reads the parent package's ``__path__`` from ``sys.modules``, and the parent is never imported here.)"""
+    from importlib.machinery import ModuleSpec
+
+    folders = [os.path.join(folder, name) for folder in within if os.path.isdir(os.path.join(folder, name))]
+    if not folders:
+        return None
+    spec = ModuleSpec(name, None, is_package=True)
+    spec.submodule_search_locations = folders
+    return spec
 
 
 def same_locations(located: Dict[str, Optional[str]], roots: List[str]) -> bool:

@@ -902,17 +902,28 @@ def _vmap_call(vmap_name: str, function: cst.BaseExpression, mapped: List[_Mappe
     else:
         in_axes = "(" + ", ".join(str(m.axis) for m in mapped) + ")"
     transform = cst.Call(_fixed_expression(vmap_name), [
-        cst.Arg(function, comma=_ARG_COMMA),
-        cst.Arg(_fixed_expression(in_axes), keyword=cst.Name("in_axes"), equal=_KEYWORD_EQUAL, comma=_ARG_COMMA),
-        cst.Arg(_fixed_expression(str(out_axis)), keyword=cst.Name("out_axes"), equal=_KEYWORD_EQUAL)])
+        cst.Arg(function, comma=_comma()),
+        cst.Arg(_fixed_expression(in_axes), keyword=cst.Name("in_axes"), equal=_keyword_equal(), comma=_comma()),
+        cst.Arg(_fixed_expression(str(out_axis)), keyword=cst.Name("out_axes"), equal=_keyword_equal())])
     last = len(mapped) - 1
-    return cst.Call(transform, [cst.Arg(m.expr, comma=_ARG_COMMA if number < last else cst.MaybeSentinel.DEFAULT)
-                                for number, m in enumerate(mapped)])
+    return cst.Call(transform, [
+        cst.Arg(_as_argument(m.expr), comma=_comma() if number < last else cst.MaybeSentinel.DEFAULT)
+        for number, m in enumerate(mapped)])
 
 
-_ARG_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-_KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                 whitespace_after=cst.SimpleWhitespace(""))
+def _comma() -> cst.Comma:
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _keyword_equal() -> cst.AssignEqual:
+    return cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _as_argument(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` as one argument among others: a bare generator or ``yield`` needs its own parentheses there."""
+    if isinstance(expr, (cst.GeneratorExp, cst.Yield)) and not expr.lpar:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
 
 
 @functools.lru_cache(maxsize=512)
