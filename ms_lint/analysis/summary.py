@@ -123,7 +123,7 @@ def same_shape(a: object, b: object, ignored: FrozenSet[str] = frozenset()) -> b
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(same_shape(x, y, ignored) for x, y in zip(a, b))  # type: ignore[arg-type]
     # ``{0} == {False}`` and ``0.0 == -0.0``, but the literals differ, and fingerprint recipes hash their repr
-    return a is b or (a == b and repr(a) == repr(b))
+    return a == b and repr(a) == repr(b)
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:

@@ -27,14 +27,12 @@ from ms_lint.analysis.summary import ModuleSummary, RunSummary, join_runs, place
 from ms_lint.chunks import chunk_bounds, runs
 from ms_lint.prefilter import JIT_WORDS
 
-# Cut wherever ``chunk_bounds`` may: each top-level definition its own run, as far as the text allows.
-RUN_LINES = 1
-
-
 class DocumentRuns:
     """One open document's runs, as its last text had them (only the last text's: an edit drops the others)."""
 
-    chunk_lines = RUN_LINES
+    # cut wherever ``chunk_bounds`` may: each top-level definition its own run, as far as the text allows (the
+    # summary here, the compile check in ``engine.compile_problem``)
+    chunk_lines = 1
 
     def __init__(self) -> None:
         # run text -> its summary parsed alone; (run text, first line) -> that summary at the line: a run that
@@ -51,7 +49,7 @@ class DocumentRuns:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             return None
-        bounds = chunk_bounds(text, RUN_LINES)
+        bounds = chunk_bounds(text, self.chunk_lines)
         if len(bounds) == 1 or ("get_context" in text and "PYNATIVE_MODE" in text):
             return summarize_file(path, raw)  # one run, or the PyNative guard, which reads the whole tree
         name, package, _ = module_name_of(path)
