@@ -56,7 +56,7 @@ class ModuleContext:
         self.config = config
         self.project = project  # ms_lint.analysis.project.ProjectView, or None for a file analysed alone
         self.imports = ImportTable(module, path)
-        self.scope = GraphScope(module, self.imports, config.graph_mode, project, known)
+        self.scope = GraphScope(module, self.imports, config.graph_mode, project, known, text)
         self.constants = ModuleConstants(module)
         self.attributes = ClassAttributes(self.scope, self.imports, self.constants, project)
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}

@@ -20,6 +20,9 @@ from ms_lint.names import ImportTable
 from ms_lint.walk import find, iter_with_ancestors
 
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}
+# What a call ``_find_roots`` reads (``JIT_NAMES``, ``mindspore.set_context``) must write, as its import or its name:
+# ``ImportTable.qualify`` gives those names only to code that spells them.
+_ROOT_CALL_WORDS = ("jit", "ms_function", "set_context")
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.prim_attr_register"}
 
 
@@ -125,7 +128,10 @@ class MappedSite:
 
 class GraphScope:
     def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None,
-                 known: Optional[TreeFacts] = None):
+                 known: Optional[TreeFacts] = None, text: Optional[str] = None):
+        """``text``: the module's text, when the caller has it: a module that never writes ``jit``,
+        ``ms_function`` or ``set_context`` has no call that makes a root or PyNative mode (``_find_roots``), and its
+        calls are walked only if someone asks for them (``calls``)."""
         self.module = module
         self.project = project  # ms_lint.analysis.project.ProjectView of this module, or None (file alone)
         self.imports = imports
@@ -140,12 +146,9 @@ class GraphScope:
         self.registered_types: Dict[cst.FunctionDef, List[Optional[str]]] = {}  # overload -> "Tensor", "Number"...
         # what this scope works out from trees alone (``known``: the editor's last scope of the same document)
         self.tree_facts = TreeFacts()
-        # every call, for the roots and the cache rules; every def and assignment target in a def (one walk)
-        # (kept by statement only for an editor's document, ``known`` given: a second list of every call of the
-        # module, which the command line would hold for nothing)
-        self.calls, self.local_binders = find_module_calls(
-            module, known.statement_calls if known is not None else None,
-            self.tree_facts.statement_calls if known is not None else None)
+        self._known = known
+        self._walked: Optional[Tuple[List[ModuleCall], List[cst.CSTNode]]] = None  # ``calls``, ``local_binders``
+        self._calls_make_roots = text is None or any(word in text for word in _ROOT_CALL_WORDS)
         # Facts the value model derives from one function's tree alone (``ms_lint.analysis.values``), kept here so
         # the several models of one function (one per argument-kind combination) share them.
         self.function_facts = self.tree_facts.function_facts
@@ -296,7 +299,7 @@ class GraphScope:
         return modes == {"pynative"}
 
     def _find_roots(self) -> None:
-        calls = self._all_calls()
+        calls = self._all_calls() if self._calls_make_roots else []
         constructs_compiled = self.graph_mode == "auto" and not self._pynative_only(calls) and not (
             self.project is not None and self.project.refuses_graph_mode())
         for func, owner in self.owner_of.items():
@@ -339,6 +342,25 @@ class GraphScope:
                     continue
                 root = why.startswith(("construct", "decorated", "passed"))
                 self._add(func, owner, why, root)
+
+    @property
+    def calls(self) -> List[ModuleCall]:
+        """Every call of the module, in the order a visitor meets them: for the roots and the cache rules."""
+        return self._walk()[0]
+
+    @property
+    def local_binders(self) -> List[cst.CSTNode]:
+        """Every def, and every assignment target inside a def (``ModuleContext.function_local_names``)."""
+        return self._walk()[1]
+
+    def _walk(self) -> Tuple[List[ModuleCall], List[cst.CSTNode]]:
+        """One walk of the whole module, on first use (kept by statement only for an editor's document, ``known``
+        given: a second list of every call of the module, which the command line would hold for nothing)."""
+        if self._walked is None:
+            known = self._known
+            self._walked = find_module_calls(self.module, known.statement_calls if known is not None else None,
+                                             self.tree_facts.statement_calls if known is not None else None)
+        return self._walked
 
     def _all_calls(self) -> List[Tuple[cst.Call, Optional[str]]]:
         """Every call with the class whose body holds it (None outside classes)."""

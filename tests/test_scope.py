@@ -121,3 +121,47 @@ def step(x):
 def test_cells_of_a_pynative_only_module_run_eagerly(setup, compiled):
     """PyNative mode and never GRAPH_MODE (or a mode that cannot be read): construct is not compiled here."""
     assert graph_names(PYNATIVE_CELL.replace("{setup}", setup)) == compiled
+
+
+def _fixture_and_test_sources():
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for path in sorted([*root.glob("fixtures/**/*.py"), *root.glob("tests/data/**/*.py")]):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            yield path.name, text, cst.parse_module(text)
+        except cst.ParserSyntaxError:
+            continue
+
+
+def _graph(scope):
+    return {(info.owner, info.node.name.value, info.reason, info.is_root) for info in scope.graph_functions()}
+
+
+def test_module_text_changes_no_graph_function():
+    """Given the text, a scope reads the module's calls for roots only where it writes ``jit``, ``ms_function`` or
+    ``set_context``; on every fixture the graph functions, their reasons and the calls are what they are
+    without the text."""
+    checked = 0
+    for _name, text, module in _fixture_and_test_sources():
+        imports = ImportTable(module)
+        for graph_mode in ("auto", "jit-only"):
+            with_text = GraphScope(module, imports, graph_mode, text=text)
+            without = GraphScope(module, imports, graph_mode)
+            assert _graph(with_text) == _graph(without)
+            assert [c.call for c in with_text.calls] == [c.call for c in without.calls]
+            assert with_text.local_binders == without.local_binders
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("code, walked", [
+    ("import mindspore.nn as nn\nclass Net(nn.Cell):\n    def construct(self, x):\n        return f(x)\n", False),
+    ("from mindspore import jit as J\ndef f(x):\n    return x\ng = J(f)\n", True),
+    ("import mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE)\n", True),
+])
+def test_calls_walked_only_when_a_call_can_make_a_root(code, walked):
+    module = cst.parse_module(code)
+    scope = GraphScope(module, ImportTable(module), text=code)
+    assert (scope._walked is not None) == walked
+    assert [c.call for c in scope.calls] == [c.call for c in GraphScope(module, ImportTable(module)).calls]
