@@ -146,7 +146,9 @@ class GraphScope:
         self.registered_types: Dict[cst.FunctionDef, List[Optional[str]]] = {}  # overload -> "Tensor", "Number"...
         # what this scope works out from trees alone (``known``: the editor's last scope of the same document)
         self.tree_facts = TreeFacts()
-        self._known = known
+        # the previous edit's calls by statement (an editor's document), until the walk has read them
+        self._known_calls = known.statement_calls if known is not None else None
+        self._for_editor = known is not None
         self._walked: Optional[Tuple[List[ModuleCall], List[cst.CSTNode]]] = None  # ``calls``, ``local_binders``
         self._calls_make_roots = text is None or any(word in text for word in _ROOT_CALL_WORDS)
         # Facts the value model derives from one function's tree alone (``ms_lint.analysis.values``), kept here so
@@ -357,9 +359,9 @@ class GraphScope:
         """One walk of the whole module, on first use (kept by statement only for an editor's document, ``known``
         given: a second list of every call of the module, which the command line would hold for nothing)."""
         if self._walked is None:
-            known = self._known
-            self._walked = find_module_calls(self.module, known.statement_calls if known is not None else None,
-                                             self.tree_facts.statement_calls if known is not None else None)
+            self._walked = find_module_calls(self.module, self._known_calls,
+                                             self.tree_facts.statement_calls if self._for_editor else None)
+            self._known_calls = None
         return self._walked
 
     def _all_calls(self) -> List[Tuple[cst.Call, Optional[str]]]:
