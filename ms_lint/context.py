@@ -66,16 +66,12 @@ class ModuleContext:
         self._returning: Set[cst.FunctionDef] = set()
         self._elements: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[Kind, ...]]] = {}
         self._local_names: Optional[Set[str]] = None
-        self._calls: Dict[cst.FunctionDef, List[cst.Call]] = {}
         self._class_kinds: Dict[Optional[str], ExpressionKinds] = {}
 
     def calls_in(self, func: cst.FunctionDef) -> List[cst.Call]:
         """Every call in ``func``'s body, in visit order (nested functions included; asked for each sub-cell and
-        helper whose call sites the function may hold, so walked once)."""
-        found = self._calls.get(func)
-        if found is None:
-            found = self._calls[func] = find(func.body, cst.Call)
-        return found
+        helper whose call sites the function may hold, so walked once: ``GraphScope.calls_in``)."""
+        return self.scope.calls_in(func)
 
     # -- the value model ----------------------------------------------------------------------------
     def values(self, func: cst.FunctionDef) -> FunctionValues:

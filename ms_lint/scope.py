@@ -67,12 +67,14 @@ StatementCalls = Tuple[List[Tuple[cst.Call, Optional[cst.SimpleStatementLine], O
 
 class TreeFacts:
     """What a scope works out from the trees of a module alone, by node: the value model's facts of each function
-    (``values._FunctionFacts``) and the calls and binders of each top-level statement. Nodes are immutable, so the
-    editor's incremental parser, which keeps the nodes of the statements an edit left alone, hands a document's
-    last ``TreeFacts`` to its next scope (``GraphScope(known=...)``)."""
+    (``values._FunctionFacts``), the calls in each graph function's body, and the calls and binders of each
+    top-level statement. Nodes are immutable, so the editor's incremental parser, which keeps the nodes of the
+    statements an edit left alone, hands a document's last ``TreeFacts`` to its next scope
+    (``GraphScope(known=...)``)."""
 
     def __init__(self) -> None:
         self.function_facts: Dict[cst.FunctionDef, object] = {}
+        self.function_calls: Dict[cst.FunctionDef, List[cst.Call]] = {}
         self.statement_calls: Dict[cst.BaseStatement, StatementCalls] = {}
 
 
@@ -158,6 +160,8 @@ class GraphScope:
         if known is not None:  # the functions the edit left alone (same nodes) keep theirs
             self.function_facts.update(
                 (func, facts) for func, facts in known.function_facts.items() if func in self.owner_of)
+            self.tree_facts.function_calls.update(
+                (func, calls) for func, calls in known.function_calls.items() if func in self.owner_of)
         self._collect_overloads()
         self._mark_cells()
         self._find_roots()
@@ -399,7 +403,7 @@ class GraphScope:
         while pending:
             caller = pending.pop()
             owner = self.functions[caller].owner
-            for call in find(caller.body, cst.Call):
+            for call in self.calls_in(caller):
                 target = self.resolve_callable(call.func, owner)
                 if target is not None:
                     callee, bound = target
@@ -424,6 +428,13 @@ class GraphScope:
         pending.append(callee)
 
     # -- queries ---------------------------------------------------------------------------------------
+    def calls_in(self, func: cst.FunctionDef) -> List[cst.Call]:
+        """Every call in ``func``'s body, in visit order (nested functions included), walked once per tree."""
+        found = self.tree_facts.function_calls.get(func)
+        if found is None:
+            found = self.tree_facts.function_calls[func] = find(func.body, cst.Call)
+        return found
+
     def function_named(self, qualname: str) -> Optional[cst.FunctionDef]:
         """A module function (``helper``) or method (``Class.method``) by the index's qualified name."""
         owner, _, name = qualname.rpartition(".")
