@@ -463,18 +463,25 @@ def test_an_edit_keeps_what_the_scope_read_from_the_statements_it_left_alone(tmp
     real_walk = scope._statement_calls
     monkeypatch.setattr(scope, "_statement_calls", lambda stmt: walked.append(
         getattr(getattr(stmt, "name", None), "value", "")) or real_walk(stmt))
+    bodies = []  # the graph functions' bodies walked for their calls (``GraphScope.calls_in``)
+    real_find = scope.find
+    monkeypatch.setattr(scope, "find", lambda root, types, *rest: (
+        bodies.append(root) if types is scope.cst.Call else None) or real_find(root, types, *rest))
     (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n", encoding="utf-8")
     path = tmp_path / "model.py"
     path.write_text(TWO_CELLS, encoding="utf-8")
     checker = Checker()
     first = checker.check(str(path), TWO_CELLS)
     assert [f.code for f in first.findings] == ["MSL101", "MSL201"] and built.count("construct") == 2
+    assert len(bodies) == 2  # each ``construct``'s calls, walked once for the closure and the call sites
     built.clear()
     walked.clear()
+    bodies.clear()
     edited = TWO_CELLS.replace("x = x * 2", "x = x * 3")
     second = checker.check(str(path), edited)
     assert built == ["construct"]  # ``Second.construct`` only: ``First``'s statement was not parsed again
     assert walked == ["Second"]  # nor walked for its calls: the imports and ``First`` keep theirs
+    assert len(bodies) == 1  # nor ``First.construct``'s body for its calls
     alone = analyze_source(source_of(str(path), edited), Config(root=str(tmp_path)), str(path))
     assert [f.to_json() for f in second.findings] == [f.to_json() for f in alone.findings]
 
