@@ -123,13 +123,13 @@ def test_cells_of_a_pynative_only_module_run_eagerly(setup, compiled):
     assert graph_names(PYNATIVE_CELL.replace("{setup}", setup)) == compiled
 
 
-def _fixture_and_test_sources():
+def _fixture_sources():
     import pathlib
     root = pathlib.Path(__file__).resolve().parent.parent
-    for path in sorted([*root.glob("fixtures/**/*.py"), *root.glob("tests/data/**/*.py")]):
+    for path in sorted(root.glob("fixtures/**/*.py")):
         text = path.read_text(encoding="utf-8", errors="replace")
         try:
-            yield path.name, text, cst.parse_module(text)
+            yield text, cst.parse_module(text)
         except cst.ParserSyntaxError:
             continue
 
@@ -143,7 +143,7 @@ def test_module_text_changes_no_graph_function():
     ``set_context``; on every fixture the graph functions, their reasons and the calls are what they are
     without the text."""
     checked = 0
-    for _name, text, module in _fixture_and_test_sources():
+    for text, module in _fixture_sources():
         imports = ImportTable(module)
         for graph_mode in ("auto", "jit-only"):
             with_text = GraphScope(module, imports, graph_mode, text=text)
