@@ -23,6 +23,7 @@ from libcst.metadata import CodeRange
 
 from ms_lint.analysis import screen
 from ms_lint.analysis.config_files import ConfigRead, reading_recorded
+from ms_lint.analysis.dataflow import forget_reads
 from ms_lint.analysis.index import ProjectIndex, index_for
 from ms_lint.analysis.layout import digest_of
 from ms_lint.analysis.project import ProjectView
@@ -146,6 +147,8 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
             return result
     if not parses:
         return result  # no rule can fire, or no graph function holds what the firing rules hook: nothing to say
+    if trees is None:
+        forget_reads()  # the memo keeps nodes alive: another file's are of no use here (the editor keeps its own)
     # parsed already for another file's cross-module question (the editor server keeps its own trees)
     context = project.own_context(text) if trees is None else None
     if context is not None:

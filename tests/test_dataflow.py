@@ -64,3 +64,43 @@ def test_an_enclosing_loop_runs_its_body_again():
     assert live_after_first_loop(code, {"g", "d"}) == set()
     reading = code.replace("            d = 0\n", "            print(d)\n")
     assert live_after_first_loop(reading, {"g", "d"}) == {"d"}
+
+
+def _fresh_reads(node):
+    from ms_lint.analysis import dataflow
+    from ms_lint.walk import run_visitor
+
+    reader = dataflow._Reads()
+    run_visitor(node, reader)
+    return reader.names
+
+
+def test_read_names_memo_gives_what_a_fresh_walk_gives(monkeypatch):
+    """``read_name_nodes`` remembers its answers by node (nodes are immutable): on every statement and expression
+    of every fixture, asked twice in a row and after the memo has dropped older entries, it gives the names a
+    fresh walk gives, in order, as a new list each time."""
+    import pathlib
+
+    from ms_lint.analysis import dataflow
+    from ms_lint.walk import iter_nodes
+
+    monkeypatch.setattr(dataflow, "READS_KEPT", 64)  # small: entries are dropped and asked about again
+    dataflow.forget_reads()
+    root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+    asked = 0
+    for path in sorted(root.rglob("*.py")):
+        try:
+            module = cst.parse_module(path.read_text(encoding="utf-8"))
+        except cst.ParserSyntaxError:
+            continue
+        nodes = list(iter_nodes(module, (cst.BaseStatement, cst.BaseExpression)))
+        for _ in range(2):
+            for node in nodes:
+                got = dataflow.read_name_nodes(node)
+                assert got == _fresh_reads(node) and all(a is b for a, b in zip(got, _fresh_reads(node)))
+                got.append(None)  # the caller's list: the memo's answer stays as it was
+                assert len(dataflow.read_name_nodes(node)) == len(got) - 1
+                asked += 1
+        assert len(dataflow._READS) <= 64
+    dataflow.forget_reads()
+    assert asked > 10_000 and not dataflow._READS

@@ -5,7 +5,8 @@ Everything here answers conservatively: when it cannot tell, a name counts as re
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -123,10 +124,30 @@ def parameters_of(params: cst.Parameters) -> List[cst.Param]:
     return out
 
 
+# The names each node reads, for the nodes asked about most recently: a fact of the node's tree alone (nodes are
+# immutable), asked again by several rules and rewrites of one check and, in the editor, by the next edit's check of
+# the functions the edit left alone (``lsp.incremental`` keeps their nodes). Bounded: each entry keeps its node alive.
+_READS: "OrderedDict[cst.CSTNode, Tuple[cst.Name, ...]]" = OrderedDict()
+READS_KEPT = 4096
+
+
 def read_name_nodes(node: cst.CSTNode) -> List[cst.Name]:
-    reader = _Reads()
-    run_visitor(node, reader)
-    return reader.names
+    """The ``Name`` nodes ``node`` reads, in visit order (a new list: the caller may change it)."""
+    found = _READS.get(node)
+    if found is None:
+        reader = _Reads()
+        run_visitor(node, reader)
+        found = _READS[node] = tuple(reader.names)
+        if len(_READS) > READS_KEPT:
+            _READS.popitem(last=False)
+    else:
+        _READS.move_to_end(node)
+    return list(found)
+
+
+def forget_reads() -> None:
+    """Let go of the nodes the memo of ``read_name_nodes`` keeps (a check of another file needs none of them)."""
+    _READS.clear()
 
 
 def read_names(node: cst.CSTNode) -> Set[str]:
