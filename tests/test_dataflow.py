@@ -79,12 +79,14 @@ def test_read_names_memo_gives_what_a_fresh_walk_gives(monkeypatch):
     """``read_name_nodes`` remembers its answers by node (nodes are immutable): on every statement and expression
     of every fixture, asked twice in a row and after the memo has dropped older entries, it gives the names a
     fresh walk gives, in order, as a new list each time."""
+    import functools
     import pathlib
 
     from ms_lint.analysis import dataflow
     from ms_lint.walk import iter_nodes
 
-    monkeypatch.setattr(dataflow, "READS_KEPT", 64)  # small: entries are dropped and asked about again
+    # a small memo: entries are dropped and asked about again
+    monkeypatch.setattr(dataflow, "_names_read", functools.lru_cache(maxsize=64)(dataflow._names_read.__wrapped__))
     dataflow.forget_reads()
     root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
     asked = 0
@@ -101,6 +103,6 @@ def test_read_names_memo_gives_what_a_fresh_walk_gives(monkeypatch):
                 got.append(None)  # the caller's list: the memo's answer stays as it was
                 assert len(dataflow.read_name_nodes(node)) == len(got) - 1
                 asked += 1
-        assert len(dataflow._READS) <= 64
+        assert dataflow._names_read.cache_info().currsize <= 64
     dataflow.forget_reads()
-    assert asked > 10_000 and not dataflow._READS
+    assert asked > 10_000 and dataflow._names_read.cache_info().currsize == 0

@@ -5,7 +5,7 @@ Everything here answers conservatively: when it cannot tell, a name counts as re
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+import functools
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -124,30 +124,24 @@ def parameters_of(params: cst.Parameters) -> List[cst.Param]:
     return out
 
 
-# The names each node reads, for the nodes asked about most recently: a fact of the node's tree alone (nodes are
-# immutable), asked again by several rules and rewrites of one check and, in the editor, by the next edit's check of
-# the functions the edit left alone (``lsp.incremental`` keeps their nodes). Bounded: each entry keeps its node alive.
-_READS: "OrderedDict[cst.CSTNode, Tuple[cst.Name, ...]]" = OrderedDict()
-READS_KEPT = 4096
-
-
 def read_name_nodes(node: cst.CSTNode) -> List[cst.Name]:
     """The ``Name`` nodes ``node`` reads, in visit order (a new list: the caller may change it)."""
-    found = _READS.get(node)
-    if found is None:
-        reader = _Reads()
-        run_visitor(node, reader)
-        found = _READS[node] = tuple(reader.names)
-        if len(_READS) > READS_KEPT:
-            _READS.popitem(last=False)
-    else:
-        _READS.move_to_end(node)
-    return list(found)
+    return list(_names_read(node))
+
+
+# A fact of the node's tree alone (nodes are immutable, hashed by identity), asked again by several rules and
+# rewrites of one check and, in the editor, by the next edit's check of the functions the edit left alone
+# (``lsp.incremental`` keeps their nodes). Bounded: each entry keeps its node alive.
+@functools.lru_cache(maxsize=4096)
+def _names_read(node: cst.CSTNode) -> Tuple[cst.Name, ...]:
+    reader = _Reads()
+    run_visitor(node, reader)
+    return tuple(reader.names)
 
 
 def forget_reads() -> None:
     """Let go of the nodes the memo of ``read_name_nodes`` keeps (a check of another file needs none of them)."""
-    _READS.clear()
+    _names_read.cache_clear()
 
 
 def read_names(node: cst.CSTNode) -> Set[str]:
