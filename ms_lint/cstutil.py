@@ -111,7 +111,7 @@ def child_blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
     if not _IS_COMPOUND[type(stmt)]:
         return blocks
     body = getattr(stmt, "body", None)
-    if isinstance(body, cst.BaseSuite):
+    if type(body) is cst.IndentedBlock or type(body) is cst.SimpleStatementSuite:  # libcst's two ``BaseSuite``s
         blocks.append(body)
     orelse = getattr(stmt, "orelse", None)
     while orelse is not None:
@@ -187,7 +187,7 @@ def small_statements(stmt: cst.BaseStatement) -> Sequence[cst.BaseSmallStatement
 
 def is_self_attr(expr: cst.BaseExpression, attr: Optional[str] = None) -> bool:
     """``self.<attr>`` (any attribute of ``self`` when ``attr`` is None)."""
-    return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+    return (type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self"
             and (attr is None or expr.attr.value == attr))
 
 
@@ -226,13 +226,14 @@ def cut(text: str, limit: int = 40) -> str:
 
 def target_names(target: cst.BaseExpression, include_starred: bool = False) -> List[str]:
     """Names bound by an assignment or loop target (``a``, ``a, (b, c)``; ``*rest`` with include_starred)."""
-    if isinstance(target, cst.Name):
+    kind = type(target)  # libcst's node classes are final: ``type(x) is`` spares ``isinstance``'s ABC machinery
+    if kind is cst.Name:
         return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if kind is cst.Tuple or kind is cst.List:
         names: List[str] = []
         for element in target.elements:
             names.extend(target_names(element.value, include_starred))
         return names
-    if include_starred and isinstance(target, cst.StarredElement):
+    if include_starred and kind is cst.StarredElement:
         return target_names(target.value, include_starred)
     return []

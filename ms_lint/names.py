@@ -18,9 +18,10 @@ from ms_lint.cstutil import small_statements, walk_statements
 
 def dotted(expr: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` as a string, or None when the expression is not a plain dotted name."""
-    if isinstance(expr, cst.Name):
+    kind = type(expr)  # libcst's node classes are final: ``type(x) is`` spares ``isinstance``'s ABC machinery
+    if kind is cst.Name:
         return expr.value
-    if isinstance(expr, cst.Attribute):
+    if kind is cst.Attribute:
         base = dotted(expr.value)
         return f"{base}.{expr.attr.value}" if base else None
     return None
@@ -137,5 +138,5 @@ def _import_nodes(body: Iterable[cst.BaseStatement]) -> Iterable[cst.CSTNode]:
     """All Import/ImportFrom nodes, at module level and nested in any block."""
     for stmt in walk_statements(body):
         for small in small_statements(stmt):
-            if isinstance(small, (cst.Import, cst.ImportFrom)):
+            if type(small) is cst.Import or type(small) is cst.ImportFrom:
                 yield small

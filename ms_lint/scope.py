@@ -177,27 +177,27 @@ class GraphScope:
 
     def _collect_in(self, body, prefix: str, in_function: bool) -> None:
         for stmt in body:
-            if isinstance(stmt, cst.FunctionDef):
+            kind = type(stmt)  # libcst's node classes are final: ``type(x) is`` spares the ABC machinery
+            if kind is cst.FunctionDef:
                 if not prefix:
                     self.module_functions[stmt.name.value] = stmt
                     self.owner_of[stmt] = None
                 self._collect_in(suite_statements(stmt.body), f"{prefix}{stmt.name.value}.<locals>.", True)
-            elif isinstance(stmt, cst.ClassDef):
+            elif kind is cst.ClassDef:
                 qualname = f"{prefix}{stmt.name.value}"
                 info = ClassInfo(node=stmt, base_names=[])
                 for base in stmt.bases:
                     if isinstance(base.value, cst.Name):
                         info.base_names.append(base.value.value)
                 for inner in suite_statements(stmt.body):
-                    if isinstance(inner, cst.FunctionDef):
+                    if type(inner) is cst.FunctionDef:
                         info.methods[inner.name.value] = inner
                         self.owner_of[inner] = qualname
                 self.classes.setdefault(qualname, info)
                 self._collect_in(suite_statements(stmt.body), f"{qualname}.", in_function)
                 for inner in info.methods.values():
                     self._collect_in(suite_statements(inner.body), f"{qualname}.{inner.name.value}.<locals>.", True)
-            elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While)) and not prefix:
-                continue  # definitions under module-level blocks: as before, not collected
+            # anything else (definitions under module-level ``if``/``try``/``with``/loops included): not collected
 
     def _collect_overloads(self) -> None:
         """``@op.register("Tensor", ...)`` on module functions, where ``op = ...MultitypeFuncGraph(...)``."""
@@ -380,11 +380,12 @@ class GraphScope:
 
     def resolve_callable(self, expr: cst.BaseExpression, owner: Optional[str]):
         """``f`` -> module function f; ``self.f`` -> method f of the owner class. Returns (def, bound)."""
-        if isinstance(expr, cst.Name) and expr.value in self.module_functions:
+        kind = type(expr)
+        if kind is cst.Name and expr.value in self.module_functions:
             return self.module_functions[expr.value], False
         if (
-            isinstance(expr, cst.Attribute)
-            and isinstance(expr.value, cst.Name)
+            kind is cst.Attribute
+            and type(expr.value) is cst.Name
             and expr.value.value == "self"
             and owner is not None
         ):

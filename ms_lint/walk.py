@@ -20,7 +20,7 @@ import dataclasses
 import inspect
 import re
 import weakref
-from typing import Callable, Dict, Iterator, List, Optional, Tuple, Type, TypeVar, Union
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type, TypeVar, Union
 
 import libcst as cst
 
@@ -160,6 +160,36 @@ def iter_nodes(root: cst.CSTNode, types: Union[Type[N], Tuple[type, ...]],
             extend(children)
 
 
+def replace_nodes(root: N, replacements: Mapping[cst.CSTNode, cst.CSTNode]) -> Tuple[N, Set[cst.CSTNode]]:
+    """``root`` with every node of ``replacements`` under it (``root`` included; found by identity, their own
+    insides not searched) put in place of it, and the nodes replaced. The tree a ``CSTTransformer`` whose
+    ``on_leave`` returns the replacement gives (``deep_equals``, the same code), but only the nodes above a
+    replaced one are rebuilt (``with_changes``): a transformer builds every node of ``root`` anew, which cost
+    the vmap rewrite a tenth of an editor's check. Replacements sit in code fields only (a loop, a call, a
+    subscript), which are the fields ``_child_fields`` lists."""
+    found: Set[cst.CSTNode] = set()
+
+    def rebuilt(node: cst.CSTNode) -> cst.CSTNode:
+        if node in replacements:
+            found.add(node)
+            return replacements[node]
+        changes: Dict[str, object] = {}
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            kind = type(value)
+            if _IS_NODE[kind]:
+                new = rebuilt(value)
+                if new is not value:
+                    changes[name] = new
+            elif kind is tuple or kind is list:
+                items = [rebuilt(item) if _IS_NODE[type(item)] else item for item in value]
+                if any(new is not old for new, old in zip(items, value)):
+                    changes[name] = kind(items)
+        return node.with_changes(**changes) if changes else node
+
+    return rebuilt(root), found  # type: ignore[return-value]
+
+
 def node_hooks(owner: type) -> List[Tuple[str, type]]:
     """(method name, libcst node class) of each ``visit_<Class>``/``leave_<Class>`` hook a class defines: what
     ``dispatch`` calls for a rule, and what the screen before parsing reads of it (``ms_lint.analysis.screen``)."""
@@ -178,22 +208,35 @@ def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[t
     ``root`` (``root`` included), recording each node's parent in ``parents``: what a ``CSTVisitor`` whose
     ``on_visit`` always returns True does, without rebuilding the tree. Hooks are looked up by exact class (libcst
     node classes are final), as ``CSTVisitor`` does with ``visit_<ClassName>``."""
-    no_hooks: Tuple[Callable, ...] = ()
-    stack: List[Tuple[cst.CSTNode, bool]] = [(root, False)]
-    pop, push = stack.pop, stack.append
+    stack: List[object] = [root]  # nodes to enter, and ``_Leaving`` marks for nodes with leave hooks
+    pop, push, extend, readers = stack.pop, stack.append, stack.extend, _CHILDREN
     while stack:
-        node, leaving = pop()
+        node = pop()
         kind = type(node)
-        if leaving:
-            for hook in leave.get(kind, no_hooks):
-                hook(node)
+        if kind is _Leaving:
+            for hook in leave[node.kind]:  # type: ignore[attr-defined]
+                hook(node.node)  # type: ignore[attr-defined]
             continue
-        for hook in enter.get(kind, no_hooks):
-            hook(node)
-        push((node, True))
-        for child in reversed(_CHILDREN[kind](node)):
+        hooks = enter.get(kind)
+        if hooks is not None:
+            for hook in hooks:
+                hook(node)
+        if kind in leave:
+            push(_Leaving(node, kind))
+        children = readers[kind](node)
+        for child in children:
             parents[child] = node
-            push((child, False))
+        children.reverse()  # pushed last-first, so entered in visit order
+        extend(children)
+
+
+class _Leaving:
+    """A node whose leave hooks run once its children are done (``dispatch``)."""
+
+    __slots__ = ("node", "kind")
+
+    def __init__(self, node: cst.CSTNode, kind: type):
+        self.node, self.kind = node, kind
 
 
 # Node classes that only fields ``_children`` skips can hold (whitespace, comments, punctuation, operators): a

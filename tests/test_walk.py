@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 
 from ms_lint.rules import all_rules
-from ms_lint.walk import dispatch, find, iter_with_ancestors, run_visitor, visitor_hooks
+from ms_lint.walk import dispatch, find, iter_with_ancestors, replace_nodes, run_visitor, visitor_hooks
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -280,3 +280,42 @@ def test_run_visitor_rejects_transformers_and_follows_overrides():
     run_visitor(module, fast)
     assert fast.events == by_libcst.events
     assert ("mine", id(find(module, cst.Name)[0])) in fast.events
+
+
+class _ReplaceByIdentity(cst.CSTTransformer):
+    """What ``replace_nodes`` stands for: libcst's own rebuild of the tree, a node swapped on leaving it."""
+
+    def __init__(self, replacements):
+        super().__init__()
+        self.replacements = replacements
+
+    def on_visit(self, node):
+        return node not in self.replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(original_node, updated_node)
+
+
+REPLACED_SOURCES = [(name, text) for name, text in SOURCES if not name.endswith(".py") or name.startswith("fixtures")]
+
+
+@pytest.mark.parametrize("name, text", REPLACED_SOURCES, ids=[name for name, _ in REPLACED_SOURCES])
+def test_replace_nodes_matches_a_transformer(name, text):
+    """Code nodes of every fixture (expressions by a name, statements by ``pass``), one at a time and with a
+    name inside them (which is then not searched), give the transformer's tree and code; a tree with nothing to
+    replace is returned as it is."""
+    module = cst.parse_module(text)
+    nodes = [node for node in find(module, (cst.BaseExpression, cst.BaseStatement))
+             if type(node) is not cst.StarredElement]  # an element, not an expression, where it stands
+    for number, node in enumerate(nodes[:: max(1, len(nodes) // 15)]):
+        new = cst.Name(f"replaced_{number}") if isinstance(node, cst.BaseExpression) else cst.SimpleStatementLine(
+            body=[cst.Pass()])
+        inner = [n for n in find(node, cst.Name) if n is not node][:1]
+        for replacements in ({node: new}, {node: new, **{n: cst.Name("inner") for n in inner}}):
+            expected = module.visit(_ReplaceByIdentity(replacements))
+            got, found = replace_nodes(module, replacements)
+            assert got.deep_equals(expected), (name, number)
+            assert got.code == expected.code
+            assert found == {node}
+    got, found = replace_nodes(module, {})
+    assert got is module and not found

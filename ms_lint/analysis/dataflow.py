@@ -6,7 +6,7 @@ Everything here answers conservatively: when it cannot tell, a name counts as re
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -139,9 +139,41 @@ def _names_read(node: cst.CSTNode) -> Tuple[cst.Name, ...]:
     return tuple(reader.names)
 
 
+class BodyBindings(NamedTuple):
+    """The statements of a function's body and of its blocks (nested ``def``s and classes not entered), in
+    source order, each with the names it binds (``written_names``); and the names bound more than once (by two
+    statements, or by an augmented assignment)."""
+
+    statements: Tuple[Tuple[cst.BaseStatement, FrozenSet[str]], ...]
+    rebound: FrozenSet[str]
+
+
+def body_bindings(func: cst.FunctionDef) -> BodyBindings:
+    """``BodyBindings`` of ``func``: read by every value model of the function (one per argument-kind combination)
+    and by the environments that read its ``self.<attr>`` writes."""
+    return _body_bindings(func)
+
+
+@functools.lru_cache(maxsize=2048)  # a fact of the tree alone, as ``_names_read``
+def _body_bindings(func: cst.FunctionDef) -> BodyBindings:
+    statements = tuple((stmt, frozenset(written_names(stmt)))
+                       for stmt in walk_statements(suite_statements(func.body), into_defs=False))
+    seen: Set[str] = set()
+    again: Set[str] = set()
+    for stmt, bound in statements:
+        for name in bound:
+            (again if name in seen else seen).add(name)
+        if type(stmt) is cst.SimpleStatementLine:  # ``x += 1`` rebinds x
+            again.update(n for small in stmt.body if type(small) is cst.AugAssign
+                         for n in target_names(small.target, include_starred=True))
+    return BodyBindings(statements, frozenset(again))
+
+
 def forget_reads() -> None:
-    """Let go of the nodes the memo of ``read_name_nodes`` keeps (a check of another file needs none of them)."""
+    """Let go of the nodes the memos of ``read_name_nodes`` and ``body_bindings`` keep (a check of another file
+    needs none of them)."""
     _names_read.cache_clear()
+    _body_bindings.cache_clear()
 
 
 def read_names(node: cst.CSTNode) -> Set[str]:
@@ -151,25 +183,28 @@ def read_names(node: cst.CSTNode) -> Set[str]:
 def written_names(stmt: cst.CSTNode) -> List[str]:
     """Names a simple statement (or a compound statement's header) binds."""
     names: List[str] = []
-    if isinstance(stmt, cst.SimpleStatementLine):
+    kind = type(stmt)  # libcst's node classes are final: ``type(x) is`` spares ``isinstance``'s ABC machinery
+    if kind is cst.SimpleStatementLine:
         for small in stmt.body:
-            if isinstance(small, cst.Assign):
+            small_kind = type(small)
+            if small_kind is cst.Assign:
                 for target in small.targets:
                     names.extend(target_names(target.target, include_starred=True))
-            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            elif small_kind is cst.AnnAssign or small_kind is cst.AugAssign:
                 names.extend(target_names(small.target, include_starred=True))
-            elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            elif ((small_kind is cst.Import or small_kind is cst.ImportFrom)
+                  and type(small.names) is not cst.ImportStar):
                 for alias in small.names:
                     local = alias.asname.name if alias.asname is not None else alias.name
                     if isinstance(local, cst.Name):
                         names.append(local.value)
                     elif isinstance(local, cst.Attribute):
                         names.append(_head(local))
-    elif isinstance(stmt, cst.For):
+    elif kind is cst.For:
         names.extend(target_names(stmt.target, include_starred=True))
-    elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+    elif kind is cst.FunctionDef or kind is cst.ClassDef:
         names.append(stmt.name.value)
-    elif isinstance(stmt, cst.With):
+    elif kind is cst.With:
         for item in stmt.items:
             if item.asname is not None:
                 names.extend(target_names(item.asname.name, include_starred=True))

@@ -34,7 +34,7 @@ def pseudo_name(name: str, key: str) -> str:
 
 def keyed_name(node: cst.BaseExpression, plain: Set[str]) -> Optional[str]:
     """The pseudo-name of ``d["key"]`` when ``d`` is a plain dict of the function, else None."""
-    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in plain:
+    if type(node) is cst.Subscript and type(node.value) is cst.Name and node.value.value in plain:
         key = constant_key(node)
         return pseudo_name(node.value.value, key) if key is not None else None
     return None

@@ -325,9 +325,9 @@ class ProjectView:
                 if caller is None:
                     return None
                 for call in context.calls_in(caller):
-                    func = call.func.value if isinstance(call.func, cst.Subscript) else call.func  # ``self.blocks[i]``
-                    if (isinstance(func, cst.Attribute) and func.attr.value == attr
-                            and isinstance(func.value, cst.Name) and func.value.value == "self"):
+                    func = call.func.value if type(call.func) is cst.Subscript else call.func  # ``self.blocks[i]``
+                    if (type(func) is cst.Attribute and func.attr.value == attr
+                            and type(func.value) is cst.Name and func.value.value == "self"):
                         sites.append((context, caller, call))
         return sites or None
 

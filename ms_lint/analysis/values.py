@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.dataflow import written_names
+from ms_lint.analysis.dataflow import body_bindings, written_names
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.analysis.frameworks import gives_tensors
@@ -265,7 +265,7 @@ def rebound_elsewhere(module: cst.Module) -> Set[str]:
     for stmt in walk_statements(module.body, into_defs=True):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, cst.Global):
+                if type(small) is cst.Global:
                     names.update(item.name.value for item in small.names)
     return names
 
@@ -617,7 +617,7 @@ class ExpressionKinds:
         func = expr.func
         qualified = self.imports.qualify(func)
         args = [self.kind(a.value) for a in expr.args]
-        if isinstance(func, cst.Name) and qualified is None and func.value in CONST_BUILTINS:
+        if type(func) is cst.Name and qualified is None and func.value in CONST_BUILTINS:
             if func.value in ("len", "isinstance", "range", "hasattr", "type", "issubclass", "callable"):
                 return Kind.CONST
             if func.value in ("tuple", "list") and args:
@@ -720,25 +720,26 @@ class ExpressionKinds:
     # -- constant folding ---------------------------------------------------------------------------
     def fold(self, expr: cst.BaseExpression) -> Optional[int]:
         """Integer value of an expression when statically known (literals, module constants, self.attr, + - * //)."""
-        if isinstance(expr, cst.Integer):
+        kind = type(expr)  # libcst's node classes are final: ``type(x) is`` spares ``isinstance``'s ABC machinery
+        if kind is cst.Integer:
             try:
                 return int(expr.value.replace("_", ""), 0)
             except ValueError:
                 return None
-        if isinstance(expr, cst.Name):
+        if kind is cst.Name:
             if expr.value in self.int_env:
                 return self.int_env[expr.value]
             if expr.value not in self.env:
                 value = self.constants.values.get(expr.value)
                 return value if isinstance(value, int) and not isinstance(value, bool) else None
             return None
-        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+        if (kind is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self"
                 and self.attributes is not None):
             return self.attributes.int_value(self.owner, expr.attr.value)
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        if kind is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             inner = self.fold(expr.expression)
             return -inner if inner is not None else None
-        if isinstance(expr, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             left, right = self.fold(expr.left), self.fold(expr.right)
             if left is None or right is None:
                 return None
@@ -792,8 +793,7 @@ class _InitEnv(ExpressionKinds):
     def _constructor_ints(self, attributes: ClassAttributes, class_name: str) -> None:
         """``__init__`` parameters with a literal int default are that int when the project builds the class with
         defaults (or with literals only: the largest); a parameter the method rebinds is left alone."""
-        rebound = {name for stmt in walk_statements(suite_statements(self.method.body), into_defs=False)
-                   for name in _names_bound_by(stmt)}
+        rebound = {name for _stmt, bound in body_bindings(self.method).statements for name in bound}
         for param in all_params(self.method, with_stars=False)[1:]:
             name = param.name.value
             if name in rebound or param.default is None or not isinstance(param.default, cst.Integer):
@@ -928,9 +928,9 @@ class FunctionValues(ExpressionKinds):
         ``HyperMap``/``Map`` applied to a tensor sequence (``self.hyper_map(self.add, grads, noise)``), and a
         sub-cell of this module whose ``construct`` returns one (``self.clip(grads, 1.0)``)."""
         func = call.func
-        if isinstance(func, cst.Call):
+        if type(func) is cst.Call:
             made = self.imports.qualify(func.func)
-        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        elif (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
               and self.attributes is not None):
             made = self.attributes.made_by(self.owner, func.attr.value)
         else:
@@ -1191,19 +1191,18 @@ def _bind_locals(model: ExpressionKinds, func: cst.FunctionDef) -> None:
     int_bindings: Dict[str, List[Optional[int]]] = {}
     fixed = dict(model.env)
     loop_indices: Set[str] = getattr(model, "loop_indices", set())
-    statements = list(walk_statements(suite_statements(func.body), into_defs=False))
-    rebound = _names_bound_more_than_once(statements)
+    statements, rebound = body_bindings(func)
     for _ in range(2):
         if sequence is not None:
             sequence.new_pass()
         bindings = {}
         int_bindings = {}
-        for stmt in statements:
+        for stmt, bound in statements:
             # What an in-module call returns counts only for names bound once: joined with a name's other
             # bindings it would make the name a Tensor everywhere (``for item in features`` over the list a
             # backbone returned, before ``features = self.pool(features)`` rebinds it). A use that sees only its
             # reaching bindings (ReachingBindings) may take it: those get a second evaluation with it.
-            model.returns_off = bool(rebound & _names_bound_by(stmt))
+            model.returns_off = bool(rebound & bound)
             for target, kind, value in _statement_bindings(model, stmt, loop_indices):
                 bindings.setdefault(target, []).append(kind)
                 int_bindings.setdefault(target, []).append(value)
@@ -1233,39 +1232,29 @@ def _names_bound_by(stmt: cst.BaseStatement) -> Set[str]:
     return set(written_names(stmt))
 
 
-def _names_bound_more_than_once(statements: List[cst.BaseStatement]) -> Set[str]:
-    seen: Set[str] = set()
-    again: Set[str] = set()
-    for stmt in statements:
-        for name in _names_bound_by(stmt):
-            (again if name in seen else seen).add(name)
-        if isinstance(stmt, cst.SimpleStatementLine):  # ``x += 1`` rebinds x
-            again.update(n for small in stmt.body if isinstance(small, cst.AugAssign)
-                         for n in target_names(small.target, include_starred=True))
-    return again
-
-
 def _statement_bindings(model: ExpressionKinds, stmt: cst.BaseStatement, loop_indices: Set[str]):
-    if isinstance(stmt, cst.SimpleStatementLine):
+    kind = type(stmt)  # libcst's node classes are final: ``type(x) is`` spares ``isinstance``'s ABC machinery
+    if kind is cst.SimpleStatementLine:
         for small in stmt.body:
-            if isinstance(small, cst.Assign):
+            small_kind = type(small)
+            if small_kind is cst.Assign:
                 for target in small.targets:
                     yield from _unpack(model, target.target, small.value)
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            elif small_kind is cst.AnnAssign and small.value is not None:
                 yield from _unpack(model, small.target, small.value)
-            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            elif small_kind is cst.AugAssign and type(small.target) is cst.Name:
                 combined = model._combine([model.kind(small.target), model.kind(small.value)])
                 yield small.target.value, combined, None
                 yield small.target.value, combined, None  # a rebinding: never a single folded value
-            elif isinstance(small, cst.AugAssign):
+            elif small_kind is cst.AugAssign:
                 keyed = keyed_name(small.target, model.plain_dicts)  # ``state["nfev"] += n``
                 if keyed is not None:
                     yield keyed, model._combine([model.kind(small.target), model.kind(small.value)]), None
-    elif isinstance(stmt, cst.For):
+    elif kind is cst.For:
         yield from _loop_target_bindings(model, stmt, loop_indices)
-    elif isinstance(stmt, cst.With):
+    elif kind is cst.With:
         for item in stmt.items:
-            if item.asname is not None and isinstance(item.asname.name, cst.Name):
+            if item.asname is not None and type(item.asname.name) is cst.Name:
                 yield item.asname.name.value, Kind.UNKNOWN, None
 
 
@@ -1274,22 +1263,23 @@ def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseE
     if keyed is not None:  # ``state["failed"] = ...``
         yield keyed, model.kind(value), None
         return
-    if isinstance(target, cst.Name) and target.value in model.plain_dicts:
+    is_name = type(target) is cst.Name  # libcst's node classes are final: ``type(x) is`` spares the ABC machinery
+    if is_name and target.value in model.plain_dicts:
         for key, item in (literal_items(value) or {}).items():  # ``state = {"failed": f, ...}``
             yield pseudo_name(target.value, key), model.kind(item), None
-    if isinstance(target, cst.Name):
-        if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
-                and isinstance(value.left, cst.Name) and value.left.value == target.value
+    if is_name:
+        if (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add
+                and type(value.left) is cst.Name and value.left.value == target.value
                 and model.kind(value.right) is Kind.TENSOR_SEQ):
             yield target.value, Kind.TENSOR_SEQ, None  # ``out = out + (g,)``: accumulating a tuple of tensors
             return
         yield target.value, model.kind(value), model.fold(value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) is cst.Tuple or type(target) is cst.List:
         value_kind = model.kind(value)
-        elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+        elements = value.elements if type(value) is cst.Tuple or type(value) is cst.List else None
         returned = (model.local_call_elements(value, len(target.elements))
-                    if isinstance(value, cst.Call) and isinstance(model, FunctionValues) else None)
-        if returned is not None and all(isinstance(e.value, cst.Name) for e in target.elements):
+                    if type(value) is cst.Call and isinstance(model, FunctionValues) else None)
+        if returned is not None and all(type(e.value) is cst.Name for e in target.elements):
             for element, kind in zip(target.elements, returned):  # ``rho, found = self._line_search(...)``
                 yield element.value.value, kind, None
             return
@@ -1297,7 +1287,7 @@ def _unpack(model: ExpressionKinds, target: cst.BaseExpression, value: cst.BaseE
             inner = element.value
             if elements is not None and len(elements) == len(target.elements):
                 yield from _unpack(model, inner, elements[index].value)
-            elif isinstance(inner, cst.Name):
+            elif type(inner) is cst.Name:
                 if value_kind is Kind.CONST:
                     kind = Kind.CONST
                 elif value_kind is Kind.TENSOR_SEQ:

@@ -1,4 +1,5 @@
-"""Code-building helpers the loop rewrites share: replacing one node, fresh names that clash with nothing.
+"""Code-building helpers the loop rewrites share: fresh names that clash with nothing (replacing nodes is
+``ms_lint.walk.replace_nodes``).
 
 The analysis the rewrites ask (reads and writes, shapes, effects) lives in ``ms_lint.analysis`` (``dataflow``,
 ``shapes``, ``effects``); this module only builds code.
@@ -8,21 +9,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-import libcst as cst
-
 from ms_lint.context import ModuleContext
-
-
-class ReplaceNode(cst.CSTTransformer):
-    """Replace one node, found by identity."""
-
-    def __init__(self, old: cst.CSTNode, new: cst.CSTNode):
-        super().__init__()
-        self.old, self.new = old, new
-
-    def on_leave(self, original_node, updated_node):
-        return self.new if original_node is self.old else updated_node
-
 
 
 # -- fresh names -------------------------------------------------------------------------------------------------

@@ -39,8 +39,9 @@ from ms_lint.analysis.dataflow import (
 )
 from ms_lint.analysis.effects import EffectChecker, calls_in
 from ms_lint.cstutil import code_of
-from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
+from ms_lint.rewrites.common_loops import fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.walk import replace_nodes
 
 # Calls that may change a carried value's shape (ForiLoop needs the same shape and type every step).
 SHAPE_CHANGING = {"concat", "cat", "stack", "expand_dims", "unsqueeze", "tile", "reshape", "pad", "broadcast_to",
@@ -181,7 +182,7 @@ class ForiLoopBuilder:
         targets = [name if name in carried or not reuse_underscore else "_" for name in state]
         call = f"{', '.join(targets)} = {fori}()({lower}, {upper}, {fn_name}, {init}, unroll=False)\n"
         replacement = cst.parse_statement(call).with_changes(leading_lines=loop.leading_lines)
-        new_top = top.visit(ReplaceNode(loop, replacement))
+        new_top = replace_nodes(top, {loop: replacement})[0]
         message = "run the loop with ops.ForiLoop(unroll=False): compiles once, runs slower per call"
         return Fix(UNSAFE, message, edits=((top, [definition, new_top]),), imports=imports)
 

@@ -40,10 +40,10 @@ from ms_lint.analysis.pieces import pieces_of
 from ms_lint.analysis.shapes import (
     ShapeRef, init_value, int_argument, primitive_of, same_batch_length,
 )
-from ms_lint.rewrites.common_loops import ReplaceNode, fresh_local, fresh_name
+from ms_lint.rewrites.common_loops import fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.analysis.vmap_compile import VmapCompileCheck
-from ms_lint.walk import find
+from ms_lint.walk import find, replace_nodes
 
 STACK_FUNCTIONS = {"mindspore.ops.stack": "axis", "mindspore.mint.stack": "dim"}
 STACK_PRIMITIVE = "mindspore.ops.Stack"
@@ -558,7 +558,7 @@ class VmapBuilder:
         vmap_call = _vmap_call(vmap_name, function_expr, mapped, axis)
         if flatten is not None:
             vmap_call, imports = _merged(flatten[0], vmap_call, axis), tuple(imports) + tuple(flatten[1])
-        new_stmt = stack_stmt.visit(ReplaceNode(call, vmap_call))
+        new_stmt = replace_nodes(stack_stmt, {call: vmap_call})[0]
         new_stmt = new_stmt.with_changes(leading_lines=moved_lines + list(stack_stmt.leading_lines))
         edits.append((stack_stmt, new_stmt))
         return Fix(SAFE, "map the body over the axis with vmap", edits=tuple(edits), imports=imports)
@@ -853,10 +853,14 @@ def _substitute(prefix: List[cst.BaseStatement], value: cst.BaseExpression, mapp
             else:
                 elements = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in rest]
                 replacements[sub] = cst.Subscript(value=cst.Name(entry.param), slice=elements)
-    transformer = _ReplaceMany(replacements)
-    new_prefix = [stmt.visit(transformer) for stmt in prefix]
-    new_value = value.visit(transformer)
-    if len(transformer.done) != len(replacements):
+    done: Set[cst.CSTNode] = set()
+    new_prefix = []
+    for stmt in prefix:
+        new_stmt, replaced = replace_nodes(stmt, replacements)
+        new_prefix.append(new_stmt)
+        done |= replaced
+    new_value, replaced = replace_nodes(value, replacements)
+    if len(done | replaced) != len(replacements):
         return None
     return new_prefix, new_value
 
@@ -943,22 +947,6 @@ def _merged(flatten_name: str, vmap_call: cst.Call, axis: int) -> cst.Call:
     element ``j`` at ``i * k + j``, where the concat puts it."""
     template = cst.parse_expression(f"{flatten_name}(__vmapped__, start_dim={axis}, end_dim={axis + 1})")
     return template.visit(_ReplaceName("__vmapped__", vmap_call))
-
-
-class _ReplaceMany(cst.CSTTransformer):
-    def __init__(self, replacements: Dict[cst.CSTNode, cst.BaseExpression]):
-        super().__init__()
-        self.replacements = replacements
-        self.done: Set[int] = set()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return node not in self.replacements  # a replaced slice's insides are dropped with it
-
-    def on_leave(self, original_node, updated_node):
-        if original_node in self.replacements:
-            self.done.add(id(original_node))
-            return self.replacements[original_node]
-        return updated_node
 
 
 class _ReplaceName(cst.CSTTransformer):
