@@ -5,7 +5,7 @@ import io
 import itertools
 import re
 import tokenize
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -14,7 +14,9 @@ from ms_lint.cstutil import bind_arguments, param_names, positional_params
 from ms_lint.diagnostics import ImportRequest
 from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope, TreeFacts
+from ms_lint.treememo import tree_memo
 from ms_lint.walk import find
+from ms_lint.analysis.dataflow import own_code_names
 from ms_lint.analysis.values import (
     ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind,
     root_param_kinds,
@@ -312,10 +314,7 @@ class ModuleContext:
         if self._local_names is None:
             names: Set[str] = set()
             for node in self.scope.local_binders:  # every def, and each assignment target inside one
-                if type(node) is cst.FunctionDef:
-                    names.update(param_names(node))
-                else:
-                    names.update(n.value for n in find(node, cst.Name))
+                names.update(_binder_names(node))
             self._local_names = names
         return self._local_names
 
@@ -325,6 +324,14 @@ class ModuleContext:
         if self._identifiers is None:
             self._identifiers = code_identifiers(self.text)
         return name in self._identifiers
+
+
+@tree_memo(maxsize=8192)
+def _binder_names(node: cst.CSTNode) -> FrozenSet[str]:
+    """A def's parameters; every name in an assignment target."""
+    if type(node) is cst.FunctionDef:
+        return frozenset(param_names(node))
+    return frozenset(n.value for n in find(node, cst.Name))
 
 
 def _kinds_passed(func: cst.FunctionDef, bound: bool, sites) -> Optional[Dict[str, List[Kind]]]:
@@ -347,10 +354,7 @@ def _reads_parameters(func: cst.FunctionDef, bound: bool) -> bool:
     name one of its named parameters? ``_get_cache_prim(cls)`` uses ``cls`` only in the functions it returns."""
     names = {param.name.value for param in positional_params(func, bound)}
     names.update(param.name.value for param in func.params.kwonly_params)  # ``gate(x, score=s)``
-    if not names:
-        return False
-    return any(name.value in names
-               for name in find(func.body, cst.Name, prune=(cst.FunctionDef, cst.ClassDef)))
+    return bool(names) and not names.isdisjoint(own_code_names(func))
 
 
 def _python_sequence(value: cst.BaseExpression) -> bool:

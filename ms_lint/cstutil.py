@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.chunks import chunk_bounds, runs
+from ms_lint.treememo import tree_memo
 
 
 def _not_validated(self) -> None:
@@ -207,6 +208,7 @@ def keyword_arg(call: cst.Call, name: str):
     return None
 
 
+@tree_memo(maxsize=4096)  # messages and rewrites quote the same nodes, at every edit in the editor
 def code_of(node: cst.CSTNode) -> str:
     """Source text of a node (normalised by libcst's code generator)."""
     return cst.Module(body=[]).code_for_node(node)

@@ -6,7 +6,7 @@ MindSpore's own source (``from ..cell import Cell``) resolves too.
 """
 from __future__ import annotations
 
-from typing import Collection, Dict, Iterable, Optional
+from typing import Collection, Dict, Optional, Tuple
 
 import libcst as cst
 
@@ -14,6 +14,7 @@ from ms_lint.analysis.layout import package_of
 from ms_lint.analysis.qualnames import CANONICAL_PREFIXES, canonical  # noqa: F401 (re-exported)
 from ms_lint.analysis.summary import resolve_relative
 from ms_lint.cstutil import small_statements, walk_statements
+from ms_lint.treememo import tree_memo
 
 
 def dotted(expr: cst.BaseExpression) -> Optional[str]:
@@ -52,8 +53,9 @@ class ImportTable:
         self.aliases: Dict[str, str] = {}
         self._qualified: Dict[str, Optional[str]] = {}
         self._package = module_package(path) if path else None
-        for node in _import_nodes(module.body):
-            self._add(node)
+        for top in module.body:
+            for node in _imports_in(top):
+                self._add(node)
         # Names bound by imports at the top of the module: the only aliases code anywhere in it may reuse.
         top = ImportTable.__new__(ImportTable)
         top.aliases, top._package = {}, self._package
@@ -134,9 +136,9 @@ class ImportTable:
         return best
 
 
-def _import_nodes(body: Iterable[cst.BaseStatement]) -> Iterable[cst.CSTNode]:
-    """All Import/ImportFrom nodes, at module level and nested in any block."""
-    for stmt in walk_statements(body):
-        for small in small_statements(stmt):
-            if type(small) is cst.Import or type(small) is cst.ImportFrom:
-                yield small
+@tree_memo(maxsize=4096)
+def _imports_in(top: cst.BaseStatement) -> Tuple[cst.CSTNode, ...]:
+    """The Import/ImportFrom nodes of a top-level statement and of every block nested in it, in source order
+    (an editor's edit leaves most top-level statements alone)."""
+    return tuple(small for stmt in walk_statements([top]) for small in small_statements(stmt)
+                 if type(small) is cst.Import or type(small) is cst.ImportFrom)

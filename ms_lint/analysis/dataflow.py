@@ -5,12 +5,12 @@ Everything here answers conservatively: when it cannot tell, a name counts as re
 """
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from ms_lint.cstutil import code_of, suite_statements, target_names, walk_statements
+from ms_lint.treememo import forget, tree_memo
 from ms_lint.walk import find, run_visitor
 
 if TYPE_CHECKING:  # the context asks this module (through the value model): no import at run time
@@ -129,10 +129,7 @@ def read_name_nodes(node: cst.CSTNode) -> List[cst.Name]:
     return list(_names_read(node))
 
 
-# A fact of the node's tree alone (nodes are immutable, hashed by identity), asked again by several rules and
-# rewrites of one check and, in the editor, by the next edit's check of the functions the edit left alone
-# (``lsp.incremental`` keeps their nodes). Bounded: each entry keeps its node alive.
-@functools.lru_cache(maxsize=4096)
+@tree_memo(maxsize=4096)  # asked by several rules and rewrites for the same nodes
 def _names_read(node: cst.CSTNode) -> Tuple[cst.Name, ...]:
     reader = _Reads()
     run_visitor(node, reader)
@@ -154,7 +151,7 @@ def body_bindings(func: cst.FunctionDef) -> BodyBindings:
     return _body_bindings(func)
 
 
-@functools.lru_cache(maxsize=2048)  # a fact of the tree alone, as ``_names_read``
+@tree_memo(maxsize=2048)
 def _body_bindings(func: cst.FunctionDef) -> BodyBindings:
     statements = tuple((stmt, frozenset(written_names(stmt)))
                        for stmt in walk_statements(suite_statements(func.body), into_defs=False))
@@ -170,10 +167,10 @@ def _body_bindings(func: cst.FunctionDef) -> BodyBindings:
 
 
 def forget_reads() -> None:
-    """Let go of the nodes the memos of ``read_name_nodes`` and ``body_bindings`` keep (a check of another file
+    """Let go of the nodes the memos of the trees' facts keep (``ms_lint.treememo``; a check of another file
     needs none of them)."""
     _names_read.cache_clear()
-    _body_bindings.cache_clear()
+    forget()
 
 
 def read_names(node: cst.CSTNode) -> Set[str]:
@@ -484,12 +481,24 @@ def declared_nonlocal(context: ModuleContext, node: cst.CSTNode, names: Iterable
         return False
     current = context.parent(node)
     while current is not None:
-        if isinstance(current, cst.FunctionDef):
-            for decl in find(current.body, (cst.Global, cst.Nonlocal)):
-                if any(item.name.value in wanted for item in decl.names):  # type: ignore[attr-defined]
-                    return True
+        if type(current) is cst.FunctionDef and wanted & _declared_names(current):
+            return True
         current = context.parent(current)
     return False
+
+
+@tree_memo(maxsize=1024)
+def _declared_names(func: cst.FunctionDef) -> FrozenSet[str]:
+    """The names ``global`` and ``nonlocal`` statements anywhere in the function's body declare."""
+    return frozenset(item.name.value for decl in find(func.body, (cst.Global, cst.Nonlocal))
+                     for item in decl.names)  # type: ignore[attr-defined]
+
+
+@tree_memo(maxsize=2048)
+def own_code_names(func: cst.FunctionDef) -> FrozenSet[str]:
+    """The names the function's own code writes (``Name`` nodes of its body outside nested functions and
+    classes, which have their own value models)."""
+    return frozenset(name.value for name in find(func.body, cst.Name, prune=(cst.FunctionDef, cst.ClassDef)))
 
 
 def contains_node(root: cst.CSTNode, target: cst.CSTNode) -> bool:

@@ -130,11 +130,11 @@ class ReachingBindings:
     def kind_at(self, use: cst.Name):
         """The join of the kinds of the bindings that reach this use; None when the name is not tracked here,
         or when a reaching binding has no kind yet (the caller then uses the function-wide join)."""
-        from ms_lint.analysis.values import join
-
         sites = self.sites.get(id(use))
         if sites is None:
             return None
+        from ms_lint.analysis.values import join  # (values imports this module)
+
         kinds: List[object] = []
         for site in sites:
             if site == ENTRY:

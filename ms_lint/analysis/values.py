@@ -12,7 +12,7 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Dict, Iterable, List, Optional, Protocol, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
@@ -26,6 +26,7 @@ from ms_lint.cstutil import (
 )
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
+from ms_lint.treememo import tree_memo
 from ms_lint.walk import find
 
 
@@ -239,9 +240,17 @@ def rebound_elsewhere(module: cst.Module) -> Set[str]:
     block at module level (``if FAST: STEPS = 2``), by ``+=``, a loop, an import or a def, or declared ``global``
     in a function (``def main(): global STEPS; STEPS = args.steps``). Such a name's value is not the literal."""
     names: Set[str] = set()
-    top_level = {id(stmt) for stmt in module.body}
-    for stmt in walk_statements(module.body, into_defs=False):
-        nested = id(stmt) not in top_level
+    for top in module.body:  # each top-level statement's part, kept across an editor's edits that leave it alone
+        names.update(_rebound_by(top))
+    return names
+
+
+@tree_memo(maxsize=4096)
+def _rebound_by(top: cst.BaseStatement) -> FrozenSet[str]:
+    """The names ``rebound_elsewhere`` counts for one top-level statement."""
+    names: Set[str] = set()
+    for stmt in walk_statements([top], into_defs=False):
+        nested = stmt is not top
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
@@ -262,12 +271,12 @@ def rebound_elsewhere(module: cst.Module) -> Set[str]:
             names.update(_names_bound_by(stmt))
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             names.add(stmt.name.value)
-    for stmt in walk_statements(module.body, into_defs=True):
+    for stmt in walk_statements([top], into_defs=True):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if type(small) is cst.Global:
                     names.update(item.name.value for item in small.names)
-    return names
+    return frozenset(names)
 
 
 class ClassAttributes:
@@ -489,6 +498,19 @@ class ClassAttributes:
         return None
 
 
+class _KindMethods(dict):
+    """Node class -> the ``_kind_<NodeClass>`` method of one ``ExpressionKinds`` class (None where it has none),
+    looked up once per node class (``kind`` runs for every expression a model reads)."""
+
+    def __init__(self, owner: type):
+        super().__init__()
+        self.owner = owner
+
+    def __missing__(self, node_class: type):
+        found = self[node_class] = getattr(self.owner, "_kind_" + node_class.__name__, None)
+        return found
+
+
 class ExpressionKinds:
     """Classifies expressions given an environment of local names. Subclassed per kind of function."""
 
@@ -505,8 +527,12 @@ class ExpressionKinds:
 
     # -- classification ----------------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Kind:
-        method = getattr(self, "_kind_" + type(expr).__name__, None)
-        return method(expr) if method else Kind.UNKNOWN
+        method = self._kind_methods[type(expr)]  # this class's ``_kind_<NodeClass>``, or None
+        return method(self, expr) if method is not None else Kind.UNKNOWN
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._kind_methods = _KindMethods(cls)
 
     def _kind_Integer(self, expr): return Kind.CONST
     _kind_Float = _kind_Imaginary = _kind_SimpleString = _kind_ConcatenatedString = _kind_FormattedString = _kind_Integer
@@ -755,21 +781,28 @@ class ExpressionKinds:
         return None
 
 
-def self_assignments(method: cst.FunctionDef):
-    """(attribute, value) of every ``self.<attribute> = value`` statement of the method, in source order."""
+ExpressionKinds._kind_methods = _KindMethods(ExpressionKinds)  # its subclasses get theirs in __init_subclass__
+
+
+@tree_memo(maxsize=2048)
+def self_assignments(method: cst.FunctionDef) -> Tuple[Tuple[str, cst.BaseExpression], ...]:
+    """(attribute, value) of every ``self.<attribute> = value`` statement of the method, in source order (asked
+    again for each class whose chain holds the method)."""
+    found: List[Tuple[str, cst.BaseExpression]] = []
     for stmt in walk_statements(suite_statements(method.body), into_defs=False):
-        for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+        for small in (stmt.body if type(stmt) is cst.SimpleStatementLine else ()):
             targets: List[cst.BaseExpression] = []
             value = None
-            if isinstance(small, cst.Assign):
+            kind = type(small)
+            if kind is cst.Assign:
                 targets = [t.target for t in small.targets]
                 value = small.value
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            elif kind is cst.AnnAssign and small.value is not None:
                 targets, value = [small.target], small.value
             for target in targets:
-                if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                        and target.value.value == "self"):
-                    yield target.attr.value, value
+                if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self":
+                    found.append((target.attr.value, value))
+    return tuple(found)
 
 
 class _InitEnv(ExpressionKinds):

@@ -1,0 +1,46 @@
+"""The memos of trees' facts (``ms_lint.treememo``): each answers what its function computes afresh, asked once
+and again, and ``forget`` (through ``dataflow.forget_reads``, the command line's call) empties them all."""
+import pathlib
+
+import libcst as cst
+import pytest
+
+from ms_lint import context, cstutil, names, treememo
+from ms_lint.analysis import dataflow, values
+from ms_lint.walk import find
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
+
+# (memo, which nodes of a module it is asked about)
+MEMOS = [
+    (cstutil.code_of, lambda module: find(module, (cst.Call, cst.If, cst.For))),
+    (dataflow._body_bindings, lambda module: find(module, cst.FunctionDef)),
+    (dataflow._declared_names, lambda module: find(module, cst.FunctionDef)),
+    (dataflow.own_code_names, lambda module: find(module, cst.FunctionDef)),
+    (values.self_assignments, lambda module: find(module, cst.FunctionDef)),
+    (values._rebound_by, lambda module: list(module.body)),
+    (names._imports_in, lambda module: list(module.body)),
+    (context._binder_names, lambda module: find(module, (cst.FunctionDef, cst.AssignTarget))),
+]
+
+
+def test_every_memo_is_registered_and_forgotten():
+    for memo, _nodes in MEMOS:
+        assert memo in treememo._MEMOS
+    module = cst.parse_module("import os\ndef f(x):\n    global G\n    self.a = x\n    return g(x)\n")
+    for memo, nodes in MEMOS:
+        for node in nodes(module):
+            memo(node)
+    assert all(memo.cache_info().currsize > 0 for memo, _nodes in MEMOS)
+    dataflow.forget_reads()  # what the command line calls before each file
+    assert all(memo.cache_info().currsize == 0 for memo in treememo._MEMOS)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[str(p.relative_to(ROOT)) for p in FIXTURES])
+def test_memos_answer_as_the_functions_do(path):
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    for memo, nodes in MEMOS:
+        asked = nodes(module)
+        for node in asked + asked:  # the second time from the memo
+            assert memo(node) == memo.__wrapped__(node), (memo.__name__, path.name)
