@@ -1805,3 +1805,42 @@ def test_a_tuple_appended_per_step_is_still_refused():
     source = TUPLE_STEPS.replace("{rebuild}", "state = (h_t, c_t)").replace("outs.append(h_t)",
                                                                            "outs.append((h_t, c_t))")
     assert not fix(source, unsafe=True, select=["MSL101"]).changed
+
+
+@pytest.mark.parametrize("body", [
+    """
+    @ms.jit
+    def scaled_rows(x):
+        table = (1.0, 2.0, 3.0)
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.exp(x[i]) * table[0])
+        y = ops.stack(out)
+        table = ops.exp(y)
+        return table
+    """,
+    """
+    @ms.jit
+    def scaled_rows(x):
+        table = (1.0, 2.0, 3.0)
+        y = ops.stack([ops.exp(x[i]) * table[0] for i in range(x.shape[0])])
+        table = ops.exp(y)
+        return table
+    """,
+    """
+    @ms.jit
+    def summed_rows(x):
+        scale = (2.0, 3.0)
+        total = 0
+        for i in range(x.shape[0]):
+            total += ops.exp(x[i]) * scale[1]
+        scale = ops.exp(total)
+        return scale
+    """,
+], ids=["append", "comprehension", "sum"])
+def test_vmap_check_reads_kinds_joined_over_the_function(body):
+    """A name the mapped body indexes that the function later rebinds to a Tensor is a Tensor to the vmap check
+    (the join over the function), though a Python tuple where the loop runs: no fix, as always. The substituted
+    body shares the loop's nodes (``walk.replace_nodes``); the check reads a copy, so those nodes' reaching
+    bindings do not answer instead (an independent review found fixes offered here when it did not)."""
+    assert_flagged_without_fix(body)

@@ -239,8 +239,12 @@ class VmapBuilder:
         return False
 
     def _vmap_problem(self, stmts: Sequence[cst.CSTNode], params: Set[str]) -> Optional[str]:
-        """Why the body would not compile under vmap in MindSpore 2.10, or None (see :class:`VmapCompileCheck`)."""
-        self.refusal = VmapCompileCheck(self.context, self.values).check(stmts, set(params), self.owner, 0)
+        """Why the body would not compile under vmap in MindSpore 2.10, or None (see :class:`VmapCompileCheck`).
+        The check reads a copy: the substituted body shares the loop's own nodes (``replace_nodes``), through
+        which the value model would answer with the bindings that reach the loop, where the check has always
+        read (and was measured with) the kinds joined over the whole function."""
+        copies = [stmt.deep_clone() for stmt in stmts]
+        self.refusal = VmapCompileCheck(self.context, self.values).check(copies, set(params), self.owner, 0)
         return self.refusal
 
     def _element_source(self, iterable: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, int]]:
