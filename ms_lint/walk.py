@@ -166,7 +166,8 @@ def replace_nodes(root: N, replacements: Mapping[cst.CSTNode, cst.CSTNode]) -> T
     ``on_leave`` returns the replacement gives (``deep_equals``, the same code), but only the nodes above a
     replaced one are rebuilt (``with_changes``): a transformer builds every node of ``root`` anew, which cost
     the vmap rewrite a tenth of an editor's check. Replacements sit in code fields only (a loop, a call, a
-    subscript), which are the fields ``_child_fields`` lists."""
+    subscript), which are the fields ``_child_fields`` lists. The unchanged subtrees are ``root``'s own nodes:
+    what keys facts by node (the value model's reaching bindings) answers for them as for the originals."""
     found: Set[cst.CSTNode] = set()
 
     def rebuilt(node: cst.CSTNode) -> cst.CSTNode:
