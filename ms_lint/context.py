@@ -326,7 +326,7 @@ class ModuleContext:
         return name in self._identifiers
 
 
-@tree_memo(maxsize=8192)
+@tree_memo
 def _binder_names(node: cst.CSTNode) -> FrozenSet[str]:
     """A def's parameters; every name in an assignment target."""
     if type(node) is cst.FunctionDef:

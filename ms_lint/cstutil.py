@@ -208,7 +208,7 @@ def keyword_arg(call: cst.Call, name: str):
     return None
 
 
-@tree_memo(maxsize=4096)  # messages and rewrites quote the same nodes, at every edit in the editor
+@tree_memo  # messages and rewrites quote the same nodes, at every edit in the editor
 def code_of(node: cst.CSTNode) -> str:
     """Source text of a node (normalised by libcst's code generator)."""
     return cst.Module(body=[]).code_for_node(node)

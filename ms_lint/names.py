@@ -136,7 +136,7 @@ class ImportTable:
         return best
 
 
-@tree_memo(maxsize=4096)
+@tree_memo
 def _imports_in(top: cst.BaseStatement) -> Tuple[cst.CSTNode, ...]:
     """The Import/ImportFrom nodes of a top-level statement and of every block nested in it, in source order
     (an editor's edit leaves most top-level statements alone)."""

@@ -44,3 +44,37 @@ def test_memos_answer_as_the_functions_do(path):
         asked = nodes(module)
         for node in asked + asked:  # the second time from the memo
             assert memo(node) == memo.__wrapped__(node), (memo.__name__, path.name)
+
+
+def test_prune_keeps_what_the_last_two_generations_asked():
+    memo = treememo.TreeMemo(lambda node: object())  # not registered: the other memos are left alone
+    kept, dropped = cst.Name("kept"), cst.Name("dropped")
+    first = memo(kept)
+    memo(dropped)
+    memo.prune()
+    assert memo(kept) is first  # asked again in the next generation: moved to it
+    memo.prune()
+    assert memo.cache_info().currsize == 1  # ``dropped`` was not asked for a whole generation
+    assert memo(kept) is first
+
+
+def test_an_edited_document_does_not_pile_up_old_nodes(tmp_path):
+    """Each edit re-parses the statement it touched, whose old nodes the memos would keep alive: after the
+    editor's prune per check they hold what the last two checks asked, however many edits came before."""
+    from ms_lint.lsp.documents import Checker
+
+    path = tmp_path / "model.py"
+    text = (ROOT / "fixtures" / "lookalikes" / "bert_transformer.py").read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    bodies = [number + 1 for number, line in enumerate(lines) if line.strip().startswith("def construct")]
+    checker = Checker()
+    checker.check(str(path), text)
+    sizes = []
+    for edit in range(60):
+        edited = list(lines)
+        target = bodies[edit % len(bodies)]
+        edited[target] = edited[target] + " " * (1 + edit % 3)  # a space typed at the end of a construct line
+        checker.check(str(path), "\n".join(edited) + "\n")
+        sizes.append(sum(memo.cache_info().currsize for memo in treememo._MEMOS))
+    assert max(sizes[30:]) <= 1.2 * max(sizes[:10]), sizes

@@ -129,7 +129,7 @@ def read_name_nodes(node: cst.CSTNode) -> List[cst.Name]:
     return list(_names_read(node))
 
 
-@tree_memo(maxsize=4096)  # asked by several rules and rewrites for the same nodes
+@tree_memo  # asked by several rules and rewrites for the same nodes
 def _names_read(node: cst.CSTNode) -> Tuple[cst.Name, ...]:
     reader = _Reads()
     run_visitor(node, reader)
@@ -151,7 +151,7 @@ def body_bindings(func: cst.FunctionDef) -> BodyBindings:
     return _body_bindings(func)
 
 
-@tree_memo(maxsize=2048)
+@tree_memo
 def _body_bindings(func: cst.FunctionDef) -> BodyBindings:
     statements = tuple((stmt, frozenset(written_names(stmt)))
                        for stmt in walk_statements(suite_statements(func.body), into_defs=False))
@@ -487,14 +487,14 @@ def declared_nonlocal(context: ModuleContext, node: cst.CSTNode, names: Iterable
     return False
 
 
-@tree_memo(maxsize=1024)
+@tree_memo
 def _declared_names(func: cst.FunctionDef) -> FrozenSet[str]:
     """The names ``global`` and ``nonlocal`` statements anywhere in the function's body declare."""
     return frozenset(item.name.value for decl in find(func.body, (cst.Global, cst.Nonlocal))
                      for item in decl.names)  # type: ignore[attr-defined]
 
 
-@tree_memo(maxsize=2048)
+@tree_memo
 def own_code_names(func: cst.FunctionDef) -> FrozenSet[str]:
     """The names the function's own code writes (``Name`` nodes of its body outside nested functions and
     classes, which have their own value models)."""

@@ -245,7 +245,7 @@ def rebound_elsewhere(module: cst.Module) -> Set[str]:
     return names
 
 
-@tree_memo(maxsize=4096)
+@tree_memo
 def _rebound_by(top: cst.BaseStatement) -> FrozenSet[str]:
     """The names ``rebound_elsewhere`` counts for one top-level statement."""
     names: Set[str] = set()
@@ -784,7 +784,7 @@ class ExpressionKinds:
 ExpressionKinds._kind_methods = _KindMethods(ExpressionKinds)  # its subclasses get theirs in __init_subclass__
 
 
-@tree_memo(maxsize=2048)
+@tree_memo
 def self_assignments(method: cst.FunctionDef) -> Tuple[Tuple[str, cst.BaseExpression], ...]:
     """(attribute, value) of every ``self.<attribute> = value`` statement of the method, in source order (asked
     again for each class whose chain holds the method)."""

@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from ms_lint.config import Config, ConfigError, find_pyproject, load_config
 from ms_lint.diagnostics import Finding
 from ms_lint.lsp.incremental import IncrementalParser
+from ms_lint import treememo
 from ms_lint.source import SourceFile, UnreadableSource, decode_source
 
 
@@ -151,6 +152,7 @@ class Checker:
         except Exception as exc:  # an ms-lint bug must not stop the server: report it on the file
             result.findings = [unanalyzable(path, f"internal error ({type(exc).__name__}: {exc})")]
             result.source = None
+        treememo.prune()  # the facts of nodes this edit replaced go at the next check (ms_lint/treememo.py)
         self.results[key] = result
         return result
 
