@@ -17,6 +17,7 @@ import libcst as cst
 from ms_lint.analysis.qualnames import CELL_NAME, is_cell_base  # noqa: F401 (re-exported)
 from ms_lint.cstutil import call_name_args, is_staticmethod, suite_statements
 from ms_lint.names import ImportTable
+from ms_lint.treememo import tree_memo
 from ms_lint.walk import find, iter_with_ancestors
 
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function"}
@@ -67,14 +68,13 @@ StatementCalls = Tuple[List[Tuple[cst.Call, Optional[cst.SimpleStatementLine], O
 
 class TreeFacts:
     """What a scope works out from the trees of a module alone, by node: the value model's facts of each function
-    (``values._FunctionFacts``), the calls in each graph function's body, and the calls and binders of each
-    top-level statement. Nodes are immutable, so the editor's incremental parser, which keeps the nodes of the
-    statements an edit left alone, hands a document's last ``TreeFacts`` to its next scope
-    (``GraphScope(known=...)``)."""
+    (``values._FunctionFacts``) and the calls and binders of each top-level statement. Nodes are immutable, so
+    the editor's incremental parser, which keeps the nodes of the statements an edit left alone, hands a
+    document's last ``TreeFacts`` to its next scope (``GraphScope(known=...)``). (The calls in a function's body
+    are remembered by ``ms_lint.treememo`` instead, the newer way to keep such facts across edits.)"""
 
     def __init__(self) -> None:
         self.function_facts: Dict[cst.FunctionDef, object] = {}
-        self.function_calls: Dict[cst.FunctionDef, List[cst.Call]] = {}
         self.statement_calls: Dict[cst.BaseStatement, StatementCalls] = {}
 
 
@@ -128,6 +128,14 @@ class MappedSite:
     sequences: List[cst.BaseExpression]
 
 
+
+@tree_memo
+def _body_calls(func: cst.FunctionDef) -> List[cst.Call]:
+    """``GraphScope.calls_in``: asked for the closure and again for each call-site question (a list callers must
+    not change)."""
+    return find(func.body, cst.Call)
+
+
 class GraphScope:
     def __init__(self, module: cst.Module, imports: ImportTable, graph_mode: str = "auto", project=None,
                  known: Optional[TreeFacts] = None, text: Optional[str] = None):
@@ -160,8 +168,6 @@ class GraphScope:
         if known is not None:  # the functions the edit left alone (same nodes) keep theirs
             self.function_facts.update(
                 (func, facts) for func, facts in known.function_facts.items() if func in self.owner_of)
-            self.tree_facts.function_calls.update(
-                (func, calls) for func, calls in known.function_calls.items() if func in self.owner_of)
         self._collect_overloads()
         self._mark_cells()
         self._find_roots()
@@ -431,10 +437,7 @@ class GraphScope:
     # -- queries ---------------------------------------------------------------------------------------
     def calls_in(self, func: cst.FunctionDef) -> List[cst.Call]:
         """Every call in ``func``'s body, in visit order (nested functions included), walked once per tree."""
-        found = self.tree_facts.function_calls.get(func)
-        if found is None:
-            found = self.tree_facts.function_calls[func] = find(func.body, cst.Call)
-        return found
+        return _body_calls(func)
 
     def function_named(self, qualname: str) -> Optional[cst.FunctionDef]:
         """A module function (``helper``) or method (``Class.method``) by the index's qualified name."""

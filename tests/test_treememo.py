@@ -5,7 +5,7 @@ import pathlib
 import libcst as cst
 import pytest
 
-from ms_lint import context, cstutil, names, treememo
+from ms_lint import context, cstutil, names, scope, treememo
 from ms_lint.analysis import dataflow, values
 from ms_lint.walk import find
 
@@ -15,13 +15,14 @@ FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
 # (memo, which nodes of a module it is asked about)
 MEMOS = [
     (cstutil.code_of, lambda module: find(module, (cst.Call, cst.If, cst.For))),
-    (dataflow._body_bindings, lambda module: find(module, cst.FunctionDef)),
+    (dataflow.body_bindings, lambda module: find(module, cst.FunctionDef)),
     (dataflow._declared_names, lambda module: find(module, cst.FunctionDef)),
     (dataflow.own_code_names, lambda module: find(module, cst.FunctionDef)),
     (values.self_assignments, lambda module: find(module, cst.FunctionDef)),
     (values._rebound_by, lambda module: list(module.body)),
     (names._imports_in, lambda module: list(module.body)),
     (context._binder_names, lambda module: find(module, (cst.FunctionDef, cst.AssignTarget))),
+    (scope._body_calls, lambda module: find(module, cst.FunctionDef)),
 ]
 
 

@@ -145,14 +145,10 @@ class BodyBindings(NamedTuple):
     rebound: FrozenSet[str]
 
 
+@tree_memo
 def body_bindings(func: cst.FunctionDef) -> BodyBindings:
     """``BodyBindings`` of ``func``: read by every value model of the function (one per argument-kind combination)
     and by the environments that read its ``self.<attr>`` writes."""
-    return _body_bindings(func)
-
-
-@tree_memo
-def _body_bindings(func: cst.FunctionDef) -> BodyBindings:
     statements = tuple((stmt, frozenset(written_names(stmt)))
                        for stmt in walk_statements(suite_statements(func.body), into_defs=False))
     seen: Set[str] = set()
