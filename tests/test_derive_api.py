@@ -51,3 +51,20 @@ def test_the_shipped_data_lists_the_helpers_the_value_model_relies_on():
     assert "mindspore.numpy.utils_const._check_same_type" in helpers
     assert "mindspore.ops.composite.multitype_ops._constexpr_utils.is_same_type" in helpers
     assert "mindspore.ops.isnan" not in helpers
+
+
+def test_the_shipped_data_holds_what_mindspore_base_classes_assign_in_init():
+    """``TrainOneStepCell.__init__`` sets ``self.grad = ops.GradOperation(get_by_list=True, ...)``; its loss-scale
+    subclass adds ``self.hyper_map = ops.HyperMap()``. A Cell's or a primitive's kind is left out (their calls
+    count as Tensors, while ``grad_reducer`` gives a tuple)."""
+    from ms_lint.analysis.values import _derived_attribute, mindspore_api
+
+    api = mindspore_api()
+    assert api["attributes"]["mindspore.nn.TrainOneStepCell"]["grad"] == "grad-op"
+    assert "mindspore.nn.TrainOneStepCell" in api["bases"]["mindspore.nn.TrainOneStepWithLossScaleCell"]
+    assert _derived_attribute("attributes", ["mindspore.nn.TrainOneStepWithLossScaleCell"], "grad") == "grad-op"
+    assert _derived_attribute("attribute_builders", ["mindspore.nn.TrainOneStepWithLossScaleCell"],
+                              "hyper_map") == "mindspore.ops.HyperMap"
+    assert _derived_attribute("attributes", ["mindspore.nn.Optimizer"], "global_step") == "tensor"
+    kinds = {kind for found in api["attributes"].values() for kind in found.values()}
+    assert not kinds & _derive().LEFT_OUT

@@ -115,6 +115,27 @@ def test_shape_primitive_held_by_the_cell():
     assert flagged_lines(body) == [9]
 
 
+def test_the_shape_of_a_value_handed_to_ops_shape_is_a_tensor_shape():
+    """mindocr's SAR encoder: ``img_metas=None`` in the signature makes the value model call it a constant, but
+    ``ops.shape`` takes only Tensors: under ``if ratios is not None`` it is one. ``len`` of the same tuple is not a
+    Tensor's shape."""
+    body = """
+    class Encoder(nn.Cell):
+        def construct(self, feat, metas=None):
+            ratios = None
+            if metas is not None:
+                ratios = metas[-1]
+            rows = []
+            if ratios is not None:
+                for i in range(ops.shape(ratios)[0]):
+                    rows.append(feat[i] * ratios[i])
+                for j in range(len(metas)):
+                    rows.append(feat[j])
+            return ops.stack(rows)
+    """
+    assert flagged_lines(body) == [9]
+
+
 def test_while_with_a_python_int_counter_up_to_a_shape_is_flagged():
     body = """
     @ms.jit

@@ -1175,3 +1175,152 @@ def test_a_module_saved_again_after_the_index_read_it_keeps_its_graph_code(tmp_p
     with open(path, "a", encoding="utf-8") as handle:
         handle.write("# saved\n")
     assert [f.code for f in analyze_path(path, config, index=index).findings] == ["MSL101"]
+
+
+def test_a_base_method_calling_self_runs_the_override_of_each_subclass_that_inherits_it(tmp_path, capsys):
+    """mindocr's ``BaseDecoder.construct`` calls ``self.construct_test(...)``: on a ``ParallelSARDecoder`` that is
+    the subclass's decoding loop. A subclass with its own ``construct`` never runs the base's, so its override is
+    not made graph code by it."""
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            from mindspore import nn
+
+
+            class BaseDecoder(nn.Cell):
+                def decode(self, x):
+                    raise NotImplementedError
+
+                def construct(self, x):
+                    return self.decode(x)
+            """,
+        "pkg/heads.py": """\
+            from mindspore import nn, ops
+
+            from .base import BaseDecoder
+
+
+            class StepDecoder(BaseDecoder):
+                def decode(self, x):
+                    out = []
+                    for i in range(x.shape[0]):
+                        out.append(ops.relu(x[i]))
+                    return ops.stack(out)
+
+
+            class OwnConstruct(BaseDecoder):
+                def decode(self, x):
+                    for i in range(x.shape[0]):
+                        x = x + 1
+                    return x
+
+                def construct(self, x):
+                    return x * 2
+
+
+            class Deeper(StepDecoder):
+                def decode(self, x):
+                    rows = [ops.relu(x[i]) for i in range(x.shape[0])]
+                    return ops.stack(rows)
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/heads.py", 9, "MSL101"), ("pkg/heads.py", 26, "MSL101")]
+    graph = ProjectIndex.for_files([str(tmp_path / "pkg/heads.py")]).graph_functions_in(str(tmp_path / "pkg/heads.py"))
+    assert graph["StepDecoder.decode"].endswith("on a subclass")
+    assert "OwnConstruct.decode" not in graph
+
+
+
+def test_attributes_a_mindspore_base_class_sets_in_init_have_their_kinds_in_a_subclass(tmp_path, capsys):
+    """mindaudio's ``TrainOneStepWithLossScaleCellv2`` uses ``self.grad`` and ``self.hyper_map`` that MindSpore's
+    ``TrainOneStepWithLossScaleCell`` sets: the gradients are one Tensor per weight (whatever the name holding
+    them), and a per-element loop over them unrolls once per parameter."""
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/step.py": """\
+            from mindspore import nn, ops
+
+
+            class TrainStep(nn.TrainOneStepWithLossScaleCell):
+                def construct(self, *inputs):
+                    weights = self.weights
+                    loss = self.network(*inputs)
+                    sens = ops.ones_like(loss) * self.scale_sense
+                    deltas = self.grad(self.network, weights)(*inputs, sens)
+                    deltas = self.hyper_map(ops.partial(ops.div, sens), deltas)
+                    clipped = ()
+                    for delta in deltas:
+                        clipped = clipped + (ops.clip_by_value(delta, -1.0, 1.0),)
+                    return ops.depend(loss, self.optimizer(clipped))
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/step.py", 12, "MSL102")]
+
+
+def test_a_primitive_a_base_in_another_module_holds_gives_shape_ints(tmp_path, capsys):
+    """mindocr's ``VaryQwenModel`` reads ``bs, seq_len = self.shape(input_ids)`` with ``self.shape = P.Shape()``
+    set by ``QwenModel`` in the next module: ``range(bs)`` runs over the batch axis."""
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            from mindspore import nn, ops
+
+
+            class BaseModel(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.shape = ops.Shape()
+            """,
+        "pkg/model.py": """\
+            from mindspore import ops
+
+            from .base import BaseModel
+
+
+            class Model(BaseModel):
+                def construct(self, input_ids):
+                    bs, seq_len = self.shape(input_ids)
+                    rows = []
+                    for i in range(bs):
+                        rows.append(input_ids[i] * 2)
+                    return ops.stack(rows)
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/model.py", 10, "MSL101")]
+
+
+def test_a_parameter_a_mindspore_base_sets_up_stays_a_tensor_when_construct_assigns_it(tmp_path, capsys):
+    """mindcv's ``GradientAccumulation(boost.GradientAccumulation)``: the base's ``__init__`` makes
+    ``self._accumulation_step`` a Parameter; ``construct`` adds to it and sets it back to 0, which updates the
+    Parameter. A subclass whose own ``__init__`` sets the attribute to an int owns a Python int."""
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/accumulate.py": """\
+            from mindspore import boost, ops
+
+
+            class Accumulate(boost.GradientAccumulation):
+                def construct(self, loss, grads):
+                    self._accumulation_step += 1
+                    if self._accumulation_step >= self._max_accumulation_step:
+                        loss = ops.depend(loss, self.optimizer(grads))
+                        self._accumulation_step = 0
+                    return loss
+
+
+            class Counted(boost.GradientAccumulation):
+                def __init__(self, max_accumulation_step, optimizer):
+                    super().__init__(max_accumulation_step, optimizer)
+                    self._accumulation_step = 4
+
+                def construct(self, loss, grads):
+                    if self._accumulation_step >= 2:
+                        loss = ops.depend(loss, self.optimizer(grads))
+                    return loss
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/accumulate.py", 7, "MSL201")]

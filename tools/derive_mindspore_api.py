@@ -9,6 +9,15 @@ and the module functions of ``mindspore.amp`` with such a section. The value mod
 (``ms_lint.analysis.values``): ``overflow = self.process_loss_scale(cond)`` in a subclass of
 ``nn.TrainOneStepWithLossScaleCell`` is a Tensor, ``all_finite(grads)`` is a Tensor.
 
+It also derives what the public classes' ``__init__`` chains assign to ``self.<attr>`` (``attributes``: kinds by
+ms-lint's own value model, run on MindSpore's source with libcst; ``attribute_builders``: the qualified name of
+the ``HyperMap``/``Map`` that built a mapper attribute; ``bases``: each class's bases among them; ``cells``: the
+classes whose bases reach ``nn.Cell``, under every name a package re-exports them by). A subclass uses them
+without assigning them:
+``self.grad(self.network, weights)(*inputs)`` in a ``TrainOneStepCell`` subclass gives one gradient per weight
+(``TrainOneStepCell.__init__`` sets ``self.grad = ops.GradOperation(get_by_list=True, ...)``), and
+``self.hyper_map(f, grads)`` in a ``TrainOneStepWithLossScaleCell`` subclass maps over them.
+
 It also lists MindSpore's compile-time helpers: every module function of the package decorated with
 ``@constexpr`` or ``@_primexpr`` (or bound as ``name = constexpr(f)``). Their results are Python values computed
 while the graph compiles, although they live under ``mindspore.ops``/``mindspore.numpy``, whose functions
@@ -27,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "ms_lint", "data", "mindspore_api.json")
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from ms_lint.analysis.qualnames import canonical  # noqa: E402
+from ms_lint.analysis.qualnames import CELL_NAME, canonical  # noqa: E402
 
 RETURNS = re.compile(r"^\s*Returns:\s*\n\s*(?P<first>[^\n]+)", re.MULTILINE)
 SCANNED = ("nn", "amp.py", "boost")
@@ -82,6 +91,92 @@ def parsed_modules(start: str, site: str):
             continue
 
 
+# Kinds left out of ``attributes``: UNKNOWN is the value model's answer without the data. A call of a Cell or of a
+# primitive counts as a Tensor there, while MindSpore's own cells and primitives in these slots may give tuples
+# (``grad_reducer``: ``DistributedGradReducer`` gives one gradient per weight; ``Distribution.checktuple``: the
+# shape tuple it checks); mappers are kept by ``attribute_builders`` instead.
+LEFT_OUT = {"unknown", "cell", "cell-seq", "op"}
+
+
+def _reaches_cell(name: str, bases, seen=()) -> bool:
+    return name == CELL_NAME or (name not in seen and any(_reaches_cell(base, bases, seen + (name,))
+                                                          for base in bases.get(name, ())))
+
+
+def class_attributes(root: str, site: str):
+    """(cells, (attributes, builders, bases)): MindSpore's public classes whose bases reach ``nn.Cell``; for each
+    public class of the scanned modules (canonical name, and the names packages re-export it by), the kinds
+    ms-lint's value model gives the ``self.<attr>`` the class's methods and its in-module bases' assign; the
+    builders of those a ``HyperMap``/``Map`` built; and its bases among these classes (the value model follows
+    them, a class's own writes winning over its bases', the first base over later ones)."""
+    from ms_lint.analysis.values import MAPPERS
+    from ms_lint.config import Config
+    from ms_lint.context import ModuleContext
+    from ms_lint.cstutil import parse_module
+
+    attributes, builders, bases = {}, {}, {}
+    for scanned in SCANNED:
+        start = os.path.join(root, scanned)
+        files = [start] if start.endswith(".py") else sorted(
+            os.path.join(folder, name) for folder, _, names in os.walk(start) for name in names
+            if name.endswith(".py"))
+        for path in files:
+            module = os.path.relpath(path, site)[:-3].replace(os.sep, ".").removesuffix(".__init__")
+            try:
+                text = open(path, encoding="utf-8").read()
+                context = ModuleContext(parse_module(text), text, path, Config())
+            except Exception:  # a file libcst or the analysis cannot read: its classes stay unknown
+                continue
+            for name, info in context.scope.classes.items():
+                if "." in name or name.startswith("_"):
+                    continue  # nested or private: never a public base
+                qualname = canonical(f"{module}.{name}")
+                assigned = context.attributes.assigned(name)
+                attributes[qualname] = {attr: kind.value for attr, kind in sorted(assigned.items())
+                                        if kind.value not in LEFT_OUT}
+                builders[qualname] = {attr: built for attr in sorted(assigned)
+                                      for built in [context.attributes.made_by(name, attr)] if built in MAPPERS}
+                bases[qualname] = [canonical(context.imports.qualify(base.value) or "") for base in info.node.bases]
+    for alias, name in reexports(root, site).items():  # ``mindspore.boost.GradientAccumulation``, as imported
+        for table in (attributes, builders, bases):
+            if name in table and alias not in table:
+                table[alias] = table[name]
+    cells = sorted(name for name in bases if _reaches_cell(name, bases))
+    bases = {name: [base for base in found if base in attributes] for name, found in bases.items()}
+    return cells, ({name: found for name, found in sorted(attributes.items()) if found},
+            {name: found for name, found in sorted(builders.items()) if found},
+            {name: found for name, found in sorted(bases.items()) if found})
+
+
+def reexports(root: str, site: str):
+    """Public name -> defining name for each class a scanned package's ``__init__.py`` imports from one of its
+    modules (``from mindspore.boost.grad_accumulation import GradientAccumulation`` in ``mindspore/boost``)."""
+    found = {}
+    for scanned in SCANNED:
+        start = os.path.join(root, scanned)
+        if start.endswith(".py"):
+            continue
+        for folder, _, names in os.walk(start):
+            if "__init__.py" not in names:
+                continue
+            package = os.path.relpath(folder, site).replace(os.sep, ".")
+            try:
+                tree = ast.parse(open(os.path.join(folder, "__init__.py"), encoding="utf-8").read())
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                continue
+            for node in tree.body:
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    for alias in node.names:
+                        if alias.name != "*" and alias.name[:1].isupper():
+                            found[f"{package}.{alias.asname or alias.name}"] = canonical(f"{node.module}.{alias.name}")
+                elif isinstance(node, ast.ImportFrom) and node.level and node.module:
+                    module = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + [node.module])
+                    for alias in node.names:
+                        if alias.name != "*" and alias.name[:1].isupper():
+                            found[f"{package}.{alias.asname or alias.name}"] = canonical(f"{module}.{alias.name}")
+    return found
+
+
 def takes_inputs(func: ast.FunctionDef, bound: bool) -> bool:
     args = func.args
     return len(args.posonlyargs) + len(args.args) > int(bound) or args.vararg is not None
@@ -112,16 +207,18 @@ def main() -> int:
     compile_time = set()
     for module, tree in parsed_modules(root, site):
         compile_time.update(compile_time_helpers(tree, module))
+    cells, (attributes, builders, bases) = class_attributes(root, site)
     version = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", open(os.path.join(root, "version.py")).read())
     data = {"mindspore": version.group(1) if version else "unknown",
             "generated_by": "tools/derive_mindspore_api.py",
             "methods": dict(sorted(methods.items())), "functions": dict(sorted(functions.items())),
-            "compile_time": sorted(compile_time)}
+            "compile_time": sorted(compile_time), "attributes": attributes, "attribute_builders": builders,
+            "bases": bases, "cells": cells}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
         handle.write("\n")
     print(f"{len(methods)} methods, {len(functions)} functions, {len(compile_time)} compile-time helper names "
-          f"-> {os.path.relpath(OUT)}")
+          f"{len(attributes)} classes' attributes, {len(cells)} Cell classes -> {os.path.relpath(OUT)}")
     return 0
 
 

@@ -862,6 +862,9 @@ class _GraphClosure:
                 callee = self._callee(module, function, dotted)
                 if callee is not None:
                     self._reach(module, function, callee, f"called from graph function {function.name} ({module})")
+                    for override in self._overrides(module, function, dotted, callee):
+                        self._reach(module, function, override,
+                                    f"called from graph function {function.name} ({module}) on a subclass")
                     continue
                 for owner, method in self._dispatched(module, function, dotted):
                     self._reach(module, function, (owner[0], method),
@@ -927,6 +930,34 @@ class _GraphClosure:
             return None
         function = owner.functions.get(target[1])
         return (target[0], function) if function is not None else None
+
+    def _overrides(self, module: str, caller: FunctionSummary, dotted: str, callee: Tuple[str, FunctionSummary]
+                   ) -> List[Tuple[str, FunctionSummary]]:
+        """For ``self.<m>(...)`` in a method of class B: the overrides of ``m`` in the project's subclasses of B
+        that inherit the calling method. A base decoder's ``construct`` that calls ``self.decode_step(x)`` runs the
+        subclass's ``decode_step`` on the subclass's instances; the subclass's method is graph code then."""
+        head, _, rest = dotted.partition(".")
+        if head != "self" or not rest or "." in rest or caller.owner is None:
+            return []
+        index = self.index
+        base = (module, caller.owner)
+        found: List[Tuple[str, FunctionSummary]] = []
+        seen: Set[ClassRef] = {base}
+        pending = list(index._direct_subclasses(base))
+        while pending:
+            subclass = pending.pop(0)
+            if subclass in seen:
+                continue
+            seen.add(subclass)
+            pending.extend(index._direct_subclasses(subclass))
+            inherited = index.find_method(subclass, caller.name)
+            if inherited is None or inherited[0] != base or inherited[1] is not caller:
+                continue  # the subclass runs its own version of the caller, or none
+            target = index.find_method(subclass, rest)
+            if (target is not None and target[0][0] in index.project_modules
+                    and (target[0][0], target[1]) != callee and (target[0][0], target[1]) not in found):
+                found.append((target[0][0], target[1]))
+        return found
 
     def _held_class(self, ref: ClassRef, attribute: str) -> Optional[ClassRef]:
         """The project class of ``self.<attribute>``: built in an ``__init__`` of the class or a base

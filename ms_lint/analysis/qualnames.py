@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ms_lint.data import mindspore_cells
+
 CELL_NAME = "mindspore.nn.Cell"
 
 
@@ -57,8 +59,10 @@ CELL_PACKAGES = ("mindspore.nn.", "mindspore.experimental.optim.", "mindspore.mi
 
 def is_cell_base(qualified: Optional[str]) -> bool:
     """``mindspore.nn.Cell`` and the public classes built on it (``nn.Optimizer``, ``nn.LossBase``,
-    ``experimental.optim.Optimizer``...)."""
-    if not qualified or not qualified.startswith(CELL_PACKAGES) or ".lr_scheduler" in qualified:
+    ``experimental.optim.Optimizer``...), and the Cells of other MindSpore packages that
+    tools/derive_mindspore_api.py found (``mindspore.boost.GradientAccumulation``)."""
+    if not qualified:
         return False
-    last = qualified.rsplit(".", 1)[-1]
-    return last[:1].isupper()
+    if qualified.startswith(CELL_PACKAGES) and ".lr_scheduler" not in qualified:
+        return qualified.rsplit(".", 1)[-1][:1].isupper()
+    return qualified.startswith("mindspore.") and qualified in mindspore_cells()

@@ -66,11 +66,15 @@ def _property_return(method: cst.FunctionDef) -> Optional[str]:
 
 
 def primitive_of(context: ModuleContext, owner: Optional[str], expr: cst.BaseExpression) -> Optional[str]:
-    """Qualified class of the op or cell a callable expression holds: ``P.Shape()`` or ``self.shape`` set to it."""
+    """Qualified class of the op or cell a callable expression holds: ``P.Shape()`` or ``self.shape`` set to it
+    (by the class, or by a base in another module when no class of this module's chain writes it)."""
     if is_self_attr(expr):
-        value = init_value(context, owner, expr.attr.value)
+        attr = expr.attr.value  # type: ignore[union-attr]
+        value = init_value(context, owner, attr)
         if isinstance(value, cst.Call):
             return context.imports.qualify(value.func)
+        if value is None and context.attributes.writes(owner, attr) == []:
+            return context.attributes.made_by(owner, attr)  # set by a base in another module
         return None
     if isinstance(expr, cst.Call):
         return context.imports.qualify(expr.func)
@@ -163,6 +167,14 @@ class ShapeResolver:
             return False
         return self.values.kind(expr) not in NOT_TENSORS and not self._numpy_value(expr, 0)
 
+    def shape_argument(self, expr: cst.BaseExpression) -> bool:
+        """Could ``expr``, handed to ``ops.shape``/``P.Shape()``, be a Tensor? These take only Tensors, so a value
+        the model calls CONST is one there (``img_metas=None`` in the signature, a Tensor at the call under
+        ``if img_metas is not None``); a module, a numpy array, a sequence, a Cell or a primitive is not."""
+        if isinstance(expr, cst.Name) and expr.value in self.context.imports.aliases:
+            return False
+        return self.values.kind(expr) not in NOT_TENSORS - {Kind.CONST} and not self._numpy_value(expr, 0)
+
     def _numpy_value(self, expr: cst.BaseExpression, depth: int) -> bool:
         """Is ``expr`` visibly a numpy array: a ``numpy.*`` call (or a method chain on one), or a name or
         ``self.<attr>`` bound only to such values?"""
@@ -195,7 +207,7 @@ class ShapeResolver:
                 if qualified in ("mindspore.ops.shape",) or primitive_of(
                     self.context, self.owner, expr.func
                 ) == "mindspore.ops.Shape":
-                    if self.tensorish(args[0].value):
+                    if self.shape_argument(args[0].value):
                         return code_of(expr), args[0].value
         if isinstance(expr, cst.Name) and expr.value not in self._active:
             bound = self.bindings().get(expr.value)

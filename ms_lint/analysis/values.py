@@ -24,6 +24,7 @@ from ms_lint.cstutil import (
     all_params, bind_arguments, call_name_args, is_self_attr, is_staticmethod, positional_params, suite_statements,
     target_names, walk_statements,
 )
+from ms_lint.data import mindspore_api
 from ms_lint.names import ImportTable, dotted
 from ms_lint.scope import GraphScope, is_cell_base
 from ms_lint.treememo import tree_memo
@@ -96,7 +97,6 @@ GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "wei
                       "moment2", "accum", "accums", "grads_and_vars", "inputs_tuple", "updates"}
 
 
-_API: Optional[Dict[str, Dict[str, str]]] = None
 _COMPILE_TIME: Optional[frozenset] = None
 
 
@@ -109,17 +109,22 @@ def compile_time_helpers() -> frozenset:
     return _COMPILE_TIME
 
 
-def mindspore_api() -> Dict[str, Dict[str, str]]:
-    """What MindSpore's API returns, derived from its docstrings by tools/derive_mindspore_api.py."""
-    global _API
-    if _API is None:
-        import json
-        import os
-
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "mindspore_api.json")
-        with open(path, encoding="utf-8") as handle:
-            _API = json.load(handle)
-    return _API  # type: ignore[return-value]
+def _derived_attribute(table: str, bases: List[str], attr: str) -> Optional[str]:
+    """What tools/derive_mindspore_api.py found MindSpore's classes ``bases`` (qualified names, nearest first)
+    or their own bases assign to ``self.<attr>``: its kind (``table`` "attributes") or the mapper that built it
+    ("attribute_builders"). Each class's bases are read breadth first, each class once."""
+    api = mindspore_api()
+    found, parents = api.get(table, {}), api.get("bases", {})
+    pending, seen = list(bases), set()
+    while pending:
+        base = pending.pop(0)
+        if base in seen:
+            continue
+        seen.add(base)
+        if attr in found.get(base, {}):
+            return found[base][attr]
+        pending.extend(parents.get(base, ()))
+    return None
 
 
 def join(kinds: Iterable[Kind]) -> Kind:
@@ -291,12 +296,14 @@ class ClassAttributes:
         self._ints: Dict[str, Dict[str, int]] = {}
         self._origins: Dict[str, Dict[str, str]] = {}  # class -> attr -> where a constructor-default int came from
         self._made: Dict[str, Dict[str, str]] = {}  # class -> attr -> what built it (``self.map = C.HyperMap()``)
+        self._set_up: Dict[str, Set[str]] = {}  # class -> the attributes an ``__init__`` of its chain assigns
         self._envs: Dict[Tuple[cst.FunctionDef, Optional[str]], "_InitEnv"] = {}
         self._writes: Dict[Tuple[str, str, bool], Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
     def _collect(self, class_name: str) -> None:
         kinds: Dict[str, List[Kind]] = {}
         ints: Dict[str, List[Optional[int]]] = {}
+        set_up: Set[str] = set()
         origins: Dict[str, str] = {}
         made: Dict[str, List[Optional[str]]] = {}
         chain = self.class_chain(class_name)
@@ -307,6 +314,8 @@ class ClassAttributes:
                 if not assignments:
                     continue  # nothing to learn here: no environment to build (two passes over its statements)
                 is_init = method.name.value == "__init__"
+                if is_init:
+                    set_up.update(attr for attr, _ in assignments)
                 env = self._method_env(method, cls if is_init else None)
                 for attr, value in assignments:
                     kinds.setdefault(attr, []).append(env.kind(value))
@@ -320,11 +329,18 @@ class ClassAttributes:
                         formula = "" if isinstance(value, cst.Name) else f" = `{cst.Module([]).code_for_node(value)}`"
                         origins[attr] = f"`{attr}`{formula} = {folded} with {origin}"
         self._kinds[class_name] = {attr: join(found) for attr, found in kinds.items()}
+        self._set_up[class_name] = set_up
         self._ints[class_name] = {
             attr: found[0] for attr, found in ints.items() if len(found) == 1 and found[0] is not None
         }
         self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
         self._made[class_name] = {attr: found[0] for attr, found in made.items() if len(found) == 1 and found[0]}
+
+    def assigned(self, class_name: str) -> Dict[str, Kind]:
+        """The kind of every ``self.<attr>`` the methods of the class and its in-module bases assign."""
+        if class_name not in self._kinds:
+            self._collect(class_name)
+        return dict(self._kinds[class_name])
 
     def writes(self, class_name: Optional[str], attr: str, complete: bool = False
                ) -> Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]:
@@ -407,8 +423,18 @@ class ClassAttributes:
             return Kind.UNKNOWN
         if class_name not in self._kinds:
             self._collect(class_name)
-        if attr in self._kinds[class_name]:
-            return self._kinds[class_name][attr]
+        own = self._kinds[class_name].get(attr)
+        if own is not None and attr in self._set_up[class_name]:
+            return own
+        # Set up by a base in another module (or MindSpore): writes of the chain's other methods only update it
+        # (``self._accumulation_step = 0`` in ``construct`` keeps the base's Parameter)
+        inherited = self._inherited_kind(class_name, attr)
+        if own is None:
+            return inherited
+        return own if inherited is Kind.UNKNOWN else join((own, inherited))
+
+    def _inherited_kind(self, class_name: str, attr: str) -> Kind:
+        """What the bases outside this module set ``self.<attr>`` to (UNKNOWN when none is known)."""
         inherited = self._inherited(class_name, attr)
         if inherited is not None:
             return inherited
@@ -416,7 +442,8 @@ class ClassAttributes:
             kind = context.attributes.kind(base, attr)
             if kind is not Kind.UNKNOWN:
                 return kind
-        return Kind.UNKNOWN  # includes bound methods: what they return is not modelled
+        derived = _derived_attribute("attributes", self._mindspore_bases(class_name), attr)
+        return Kind(derived) if derived is not None else Kind.UNKNOWN  # bound methods: what they return is not modelled
 
     def external_bases(self, class_name: str):
         """Bases of the class chain that live in other project modules: (their module's context, class name)."""
@@ -430,13 +457,17 @@ class ClassAttributes:
         return found
 
     def _inherited(self, class_name: str, attr: str) -> Optional[Kind]:
-        """Attributes MindSpore's own base classes set in their ``__init__`` (``nn.Optimizer.global_step``)."""
-        for cls in self.class_chain(class_name):
-            for base in self.scope.classes[cls].node.bases:
-                known = BASE_CLASS_ATTRIBUTES.get(self.imports.qualify(base.value) or "")
-                if known and attr in known:
-                    return known[attr]
-        return None
+        """Attributes MindSpore's own base classes set in their ``__init__`` that the value model cannot see there
+        (``BASE_CLASS_ATTRIBUTES``: ``TrainOneStepCell.weights`` is the optimizer's parameters). What it saw when
+        tools/derive_mindspore_api.py ran it on MindSpore's source (``TrainOneStepCell.grad``) is asked last, after
+        the project's own modules (MindSpore's source checked as a project reads its bases itself)."""
+        return next((BASE_CLASS_ATTRIBUTES[base][attr] for base in self._mindspore_bases(class_name)
+                     if attr in BASE_CLASS_ATTRIBUTES.get(base, {})), None)
+
+    def _mindspore_bases(self, class_name: str) -> List[str]:
+        """The qualified names the bases of the class chain resolve to (MindSpore's classes among them)."""
+        return [self.imports.qualify(base.value) or "" for cls in self.class_chain(class_name)
+                for base in self.scope.classes[cls].node.bases]
 
     def int_value(self, class_name: Optional[str], attr: str) -> Optional[int]:
         if class_name is None or class_name not in self.scope.classes:
@@ -453,12 +484,19 @@ class ClassAttributes:
 
     def made_by(self, class_name: Optional[str], attr: str) -> Optional[str]:
         """What built ``self.attr`` when one ``self.attr = Builder(...)`` in the class chain sets it: the qualified
-        name (``mindspore.ops.HyperMap``) or, for a class of this module, its name."""
+        name (``mindspore.ops.HyperMap``) or, for a class of this module, its name. A base in another module of
+        the project answers with MindSpore's classes only (``self.shape = P.Shape()`` in ``QwenModel``)."""
         if class_name is None or class_name not in self.scope.classes:
             return None
         if class_name not in self._made:
             self._collect(class_name)
-        return self._made[class_name].get(attr)
+        if attr in self._made[class_name] or attr in self._kinds[class_name]:
+            return self._made[class_name].get(attr)
+        for context, base in self.external_bases(class_name):  # a base of the project sets it (MindSpore's API)
+            if attr in context.attributes.assigned(base):
+                made = context.attributes.made_by(base, attr)
+                return made if made is not None and made.startswith("mindspore.") else None
+        return _derived_attribute("attribute_builders", self._mindspore_bases(class_name), attr)
 
     def api_method_kind(self, class_name: Optional[str], method: str) -> Kind:
         """What a method inherited from a MindSpore class returns, per MindSpore's docstrings
@@ -689,6 +727,23 @@ class ExpressionKinds:
                 return Kind.TENSOR_SEQ if inner in TENSOR_SEQ_SOURCES else Kind.TENSOR
         return Kind.UNKNOWN
 
+    def _project_non_cell(self, qualified: str) -> bool:
+        """A class of the project being checked that its real bases do not make a Cell, though it lives under
+        ``mindspore.nn`` (MindSpore's own source checked as a project: ``CheckTuple``, a primitive of its
+        distributions, gives back the tuple it checks)."""
+        project = self._project()
+        if project is None:
+            return False
+        index = project.index
+        found = index.resolve(qualified)
+        if found is None or not found[1] or found[0] not in index.project_modules:
+            return False
+        return not index.is_cell((found[0], found[1]))
+
+    def _project(self):
+        """The project view the module is checked in (``ProjectView``), or None."""
+        return self.attributes.project if self.attributes is not None else None
+
     def _constant_tensor(self, expr: cst.BaseExpression) -> bool:
         """A Tensor graph mode holds as a constant: ``self.<attr>`` or ``Tensor(...)``. MindSpore 2.10's
         ``GradOperation()`` gives ``()`` (no gradient) for such a first input, not a Tensor (measured)."""
@@ -731,7 +786,7 @@ class ExpressionKinds:
                 return Kind.OP  # a Primitive instance: P.ReduceSum()
             return Kind.TENSOR
         if is_cell_base(qualified):
-            return Kind.CELL
+            return Kind.UNKNOWN if self._project_non_cell(qualified) else Kind.CELL
         if qualified.startswith("mindspore.") and last in ("dtype", "float32", "int32"):
             return Kind.CONST
         return Kind.UNKNOWN
@@ -812,6 +867,7 @@ class _InitEnv(ExpressionKinds):
                  constructed_class: Optional[str] = None):
         super().__init__(imports, attributes.constants, None, None)
         self.scope = attributes.scope
+        self.class_attributes = attributes  # not ``self.attributes``: ``self.<attr>`` reads stay unknown here
         self.method = method
         self.param_origins: Dict[str, str] = {}
         for param in all_params(method, with_stars=False):
@@ -850,6 +906,9 @@ class _InitEnv(ExpressionKinds):
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return Kind.UNKNOWN
         return super()._kind_Attribute(expr)
+
+    def _project(self):
+        return self.class_attributes.project
 
     def _kind_Call(self, expr: cst.Call) -> Kind:
         kind = super()._kind_Call(expr)
