@@ -389,6 +389,8 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
             (enter if attr[0] == "v" else leave).setdefault(node_type, []).append(getattr(rule, attr))
     if enter or leave:
         for info in context.scope.graph_functions():
+            if context.scope.inside_graph_function(info.node):
+                continue  # its body is walked with the graph function whose body holds it
             for rule in rules:
                 rule.function = info.node
             context.parents[info.node.body] = info.node

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.qualnames import CELL_NAME, is_cell_base  # noqa: F401 (re-exported)
-from ms_lint.cstutil import call_name_args, is_staticmethod, suite_statements
+from ms_lint.cstutil import call_name_args, is_staticmethod, suite_statements, walk_statements
 from ms_lint.names import ImportTable
 from ms_lint.treememo import tree_memo
 from ms_lint.walk import find, iter_with_ancestors
@@ -149,6 +149,10 @@ class GraphScope:
         self.classes: Dict[str, ClassInfo] = {}
         self.module_functions: Dict[str, cst.FunctionDef] = {}
         self.owner_of: Dict[cst.FunctionDef, Optional[str]] = {}
+        # defs nested in a function -> that function; the function -> its nested defs by name (a closure's calls
+        # of its siblings resolve there: ``train_step_func(*args)`` in a ``@jit`` closure of a factory)
+        self.enclosing: Dict[cst.FunctionDef, cst.FunctionDef] = {}
+        self.local_defs: Dict[cst.FunctionDef, Dict[str, List[cst.FunctionDef]]] = {}
         self.functions: Dict[cst.FunctionDef, FunctionInfo] = {}
         self.call_sites: Dict[cst.FunctionDef, List[CallSite]] = {}
         self.mapped_sites: Dict[cst.FunctionDef, List[MappedSite]] = {}
@@ -188,6 +192,7 @@ class GraphScope:
                 if not prefix:
                     self.module_functions[stmt.name.value] = stmt
                     self.owner_of[stmt] = None
+                    self._collect_local_defs(stmt)
                 self._collect_in(suite_statements(stmt.body), f"{prefix}{stmt.name.value}.<locals>.", True)
             elif kind is cst.ClassDef:
                 qualname = f"{prefix}{stmt.name.value}"
@@ -202,8 +207,18 @@ class GraphScope:
                 self.classes.setdefault(qualname, info)
                 self._collect_in(suite_statements(stmt.body), f"{qualname}.", in_function)
                 for inner in info.methods.values():
+                    self._collect_local_defs(inner)
                     self._collect_in(suite_statements(inner.body), f"{qualname}.{inner.name.value}.<locals>.", True)
             # anything else (definitions under module-level ``if``/``try``/``with``/loops included): not collected
+
+    def _collect_local_defs(self, func: cst.FunctionDef) -> None:
+        """The defs of ``func``'s body, in its nested blocks too (``if task == "detect": def step(...)``), and
+        theirs, each with the function it is local to."""
+        for stmt in walk_statements(suite_statements(func.body), into_defs=False):
+            if type(stmt) is cst.FunctionDef:
+                self.enclosing[stmt] = func
+                self.local_defs.setdefault(func, {}).setdefault(stmt.name.value, []).append(stmt)
+                self._collect_local_defs(stmt)
 
     def _collect_overloads(self) -> None:
         """``@op.register("Tensor", ...)`` on module functions, where ``op = ...MultitypeFuncGraph(...)``."""
@@ -314,6 +329,10 @@ class GraphScope:
         calls = self._all_calls() if self._calls_make_roots else []
         constructs_compiled = self.graph_mode == "auto" and not self._pynative_only(calls) and not (
             self.project is not None and self.project.refuses_graph_mode())
+        for func in self.enclosing:  # ``@ms.jit`` on a closure (a train step a factory function returns)
+            if not self.is_compile_time_helper(func) and any(
+                    name in JIT_NAMES for name in self.decorator_names(func)):
+                self._add(func, None, f"decorated with mindspore.jit (in {self.enclosing[func].name.value})", True)
         for func, owner in self.owner_of.items():
             if self.is_compile_time_helper(func):
                 continue
@@ -400,6 +419,29 @@ class GraphScope:
                 return method, not is_staticmethod(method)
         return None
 
+    def inside_graph_function(self, func: cst.FunctionDef) -> bool:
+        """A def nested in a graph function (at any depth): the walk of that function's body reaches it."""
+        outer = self.enclosing.get(func)
+        while outer is not None:
+            if outer in self.functions:
+                return True
+            outer = self.enclosing.get(outer)
+        return False
+
+    def local_callables(self, expr: cst.BaseExpression, caller: cst.FunctionDef) -> List[Tuple[cst.FunctionDef, bool]]:
+        """``f`` called in ``caller`` where ``f`` is a def local to ``caller`` or to a function enclosing it
+        (Python's scoping: the innermost function that defines it): each such def, with False (not bound). A name
+        defined in two branches (``if task == "detect": def step ... else: def step ...``) gives both."""
+        if type(expr) is not cst.Name:
+            return []
+        scope: Optional[cst.FunctionDef] = caller
+        while scope is not None:
+            found = self.local_defs.get(scope, {}).get(expr.value)
+            if found:
+                return [(func, False) for func in found]
+            scope = self.enclosing.get(scope)
+        return []
+
     def _add(self, func: cst.FunctionDef, owner: Optional[str], reason: str, is_root: bool) -> None:
         if func not in self.functions:
             self.functions[func] = FunctionInfo(node=func, owner=owner, reason=reason, is_root=is_root)
@@ -411,9 +453,9 @@ class GraphScope:
             caller = pending.pop()
             owner = self.functions[caller].owner
             for call in self.calls_in(caller):
-                target = self.resolve_callable(call.func, owner)
-                if target is not None:
-                    callee, bound = target
+                local = self.local_callables(call.func, caller)
+                target = self.resolve_callable(call.func, owner) if not local else None
+                for callee, bound in local + ([target] if target is not None else []):
                     self.call_sites.setdefault(callee, []).append(CallSite(caller, call, bound))
                     self._reach(callee, caller, pending)
                 # Functions handed to HyperMap/partial/vmap inside graph code are graph code too.

@@ -1232,6 +1232,85 @@ def test_a_base_method_calling_self_runs_the_override_of_each_subclass_that_inhe
 
 
 
+
+
+def test_an_override_is_graph_code_only_where_a_compiled_construct_runs_the_base_s_code(tmp_path, capsys):
+    """Look-alikes an independent review found: a subclass that is no Cell (a plain helper class held by
+    nothing), a Cell of a module that sets PyNative mode, and one whose other base brings its own ``construct``
+    (``class Both(Left, Right)`` runs ``Right.construct``, by Python's method order) compile none of the base's
+    ``construct``: their ``step`` stays Python. A plain subclass's ``step`` is graph code."""
+    loop = "\n".join(["        out = []", "        for i in range(x.shape[0]):", "            out.append(ops.relu(x[i]))",
+                      "        return ops.stack(out)", ""])
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            from mindspore import nn
+
+
+            class Base(nn.Cell):
+                def construct(self, x):
+                    return self.step(x)
+
+                def step(self, x):
+                    return x
+
+
+            class Coder:
+                def encode(self, x):
+                    return self.encode_one(x)
+
+                def encode_one(self, x):
+                    return x
+            """,
+        "pkg/subs.py": ("from mindspore import ops\n\nfrom .base import Base, Coder\n\n\n"
+                        "class Left(Base):\n    pass\n\n\n"
+                        "class Right(Base):\n    def construct(self, x):\n        return x * 2\n\n\n"
+                        "class Both(Left, Right):\n    def step(self, x):\n" + loop + "\n\n"
+                        "class EagerCoder(Coder):\n    def encode_one(self, x):\n" + loop + "\n\n"
+                        "class Plain(Base):\n    def step(self, x):\n" + loop),
+        "pkg/eager.py": ("import mindspore as ms\nfrom mindspore import ops\n\nfrom .base import Base\n\n"
+                         "ms.set_context(mode=ms.PYNATIVE_MODE)\n\n\n"
+                         "class EagerStep(Base):\n    def step(self, x):\n" + loop),
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == [("pkg/subs.py", 34, "MSL101")]
+
+def test_a_write_from_a_set_up_method_is_the_subclass_s_own_value(tmp_path, capsys):
+    """The base sets ``self.scale`` to a Tensor; the subclass's ``__init__`` calls ``self.build(scale)``, which sets
+    a Python float: that write is no update of the base's Tensor (only writes by graph code are)."""
+    make(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            from mindspore import Tensor, nn
+
+
+            class Scaled(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.scale = Tensor(1.0)
+            """,
+        "pkg/sub.py": """\
+            from .base import Scaled
+
+
+            class Fixed(Scaled):
+                def __init__(self, scale=2.0):
+                    super().__init__()
+                    self.build(scale)
+
+                def build(self, scale):
+                    self.scale = float(scale)
+
+                def construct(self, x):
+                    if self.scale > 1.0:
+                        x = x * self.scale
+                    return x
+            """,
+    })
+    code, found = check(tmp_path, capsys, "pkg")
+    assert found == []
+
+
 def test_attributes_a_mindspore_base_class_sets_in_init_have_their_kinds_in_a_subclass(tmp_path, capsys):
     """mindaudio's ``TrainOneStepWithLossScaleCellv2`` uses ``self.grad`` and ``self.hyper_map`` that MindSpore's
     ``TrainOneStepWithLossScaleCell`` sets: the gradients are one Tensor per weight (whatever the name holding

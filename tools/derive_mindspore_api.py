@@ -131,7 +131,7 @@ def class_attributes(root: str, site: str):
                 if "." in name or name.startswith("_"):
                     continue  # nested or private: never a public base
                 qualname = canonical(f"{module}.{name}")
-                assigned = context.attributes.assigned(name)
+                assigned = context.attributes.assigned(name, uniform=True)  # a kind by mode is no kind
                 attributes[qualname] = {attr: kind.value for attr, kind in sorted(assigned.items())
                                         if kind.value not in LEFT_OUT}
                 builders[qualname] = {attr: built for attr in sorted(assigned)

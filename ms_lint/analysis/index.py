@@ -826,8 +826,7 @@ class _GraphClosure:
         wrappers = self._jit_wrappers()
         for name in sorted(index.project_modules):
             summary = index.modules[name]
-            pynative_only = summary.refuses_graph_mode or (bool(summary.set_context_modes) and all(
-                names_mode(mode, "PYNATIVE_MODE") for _, mode in summary.set_context_modes))
+            pynative_only = self._pynative_only(summary)
             for qual, info in summary.classes.items():
                 if (not pynative_only and info.has_construct and index.is_cell((name, qual))
                         and not index.eager_cell((name, qual))):
@@ -934,13 +933,15 @@ class _GraphClosure:
     def _overrides(self, module: str, caller: FunctionSummary, dotted: str, callee: Tuple[str, FunctionSummary]
                    ) -> List[Tuple[str, FunctionSummary]]:
         """For ``self.<m>(...)`` in a method of class B: the overrides of ``m`` in the project's subclasses of B
-        that inherit the calling method. A base decoder's ``construct`` that calls ``self.decode_step(x)`` runs the
-        subclass's ``decode_step`` on the subclass's instances; the subclass's method is graph code then."""
+        whose compiled ``construct`` is B's code and that inherit the calling method (``_runs_base_construct``). A
+        base decoder's ``construct`` that calls ``self.decode_step(x)`` runs the subclass's ``decode_step`` on the
+        subclass's instances; the subclass's method is graph code then."""
         head, _, rest = dotted.partition(".")
         if head != "self" or not rest or "." in rest or caller.owner is None:
             return []
         index = self.index
         base = (module, caller.owner)
+        above = set(index.method_owner_chain(base))
         found: List[Tuple[str, FunctionSummary]] = []
         seen: Set[ClassRef] = {base}
         pending = list(index._direct_subclasses(base))
@@ -950,14 +951,33 @@ class _GraphClosure:
                 continue
             seen.add(subclass)
             pending.extend(index._direct_subclasses(subclass))
-            inherited = index.find_method(subclass, caller.name)
-            if inherited is None or inherited[0] != base or inherited[1] is not caller:
-                continue  # the subclass runs its own version of the caller, or none
+            if not self._runs_base_construct(subclass, above, caller.name):
+                continue
             target = index.find_method(subclass, rest)
             if (target is not None and target[0][0] in index.project_modules
                     and (target[0][0], target[1]) != callee and (target[0][0], target[1]) not in found):
                 found.append((target[0][0], target[1]))
         return found
+
+    def _runs_base_construct(self, subclass: ClassRef, above: Set[ClassRef], caller: str) -> bool:
+        """Does a compiled ``construct`` of ``subclass`` run the base's code: it is a Cell that its module compiles,
+        and no class of its chain outside the base's (``above``) defines ``construct`` or the caller (in any order
+        of its bases: with ``class Both(Left, Right)``, ``Right.construct`` may be the one that runs)."""
+        index = self.index
+        summary = index.modules.get(subclass[0])
+        if summary is None or self._pynative_only(summary) or not index.is_cell(subclass) or index.eager_cell(subclass):
+            return False
+        for owner in index.method_owner_chain(subclass):
+            info = index.class_summary(owner)
+            if owner not in above and info is not None and ("construct" in info.methods or caller in info.methods):
+                return False
+        return True
+
+    @staticmethod
+    def _pynative_only(summary: ModuleSummary) -> bool:
+        """The module refuses graph mode, or sets only ``PYNATIVE_MODE``: its Cells' ``construct`` is not compiled."""
+        return summary.refuses_graph_mode or (bool(summary.set_context_modes) and all(
+            names_mode(mode, "PYNATIVE_MODE") for _, mode in summary.set_context_modes))
 
     def _held_class(self, ref: ClassRef, attribute: str) -> Optional[ClassRef]:
         """The project class of ``self.<attribute>``: built in an ``__init__`` of the class or a base

@@ -26,7 +26,8 @@ defined twice counted twice: ``ModuleSummary.definitions``) and closed by names,
 
 * roots: every ``construct``; the functions the project index makes graph code from other modules; every
   function with a decorator whose last name is ``jit``, ``ms_function`` or ``register`` (a ``MultitypeFuncGraph``
-  overload), or, when the module renames ``jit`` or ``ms_function`` by an import (``... import jit as J``), any
+  overload), or that holds such a def in its body at any depth (``Definition.nested_decorators``: a ``@jit``
+  closure is graph code, and its text lies within the definition's, with the sibling defs it may call), or, when the module renames ``jit`` or ``ms_function`` by an import (``... import jit as J``), any
   one-name decorator (``ImportTable.qualify`` only follows imports, and keeps the last name of a dotted one);
   and, when the code holds ``jit`` or ``ms_function`` where ``qualify`` can resolve it as a callee
   (``prefilter.CalledWords``), every function named by the first positional argument of a call of a name ending
@@ -269,7 +270,7 @@ def candidates(text: str, summary: ModuleSummary, external: Iterable[str],
              if (found.name == "construct" and ("." not in found.qualname
                                                 or compiled(found.qualname.rsplit(".", 1)[0])))
              or found.qualname in external
-             or any(_root_decorator(name, renamed) for name in found.decorators)]
+             or any(_root_decorator(name, renamed) for name in found.decorators + found.nested_decorators)]
     if module.has_called_words(JIT_WORDS):
         if renamed:  # ``J(f)`` after ``import jit as J``: any name written twice (its ``def``, then ``J(f)``)
             whole = code_words(text, module)

@@ -46,6 +46,9 @@ class Definition:
     # included), sorted: the callee of each call written ``f(...)`` or ``self.f(...)``, and each argument written
     # ``f`` or ``self.f`` (``*f`` and ``**f`` too), as ``f``.
     follows: Tuple[str, ...] = ()
+    # The decorators of the defs nested in its body, at any depth (``@ms.jit`` on a train-step closure that a
+    # factory function returns makes that closure a root: ``GraphScope._find_roots``).
+    nested_decorators: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -234,6 +237,7 @@ class _Summarizer(ast.NodeVisitor):
         # the ``follows`` of each definition whose body is being read, innermost last (a call in a method of a
         # class defined in a function is in the body of both)
         self.follow_stack: List[Set[str]] = []
+        self.nested_stack: List[List[str]] = []  # the nested defs' decorators of each definition being read
         self.jit_arguments: Set[str] = set()
         self._handlers = {
             ast.Import: self.visit_Import, ast.ImportFrom: self.visit_ImportFrom, ast.ClassDef: self.visit_ClassDef,
@@ -344,17 +348,22 @@ class _Summarizer(ast.NodeVisitor):
             position = len(self.summary.definitions)
             self.summary.definitions.append(None)  # type: ignore[arg-type]  # filled once its body is read
             self.follow_stack.append(set())
+            self.nested_stack.append([])
+        elif self.function_stack and self.nested_stack:  # a def in a function's body: a closure
+            self.nested_stack[-1].extend(info.decorators)
         self.function_stack.append(info)
         for stmt in node.body:
             self.visit(stmt)
         self.function_stack.pop()
         if defined:
             follows = self.follow_stack.pop()
+            nested = self.nested_stack.pop()
             if self.follow_stack:
                 self.follow_stack[-1].update(follows)  # the enclosing definition's body holds this one
+                self.nested_stack[-1].extend(nested)
             self.summary.definitions[position] = Definition(
                 node.name, qualname, node.lineno, node.end_lineno or node.lineno, tuple(info.decorators),
-                tuple(sorted(follows)))
+                tuple(sorted(follows)), tuple(sorted(set(nested))))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

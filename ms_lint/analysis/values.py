@@ -297,6 +297,8 @@ class ClassAttributes:
         self._origins: Dict[str, Dict[str, str]] = {}  # class -> attr -> where a constructor-default int came from
         self._made: Dict[str, Dict[str, str]] = {}  # class -> attr -> what built it (``self.map = C.HyperMap()``)
         self._set_up: Dict[str, Set[str]] = {}  # class -> the attributes an ``__init__`` of its chain assigns
+        self._writers: Dict[str, Dict[str, Set[cst.FunctionDef]]] = {}  # class -> attr -> the methods assigning it
+        self._mixed: Dict[str, Set[str]] = {}  # class -> attributes assigned values of different kinds
         self._envs: Dict[Tuple[cst.FunctionDef, Optional[str]], "_InitEnv"] = {}
         self._writes: Dict[Tuple[str, str, bool], Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
@@ -304,6 +306,7 @@ class ClassAttributes:
         kinds: Dict[str, List[Kind]] = {}
         ints: Dict[str, List[Optional[int]]] = {}
         set_up: Set[str] = set()
+        writers: Dict[str, Set[cst.FunctionDef]] = {}
         origins: Dict[str, str] = {}
         made: Dict[str, List[Optional[str]]] = {}
         chain = self.class_chain(class_name)
@@ -318,6 +321,7 @@ class ClassAttributes:
                     set_up.update(attr for attr, _ in assignments)
                 env = self._method_env(method, cls if is_init else None)
                 for attr, value in assignments:
+                    writers.setdefault(attr, set()).add(method)
                     kinds.setdefault(attr, []).append(env.kind(value))
                     builder = value.func if isinstance(value, cst.Call) else None
                     made.setdefault(attr, []).append(
@@ -330,17 +334,21 @@ class ClassAttributes:
                         origins[attr] = f"`{attr}`{formula} = {folded} with {origin}"
         self._kinds[class_name] = {attr: join(found) for attr, found in kinds.items()}
         self._set_up[class_name] = set_up
+        self._writers[class_name] = writers
+        self._mixed[class_name] = {attr for attr, found in kinds.items() if len(set(found)) > 1}
         self._ints[class_name] = {
             attr: found[0] for attr, found in ints.items() if len(found) == 1 and found[0] is not None
         }
         self._origins[class_name] = {attr: text for attr, text in origins.items() if attr in self._ints[class_name]}
         self._made[class_name] = {attr: found[0] for attr, found in made.items() if len(found) == 1 and found[0]}
 
-    def assigned(self, class_name: str) -> Dict[str, Kind]:
-        """The kind of every ``self.<attr>`` the methods of the class and its in-module bases assign."""
+    def assigned(self, class_name: str, uniform: bool = False) -> Dict[str, Kind]:
+        """The kind of every ``self.<attr>`` the methods of the class and its in-module bases assign; ``uniform``:
+        only those every assignment gives the same kind (``nn.Pad.paddings`` is a tuple or a Tensor by mode)."""
         if class_name not in self._kinds:
             self._collect(class_name)
-        return dict(self._kinds[class_name])
+        return {attr: kind for attr, kind in self._kinds[class_name].items()
+                if not (uniform and attr in self._mixed[class_name])}
 
     def writes(self, class_name: Optional[str], attr: str, complete: bool = False
                ) -> Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]:
@@ -424,10 +432,11 @@ class ClassAttributes:
         if class_name not in self._kinds:
             self._collect(class_name)
         own = self._kinds[class_name].get(attr)
-        if own is not None and attr in self._set_up[class_name]:
+        if own is not None and (attr in self._set_up[class_name] or not all(
+                method in self.scope.functions for method in self._writers[class_name][attr])):
             return own
-        # Set up by a base in another module (or MindSpore): writes of the chain's other methods only update it
-        # (``self._accumulation_step = 0`` in ``construct`` keeps the base's Parameter)
+        # Set up by a base in another module (or MindSpore) and written only by graph code here: such a write
+        # updates it (``self._accumulation_step = 0`` in ``construct`` keeps the base's Parameter)
         inherited = self._inherited_kind(class_name, attr)
         if own is None:
             return inherited
