@@ -27,8 +27,9 @@ defined twice counted twice: ``ModuleSummary.definitions``) and closed by names,
 * roots: every ``construct``; the functions the project index makes graph code from other modules; every
   function with a decorator whose last name is ``jit``, ``ms_function`` or ``register`` (a ``MultitypeFuncGraph``
   overload), or that holds such a def in its body at any depth (``Definition.nested_decorators``: a ``@jit``
-  closure is graph code, and its text lies within the definition's, with the sibling defs it may call), or, when the module renames ``jit`` or ``ms_function`` by an import (``... import jit as J``), any
-  one-name decorator (``ImportTable.qualify`` only follows imports, and keeps the last name of a dotted one);
+  closure is graph code, and its text lies within the definition's, with the sibling defs it may call), or,
+  when the module renames ``jit`` or ``ms_function`` by an import (``... import jit as J``), any one-name
+  decorator (``ImportTable.qualify`` only follows imports, and keeps the last name of a dotted one);
   and, when the code holds ``jit`` or ``ms_function`` where ``qualify`` can resolve it as a callee
   (``prefilter.CalledWords``), every function named by the first positional argument of a call of a name ending
   in ``jit`` or ``ms_function`` anywhere in the module (``ModuleSummary.jit_arguments``: ``ms.jit(f)``,
