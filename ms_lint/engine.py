@@ -388,13 +388,14 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
         for attr, node_type in node_hooks(type(rule)):
             (enter if attr[0] == "v" else leave).setdefault(node_type, []).append(getattr(rule, attr))
     if enter or leave:
-        for info in context.scope.graph_functions():
-            if context.scope.inside_graph_function(info.node):
-                continue  # its body is walked with the graph function whose body holds it
+        scope = context.scope
+        # a graph function nested in another (a closure it calls) is walked on its own, with its own value model
+        nested = frozenset(info.node for info in scope.graph_functions() if scope.inside_graph_function(info.node))
+        for info in scope.graph_functions():
             for rule in rules:
                 rule.function = info.node
             context.parents[info.node.body] = info.node
-            dispatch(info.node.body, enter, leave, context.parents)
+            dispatch(info.node.body, enter, leave, context.parents, nested)
         for rule in rules:
             rule.function = None
     for rule in rules:

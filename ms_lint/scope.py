@@ -10,12 +10,14 @@ graph code calls.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from ms_lint.analysis.qualnames import CELL_NAME, is_cell_base  # noqa: F401 (re-exported)
-from ms_lint.cstutil import call_name_args, is_staticmethod, suite_statements, walk_statements
+from ms_lint.analysis.dataflow import parameters_of, written_names
+from ms_lint.cstutil import (call_name_args, child_blocks, is_staticmethod, suite_statements, target_names,
+                             walk_statements)
 from ms_lint.names import ImportTable
 from ms_lint.treememo import tree_memo
 from ms_lint.walk import find, iter_with_ancestors
@@ -129,6 +131,44 @@ class MappedSite:
 
 
 
+def _blocks(body: Sequence[cst.BaseStatement]) -> Iterator[Sequence[cst.BaseStatement]]:
+    """``body`` and every block nested in its compound statements (not in defs or classes), each a statement
+    list."""
+    yield body
+    for stmt in body:
+        if type(stmt) in (cst.FunctionDef, cst.ClassDef):
+            continue
+        for block in child_blocks(stmt):
+            yield from _blocks(suite_statements(block))
+
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+@tree_memo
+def _other_bindings(func: cst.FunctionDef) -> FrozenSet[str]:
+    """Names ``func``'s scope binds other than by a def: parameters, assignments, imports, ``for``/``with``
+    targets, classes, ``global``/``nonlocal`` declarations, ``except ... as``, walrus targets."""
+    names: Set[str] = {param.name.value for param in parameters_of(func.params)}
+    for stmt in walk_statements(suite_statements(func.body), into_defs=False):
+        if type(stmt) is not cst.FunctionDef:
+            names.update(written_names(stmt))
+    for node in find(func.body, (cst.Global, cst.Nonlocal, cst.ExceptHandler, cst.NamedExpr), prune=_SCOPES[:2]):
+        if type(node) in (cst.Global, cst.Nonlocal):
+            names.update(item.name.value for item in node.names)  # type: ignore[attr-defined]
+        elif type(node) is cst.ExceptHandler and node.name is not None:  # type: ignore[attr-defined]
+            names.update(target_names(node.name.name, include_starred=True))  # type: ignore[attr-defined]
+        elif type(node) is cst.NamedExpr:
+            names.update(target_names(node.target, include_starred=True))  # type: ignore[attr-defined]
+    return frozenset(names)
+
+
+@tree_memo
+def _own_scope_calls(func: cst.FunctionDef) -> FrozenSet[cst.Call]:
+    """The calls of ``func``'s body outside its nested defs, classes, lambdas and comprehensions."""
+    return frozenset(find(func.body, cst.Call, prune=_SCOPES))
+
+
 @tree_memo
 def _body_calls(func: cst.FunctionDef) -> List[cst.Call]:
     """``GraphScope.calls_in``: asked for the closure and again for each call-site question (a list callers must
@@ -213,12 +253,20 @@ class GraphScope:
 
     def _collect_local_defs(self, func: cst.FunctionDef) -> None:
         """The defs of ``func``'s body, in its nested blocks too (``if task == "detect": def step(...)``), and
-        theirs, each with the function it is local to."""
-        for stmt in walk_statements(suite_statements(func.body), into_defs=False):
-            if type(stmt) is cst.FunctionDef:
-                self.enclosing[stmt] = func
-                self.local_defs.setdefault(func, {}).setdefault(stmt.name.value, []).append(stmt)
-                self._collect_local_defs(stmt)
+        theirs, each with the function it is local to. A def that a later def of its block replaces is left out
+        of ``local_defs`` (no call reaches it); defs of one name in different blocks are all kept."""
+        kept: Dict[str, List[cst.FunctionDef]] = {}
+        for block in _blocks(suite_statements(func.body)):
+            last: Dict[str, cst.FunctionDef] = {}
+            for stmt in block:
+                if type(stmt) is cst.FunctionDef:
+                    self.enclosing[stmt] = func
+                    last[stmt.name.value] = stmt
+                    self._collect_local_defs(stmt)
+            for name, stmt in last.items():
+                kept.setdefault(name, []).append(stmt)
+        if kept:
+            self.local_defs[func] = kept
 
     def _collect_overloads(self) -> None:
         """``@op.register("Tensor", ...)`` on module functions, where ``op = ...MultitypeFuncGraph(...)``."""
@@ -428,19 +476,40 @@ class GraphScope:
             outer = self.enclosing.get(outer)
         return False
 
-    def local_callables(self, expr: cst.BaseExpression, caller: cst.FunctionDef) -> List[Tuple[cst.FunctionDef, bool]]:
-        """``f`` called in ``caller`` where ``f`` is a def local to ``caller`` or to a function enclosing it
-        (Python's scoping: the innermost function that defines it): each such def, with False (not bound). A name
-        defined in two branches (``if task == "detect": def step ... else: def step ...``) gives both."""
+    def local_callables(self, expr: cst.BaseExpression, caller: cst.FunctionDef
+                        ) -> Optional[List[Tuple[cst.FunctionDef, bool]]]:
+        """What the name ``f``, read in ``caller``'s own scope, names by Python's scoping: the defs local to
+        ``caller`` or to the innermost function enclosing it that binds ``f`` (each with False: not bound); a
+        name defined in two branches (``if task == "detect": def step ... else: def step ...``) gives both.
+        ``[]`` when no function binds ``f`` (it is the module's); None when the function that binds it does so
+        otherwise too (a parameter, an assignment, an import, ``global``/``nonlocal``): unknown."""
         if type(expr) is not cst.Name:
             return []
+        name = expr.value
         scope: Optional[cst.FunctionDef] = caller
         while scope is not None:
-            found = self.local_defs.get(scope, {}).get(expr.value)
+            if name in _other_bindings(scope):
+                return None
+            found = self.local_defs.get(scope, {}).get(name)
             if found:
                 return [(func, False) for func in found]
             scope = self.enclosing.get(scope)
         return []
+
+    def _callees(self, expr: cst.BaseExpression, caller: cst.FunctionDef, owner: Optional[str],
+                 in_own_scope: bool) -> List[Tuple[cst.FunctionDef, bool]]:
+        """The defs a call of ``expr`` (or ``expr`` handed to a call) written in ``caller``'s body may run: local
+        defs for a name read in the caller's own scope (``local_callables``), else what ``resolve_callable``
+        finds. A name read inside a lambda, a comprehension or a nested def is resolved as before, module-wide:
+        their own parameters and targets may shadow a local def (and a nested def is a caller of its own)."""
+        if in_own_scope:
+            local = self.local_callables(expr, caller)
+            if local is None:
+                return []
+            if local:
+                return local
+        target = self.resolve_callable(expr, owner)
+        return [target] if target is not None else []
 
     def _add(self, func: cst.FunctionDef, owner: Optional[str], reason: str, is_root: bool) -> None:
         if func not in self.functions:
@@ -452,16 +521,15 @@ class GraphScope:
         while pending:
             caller = pending.pop()
             owner = self.functions[caller].owner
+            own = _own_scope_calls(caller) if caller in self.local_defs or caller in self.enclosing else ()
             for call in self.calls_in(caller):
-                local = self.local_callables(call.func, caller)
-                target = self.resolve_callable(call.func, owner) if not local else None
-                for callee, bound in local + ([target] if target is not None else []):
+                in_own_scope = call in own
+                for callee, bound in self._callees(call.func, caller, owner, in_own_scope):
                     self.call_sites.setdefault(callee, []).append(CallSite(caller, call, bound))
                     self._reach(callee, caller, pending)
                 # Functions handed to HyperMap/partial/vmap inside graph code are graph code too.
                 for arg in call.args:
-                    ref = self.resolve_callable(arg.value, owner)
-                    if ref is not None:
+                    for ref in self._callees(arg.value, caller, owner, in_own_scope):
                         self._reach(ref[0], caller, pending)
                 mapped = self._mapped_overloads(call)
                 if mapped is not None:  # the overloads of a MultitypeFuncGraph a HyperMap applies

@@ -20,7 +20,7 @@ import dataclasses
 import inspect
 import re
 import weakref
-from typing import Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type, TypeVar, Union
+from typing import AbstractSet, Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type, TypeVar, Union
 
 import libcst as cst
 
@@ -204,11 +204,13 @@ def node_hooks(owner: type) -> List[Tuple[str, type]]:
 
 
 def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[type, List[Callable]],
-             parents: Dict[cst.CSTNode, cst.CSTNode]) -> None:
+             parents: Dict[cst.CSTNode, cst.CSTNode], skip: AbstractSet[cst.CSTNode] = frozenset()) -> None:
     """Call ``enter[type(node)]`` hooks in pre-order and ``leave[...]`` hooks in post-order for every node under
     ``root`` (``root`` included), recording each node's parent in ``parents``: what a ``CSTVisitor`` whose
     ``on_visit`` always returns True does, without rebuilding the tree. Hooks are looked up by exact class (libcst
-    node classes are final), as ``CSTVisitor`` does with ``visit_<ClassName>``."""
+    node classes are final), as ``CSTVisitor`` does with ``visit_<ClassName>``. The nodes of ``skip`` (other
+    than ``root``) are neither dispatched nor entered: the engine walks a graph function nested in another one on
+    its own."""
     stack: List[object] = [root]  # nodes to enter, and ``_Leaving`` marks for nodes with leave hooks
     pop, push, extend, readers = stack.pop, stack.append, stack.extend, _CHILDREN
     while stack:
@@ -217,6 +219,8 @@ def dispatch(root: cst.CSTNode, enter: Dict[type, List[Callable]], leave: Dict[t
         if kind is _Leaving:
             for hook in leave[node.kind]:  # type: ignore[attr-defined]
                 hook(node.node)  # type: ignore[attr-defined]
+            continue
+        if skip and node in skip and node is not root:
             continue
         hooks = enter.get(kind)
         if hooks is not None:

@@ -165,3 +165,65 @@ def test_calls_walked_only_when_a_call_can_make_a_root(code, walked):
     scope = GraphScope(module, ImportTable(module), text=code)
     assert (scope._walked is not None) == walked
     assert [c.call for c in scope.calls] == [c.call for c in GraphScope(module, ImportTable(module)).calls]
+
+
+# -- closures: ``@ms.jit`` on a def nested in a function, and the local defs graph code calls ----------------------
+_TENSOR_IF = "    t = ops.ones((2,))\n    if t:\n        x = x + 1\n    return x\n"
+
+
+def _flagged(code: str):
+    from ms_lint.testing import lint
+
+    return sorted((f.line, f.code) for f in lint(code))
+
+
+def _indent(text: str, depth: int) -> str:
+    return "".join(" " * (4 * depth) + line + "\n" if line else "\n" for line in text.splitlines())
+
+
+def test_a_jit_closure_and_the_local_defs_it_calls_are_graph_code():
+    """mindyolo's train step: a factory defines ``step`` in each branch and returns a ``@ms.jit`` closure that
+    calls it; a closure nested in a graph function is walked once, with its own value model."""
+    code = ("import mindspore as ms\nfrom mindspore import nn, ops\n\n\n"
+            "def factory(task):\n"
+            "    if task == 'a':\n        def step(x):\n" + _indent(_TENSOR_IF, 2) +
+            "    else:\n        def step(x):\n" + _indent(_TENSOR_IF, 2) +
+            "    @ms.jit\n    def compiled(x):\n        return step(x)\n    return compiled\n\n\n"
+            "class Net(nn.Cell):\n    def construct(self, x):\n        @ms.jit\n        def inner(x):\n" +
+            _indent(_TENSOR_IF, 3) + "        return inner(x)\n")
+    assert _flagged(code) == [(9, "MSL201"), (15, "MSL201"), (29, "MSL201")]
+
+
+@pytest.mark.parametrize("shadow", [
+    "    def step(x):\n        return x\n",  # a later def of the same block replaces it
+    "    step = print\n",  # rebound
+])
+def test_a_local_def_the_calling_scope_rebinds_is_not_what_the_call_runs(shadow):
+    """Look-alikes an independent review found: the call does not run the first ``step``."""
+    code = ("import mindspore as ms\nfrom mindspore import ops\n\n\n"
+            "def factory():\n    def step(x):\n" + _indent(_TENSOR_IF, 1) + shadow +
+            "    @ms.jit\n    def compiled(x):\n        return step(x)\n    return compiled\n")
+    assert _flagged(code) == []
+
+
+@pytest.mark.parametrize("compiled", [
+    "    @ms.jit\n    def compiled(x, step):\n        return step(x)\n",  # a parameter
+    "    @ms.jit\n    def compiled(x):\n        global step\n        return step(x)\n",  # the module's
+    "    @ms.jit\n    def compiled(xs, fns):\n        return [step(x) for step in fns]\n",  # a comprehension target
+    "    @ms.jit\n    def compiled(x):\n        f = lambda step, y: step(y)\n        return f(ops.relu, x)\n",
+    "    @ms.jit\n    def compiled(x):\n        def g(y):\n            def step(z):\n                return z\n"
+    "            return step(y)\n        return g(x)\n",  # an inner def of the same name
+])
+def test_a_name_the_closure_binds_itself_is_not_the_factory_s_def(compiled):
+    code = ("import mindspore as ms\nfrom mindspore import ops\n\n\n"
+            "def factory():\n    def step(x):\n" + _indent(_TENSOR_IF, 1) + compiled + "    return compiled\n")
+    assert _flagged(code) == []
+
+
+def test_a_local_def_handed_to_grad_shadows_the_module_s():
+    """``ops.grad(forward)`` in a closure: the factory's ``forward``, not the module function of that name."""
+    code = ("import mindspore as ms\nfrom mindspore import ops\n\n\n"
+            "def forward(x):\n" + _TENSOR_IF + "\n\n"
+            "def factory(net):\n    def forward(x):\n        return net(x)\n\n"
+            "    @ms.jit\n    def compiled(x):\n        return ops.grad(forward)(x)\n    return compiled\n")
+    assert _flagged(code) == []
