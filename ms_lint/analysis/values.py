@@ -299,6 +299,7 @@ class ClassAttributes:
         self._set_up: Dict[str, Set[str]] = {}  # class -> the attributes an ``__init__`` of its chain assigns
         self._writers: Dict[str, Dict[str, Set[cst.FunctionDef]]] = {}  # class -> attr -> the methods assigning it
         self._mixed: Dict[str, Set[str]] = {}  # class -> attributes assigned values of different kinds
+        self._inherited_kinds: Dict[Tuple[str, str], Kind] = {}
         self._envs: Dict[Tuple[cst.FunctionDef, Optional[str]], "_InitEnv"] = {}
         self._writes: Dict[Tuple[str, str, bool], Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
@@ -443,7 +444,15 @@ class ClassAttributes:
         return own if inherited is Kind.UNKNOWN else join((own, inherited))
 
     def _inherited_kind(self, class_name: str, attr: str) -> Kind:
-        """What the bases outside this module set ``self.<attr>`` to (UNKNOWN when none is known)."""
+        """What the bases outside this module set ``self.<attr>`` to (UNKNOWN when none is known); asked once per
+        class and attribute (each read of ``self.<attr>`` asks)."""
+        key = (class_name, attr)
+        found = self._inherited_kinds.get(key)
+        if found is None:
+            found = self._inherited_kinds[key] = self._find_inherited_kind(class_name, attr)
+        return found
+
+    def _find_inherited_kind(self, class_name: str, attr: str) -> Kind:
         inherited = self._inherited(class_name, attr)
         if inherited is not None:
             return inherited
