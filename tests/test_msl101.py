@@ -136,6 +136,33 @@ def test_the_shape_of_a_value_handed_to_ops_shape_is_a_tensor_shape():
     assert flagged_lines(body) == [9]
 
 
+def test_a_shape_int_every_caller_passes_to_a_helper_is_its_trip_count():
+    """mindocr's RPN label assignment: ``batch_size, _, _ = gts.shape`` in ``construct``, handed to a helper whose
+    loop runs ``range(batch_size)``. A helper another call fills with a literal, or one called with its default,
+    keeps an unknown count."""
+    body = """
+    def per_image(gts, batch_size):
+        out = []
+        for i in range(batch_size):
+            out.append(ops.relu(gts[i]))
+        return ops.stack(out)
+
+
+    def mixed(gts, count):
+        out = []
+        for i in range(count):
+            out.append(ops.relu(gts[i]))
+        return ops.stack(out)
+
+
+    class Assigner(nn.Cell):
+        def construct(self, gts):
+            batch_size, max_gt, _ = gts.shape
+            return per_image(gts, batch_size) + mixed(gts, batch_size) + mixed(gts, 4)
+    """
+    assert flagged_lines(body) == [4]
+
+
 def test_while_with_a_python_int_counter_up_to_a_shape_is_flagged():
     body = """
     @ms.jit

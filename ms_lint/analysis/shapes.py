@@ -13,7 +13,7 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import call_name_args, code_of, is_self_attr, suite_statements, target_names, walk_statements
+from ms_lint.cstutil import bind_arguments, call_name_args, code_of, is_self_attr, suite_statements, target_names, walk_statements
 from ms_lint.walk import find
 
 
@@ -250,6 +250,8 @@ class ShapeResolver:
             return ShapeRef(code_of(expr))
         if isinstance(expr, cst.Name) and expr.value not in self._active:
             bound = self.bindings().get(expr.value)
+            if expr.value in self.values.parameters and not bound:
+                return self._passed_int(expr.value)
             if not bound or expr.value in self.values.parameters:
                 return None
             self._active.add(expr.value)
@@ -275,6 +277,43 @@ class ShapeResolver:
         if whole is None:
             return self._helper_item(value, index) if isinstance(value, cst.Call) else None
         return ShapeRef(f"{whole[0]}[{index}]", whole[1], index)
+
+    def _passed_int(self, name: str) -> Optional[ShapeRef]:
+        """A helper's parameter that every call in graph code of this module fills with a shape int of the caller
+        (``batch_size, _, _ = gts.shape`` in ``construct``, then ``rpn_anchor_target(anchors, gts, batch_size)``):
+        a shape int here too. Not a root's (its callers are outside), nor one another module's graph code calls."""
+        scope = self.context.scope
+        info = scope.functions.get(self.function)
+        sites = scope.call_sites.get(self.function, [])
+        if info is None or info.is_root or not sites or self._called_elsewhere():
+            return None
+        found: List[ShapeRef] = []
+        for site in sites:
+            if site.caller in self._helpers or any(arg.star for arg in site.call.args):
+                return None
+            binding = bind_arguments(self.function, site.bound_method, site.call)
+            passed = dict(binding[0]) if binding is not None else {}
+            if name not in passed:
+                return None  # the default, or a call that cannot be matched to the parameters
+            caller = ShapeResolver(self.context, site.caller, self.context.values(site.caller))
+            caller._helpers = self._helpers | {self.function}
+            ref = caller.shape_int(passed[name])
+            if ref is None:
+                return None
+            found.append(ref)
+        if len(found) > 1:
+            return ShapeRef(name)
+        origin = found[0].origin  # the caller's name for it may be the same (``batch_size`` = ``gts.shape[0]``)
+        return ShapeRef(origin if origin.startswith(f"{name}` = `") else f"{name}` = `{origin}")
+
+    def _called_elsewhere(self) -> bool:
+        """Graph code of another module calls this function (the project index says so)."""
+        project = self.context.project
+        if project is None:
+            return False
+        name = self.function.name.value
+        qualname = f"{self.owner}.{name}" if self.owner else name
+        return any(caller[0] != project.module for caller in project.index.callers_of((project.module, qualname)))
 
     def _helper_item(self, call: cst.Call, index: int) -> Optional[ShapeRef]:
         """``parts, c = _split_img(x)`` where every ``return`` of the in-module helper is a tuple whose item
