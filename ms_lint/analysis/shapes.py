@@ -13,7 +13,8 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
-from ms_lint.cstutil import bind_arguments, call_name_args, code_of, is_self_attr, suite_statements, target_names, walk_statements
+from ms_lint.cstutil import (bind_arguments, call_name_args, code_of, is_self_attr, suite_statements, target_names,
+                             walk_statements)
 from ms_lint.walk import find
 
 
