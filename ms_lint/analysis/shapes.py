@@ -161,20 +161,15 @@ class ShapeResolver:
                     plain = isinstance(element.value, cst.Name) and not starred
                     found.setdefault(name, []).append((value, index) if plain else (None, None))
 
-    def tensorish(self, expr: cst.BaseExpression) -> bool:
+    def tensorish(self, expr: cst.BaseExpression, shape_op_argument: bool = False) -> bool:
         """Could ``expr`` be a Tensor whose ``.shape`` is read? (never a known non-tensor, never a module, never a
-        numpy array: ``self.anchors = np.array(...)`` has a fixed, config-sized shape)"""
+        numpy array: ``self.anchors = np.array(...)`` has a fixed, config-sized shape). ``shape_op_argument``: it is
+        handed to ``ops.shape``/``P.Shape()``, which take only Tensors, so a value the model calls CONST is one there
+        (``img_metas=None`` in the signature, a Tensor at the call under ``if img_metas is not None``)."""
         if isinstance(expr, cst.Name) and expr.value in self.context.imports.aliases:
             return False
-        return self.values.kind(expr) not in NOT_TENSORS and not self._numpy_value(expr, 0)
-
-    def shape_argument(self, expr: cst.BaseExpression) -> bool:
-        """Could ``expr``, handed to ``ops.shape``/``P.Shape()``, be a Tensor? These take only Tensors, so a value
-        the model calls CONST is one there (``img_metas=None`` in the signature, a Tensor at the call under
-        ``if img_metas is not None``); a module, a numpy array, a sequence, a Cell or a primitive is not."""
-        if isinstance(expr, cst.Name) and expr.value in self.context.imports.aliases:
-            return False
-        return self.values.kind(expr) not in NOT_TENSORS - {Kind.CONST} and not self._numpy_value(expr, 0)
+        excluded = NOT_TENSORS - {Kind.CONST} if shape_op_argument else NOT_TENSORS
+        return self.values.kind(expr) not in excluded and not self._numpy_value(expr, 0)
 
     def _numpy_value(self, expr: cst.BaseExpression, depth: int) -> bool:
         """Is ``expr`` visibly a numpy array: a ``numpy.*`` call (or a method chain on one), or a name or
@@ -208,7 +203,7 @@ class ShapeResolver:
                 if qualified in ("mindspore.ops.shape",) or primitive_of(
                     self.context, self.owner, expr.func
                 ) == "mindspore.ops.Shape":
-                    if self.shape_argument(args[0].value):
+                    if self.tensorish(args[0].value, shape_op_argument=True):
                         return code_of(expr), args[0].value
         if isinstance(expr, cst.Name) and expr.value not in self._active:
             bound = self.bindings().get(expr.value)

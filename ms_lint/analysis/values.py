@@ -453,14 +453,20 @@ class ClassAttributes:
         return found
 
     def _find_inherited_kind(self, class_name: str, attr: str) -> Kind:
-        inherited = self._inherited(class_name, attr)
-        if inherited is not None:
-            return inherited
+        """Asked in this order: what MindSpore's base classes set that the value model cannot see there
+        (``BASE_CLASS_ATTRIBUTES``: ``TrainOneStepCell.weights`` is the optimizer's parameters); the project's bases
+        in other modules; last, what the value model saw when tools/derive_mindspore_api.py ran it on MindSpore's
+        source (``TrainOneStepCell.grad``): MindSpore's source checked as a project reads its bases itself."""
+        bases = self._mindspore_bases(class_name)
+        known = next((BASE_CLASS_ATTRIBUTES[base][attr] for base in bases
+                      if attr in BASE_CLASS_ATTRIBUTES.get(base, {})), None)
+        if known is not None:
+            return known
         for context, base in self.external_bases(class_name):
             kind = context.attributes.kind(base, attr)
             if kind is not Kind.UNKNOWN:
                 return kind
-        derived = _derived_attribute("attributes", self._mindspore_bases(class_name), attr)
+        derived = _derived_attribute("attributes", bases, attr)
         return Kind(derived) if derived is not None else Kind.UNKNOWN  # bound methods: what they return is not modelled
 
     def external_bases(self, class_name: str):
@@ -473,14 +479,6 @@ class ClassAttributes:
                 if pair not in found:
                     found.append(pair)
         return found
-
-    def _inherited(self, class_name: str, attr: str) -> Optional[Kind]:
-        """Attributes MindSpore's own base classes set in their ``__init__`` that the value model cannot see there
-        (``BASE_CLASS_ATTRIBUTES``: ``TrainOneStepCell.weights`` is the optimizer's parameters). What it saw when
-        tools/derive_mindspore_api.py ran it on MindSpore's source (``TrainOneStepCell.grad``) is asked last, after
-        the project's own modules (MindSpore's source checked as a project reads its bases itself)."""
-        return next((BASE_CLASS_ATTRIBUTES[base][attr] for base in self._mindspore_bases(class_name)
-                     if attr in BASE_CLASS_ATTRIBUTES.get(base, {})), None)
 
     def _mindspore_bases(self, class_name: str) -> List[str]:
         """The qualified names the bases of the class chain resolve to (MindSpore's classes among them)."""

@@ -14,10 +14,10 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
+from ms_lint import treememo
 from ms_lint.config import Config, ConfigError, find_pyproject, load_config
 from ms_lint.diagnostics import Finding
 from ms_lint.lsp.incremental import IncrementalParser
-from ms_lint import treememo
 from ms_lint.source import SourceFile, UnreadableSource, decode_source
 
 
