@@ -5,6 +5,11 @@ SIGSEGV, the kernel can kill it for memory) and ``ProcessPoolExecutor`` fails ev
 ``BrokenProcessPool``. Here each worker gets one batch at a time over its own pipe, so the parent always knows
 what a dead worker was doing: the other items of its batch are retried one by one on a fresh worker, and an item
 that kills a worker on its own becomes ``crashed(item, why)``. Everything else is reported as usual.
+
+A worker may also retire between two items (``retire``, asked after each): it sends what it has done and ends,
+and the rest of its batch goes first to a fresh worker. Ending a process is the cheap way to free what it
+gathered: a worker's module contexts sit in reference cycles, which the run collects rarely
+(``ms_lint.gcpolicy``), and a full collection cost more time than the parses it saved (benchmarks/README.md).
 """
 from __future__ import annotations
 
@@ -34,7 +39,8 @@ def worker_count(jobs: Optional[int], items: int) -> int:
     return max(1, min(jobs or cpu_count(), cpu_count(), items))
 
 
-def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs: Tuple) -> None:
+def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs: Tuple,
+                 retire: Optional[Callable[[], bool]]) -> None:
     if initializer is not None:
         initializer(*initargs)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -45,13 +51,20 @@ def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs
             return
         if batch is None:
             return
-        conn.send([work(item) for item in batch])
+        done = []
+        for item in batch:
+            done.append(work(item))
+            if retire is not None and retire():
+                conn.send((done, True))  # the parent gives the rest of the batch to a fresh worker
+                return
+        conn.send((done, False))
 
 
 class _Worker:
-    def __init__(self, context, work, initializer, initargs):
+    def __init__(self, context, work, initializer, initargs, retire):
         parent, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child, work, initializer, initargs), daemon=True)
+        self.process = context.Process(target=_worker_main, args=(child, work, initializer, initargs, retire),
+                                       daemon=True)
         self.process.start()
         child.close()
         self.conn = parent
@@ -83,12 +96,14 @@ def describe_exit(code: Optional[int]) -> str:
 def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk: int,
                 crashed: Callable[[T, str], R], initializer: Optional[Callable] = None,
                 initargs: Tuple = (), batches: Optional[List[List[T]]] = None,
-                meanwhile: Optional[Callable[[], None]] = None) -> List[R]:
+                meanwhile: Optional[Callable[[], None]] = None,
+                retire: Optional[Callable[[], bool]] = None) -> List[R]:
     """``work(item)`` for every item on ``workers`` processes, ``chunk`` items per batch, in no particular order
     (or the given ``batches``, handed out in their order, instead of ``items`` cut in chunks). ``meanwhile``: run on
     a thread of this process, which only waits for the workers: started once the first workers are forked, and
     finished before any other worker is forked (one that replaces a dead worker) and before this returns, so that
     no worker is forked while the thread may hold a lock (an import's) that the child would inherit held.
+    ``retire``: asked in a worker after each item; True ends that worker (see the module's docstring).
 
     ``work``, ``initializer`` and the items must be picklable where processes are spawned (module-level
     functions). ``crashed(item, why)`` stands in for the result of an item whose worker died while it ran alone.
@@ -107,7 +122,7 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                 if idle is None:
                     if thread is not None:
                         thread.join()  # a worker that replaces a dead one: no fork while the thread runs
-                    idle = _Worker(context, work, initializer, initargs)
+                    idle = _Worker(context, work, initializer, initargs, retire)
                     pool.append(idle)
                 idle.batch = queue.popleft()
                 try:
@@ -122,10 +137,19 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                 worker = busy[conn]
                 batch, worker.batch = worker.batch, None
                 try:
-                    results.extend(conn.recv())
-                    continue
+                    done, retired = conn.recv()
                 except (EOFError, OSError):
                     pass
+                else:
+                    results.extend(done)
+                    if retired:
+                        assert batch is not None
+                        if len(done) < len(batch):
+                            queue.appendleft(batch[len(done):])
+                        worker.process.join()
+                        pool.remove(worker)
+                        conn.close()
+                    continue
                 worker.process.join()
                 why = describe_exit(worker.process.exitcode)
                 pool.remove(worker)

@@ -37,6 +37,12 @@ PARALLEL_WEIGHT = 200_000
 # Batches of neighbouring files per worker (``neighbour_batches``): few, so modules that ask about each other are
 # checked by one worker; more than one, so the last batch does not leave a worker idle for long.
 BATCHES_PER_WORKER = 3
+# A worker ends after the file that took its resident memory past this (``_over_memory``), and a fresh one goes
+# on with the rest of its batch. A worker keeps every module it parsed for the next files' questions (about
+# 2 KB per line of source, ``ms_lint.analysis.project``): mindone 0.5.0 (1,729 files, 949k lines) grew one to
+# 767 MB. Past the limit a fresh process, which parses again what it is asked, is cheaper than freeing in place
+# (benchmarks/README.md, "Memory on a large project").
+WORKER_MEMORY_LIMIT = 300 * 2**20
 
 Result = Tuple[str, List[Finding], Optional[Stamp]]
 _WORKER_CONFIGS: List[Config] = []
@@ -103,6 +109,20 @@ def _analyze_in_worker(task: Tuple[str, int]) -> Result:
     return _analyze_one(path, _WORKER_CONFIGS[index], _WORKER_INDEX)
 
 
+def _resident_bytes() -> Optional[int]:
+    """This process's resident memory now (None where ``/proc`` does not tell)."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _over_memory() -> bool:
+    resident = _resident_bytes()
+    return resident is not None and resident > WORKER_MEMORY_LIMIT
+
+
 def _crashed(task: Tuple[str, int], why: str) -> Result:
     from ms_lint.engine import unanalyzable
 
@@ -136,7 +156,8 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
             configs.append(cfg)
         tasks.append((path, index[id(cfg)]))
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
-                       initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh))
+                       initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh),
+                       retire=_over_memory)
 
 
 # What a file the index finds no graph code in costs, against one that holds graph code, per byte: it is read and

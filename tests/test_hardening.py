@@ -6,6 +6,7 @@ plugin must never show a traceback, never crash and never write a file they must
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import io
 import json
@@ -369,6 +370,56 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
     assert [f.code for f in by_path["crash.py"]] == ["MSL900"]
     assert "SIGSEGV" in by_path["crash.py"][0].message
     assert all([f.code for f in by_path[f"m{i}.py"]] == ["MSL101"] for i in range(40))
+
+
+def _item_and_pid(item):
+    return item, os.getpid()
+
+
+def _retire_after_three_items():
+    _retire_after_three_items.calls = getattr(_retire_after_three_items, "calls", 0) + 1
+    return _retire_after_three_items.calls % 3 == 0
+
+
+def test_a_worker_that_retires_hands_the_rest_of_its_batch_to_a_fresh_one():
+    """Each worker ends after its third item, in the middle of a batch of five: every item is done once, the rest
+    of each cut batch goes to a new process, and no process did more than three items."""
+    batches = [list(range(start, start + 5)) for start in range(0, 40, 5)]
+    results = pool.run_batches([], _item_and_pid, 2, 1, lambda item, why: (item, why), batches=batches,
+                               retire=_retire_after_three_items)
+    assert sorted(item for item, _ in results) == list(range(40))
+    per_process = collections.Counter(pid for _, pid in results)
+    assert max(per_process.values()) == 3
+    assert len(per_process) == 14  # 40 items, three per process: 13 full processes and one with the last item
+    assert os.getpid() not in per_process
+
+
+def test_workers_over_the_memory_limit_retire_and_the_findings_stay_the_same(tmp_path, monkeypatch):
+    """A limit every worker is over (1 byte): each ends after one file, and the run reports what one process
+    does, file by file."""
+    for i in range(30):
+        (tmp_path / f"m{i}.py").write_text(CELL if i % 3 else CELL.replace("range(x.shape[0])", "range(3)"))
+    monkeypatch.setattr(pool, "cpu_count", lambda: 2)
+    monkeypatch.chdir(tmp_path)
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    alone = {path: [(f.code, f.line) for f in findings] for path, findings, _ in runner.analyze_files(files, Config(), jobs=1)}
+    assert runner._over_memory() is False  # the test process itself is under the real limit
+    monkeypatch.setattr(runner, "WORKER_MEMORY_LIMIT", 1)
+    assert runner._over_memory() is True
+    processes = tmp_path / "processes"
+    processes.mkdir()
+    real = runner._analyze_one
+
+    def analyze(path, config, index=None):  # forked into the workers: each leaves its process id behind
+        (processes / f"{os.getpid()}-{os.path.basename(path)}").touch()
+        return real(path, config, index)
+
+    monkeypatch.setattr(runner, "_analyze_one", analyze)
+    retired = {path: [(f.code, f.line) for f in findings] for path, findings, _ in runner.analyze_files(files, Config(), jobs=2)}
+    assert retired == alone
+    assert sum(1 for found in alone.values() if found) == 20
+    pids = [name.name.split("-")[0] for name in processes.iterdir()]
+    assert len(pids) == 30 and len(set(pids)) == 30  # one file per process
 
 
 def test_a_fix_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
