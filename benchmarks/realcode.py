@@ -37,6 +37,7 @@ RATCHET = re.compile(r"<!-- ratchet: recall=([0-9.]+) precision=([0-9.]+) -->")
 FIX_RATCHET = re.compile(r"<!-- fixes: safe=([0-9]+) fixed=([0-9]+) -->")
 # The audit ratchet: how many findings the precision audit (realcode/audit.tsv) judged false positives are still
 # reported. It may only go down.
+UNJUDGED_LISTED = 40  # the report lists the findings not audited yet when there are this few
 AUDIT_RATCHET = re.compile(r"<!-- audit: false-positives=([0-9]+) -->")
 
 
@@ -336,17 +337,17 @@ def package_lines(rows: List[Row], result: Score) -> List[str]:
     return lines + [""]
 
 
-def audit_counts(result: Score) -> Tuple[Counter, List[Tuple[str, dict, str]], int]:
+def audit_counts(result: Score) -> Tuple[Counter, List[Tuple[str, dict, str]], List[Tuple[str, dict]]]:
     """(verdicts of the audited findings still reported, the false positives among them with the audit's reason,
-    how many findings in unlabelled files the audit has not judged)."""
+    the findings in unlabelled files the audit has not judged)."""
     audit = read_audit()
     verdicts: Counter = Counter()
     false_positives = []
-    unjudged = 0
+    unjudged = []
     for package, finding in result.unlabelled:
         found = audit.get((package, finding["path"].replace(os.sep, "/"), finding["line"], finding["code"]))
         if found is None:
-            unjudged += 1
+            unjudged.append((package, finding))
             continue
         verdicts[found[0]] += 1
         if found[0] == "FP":
@@ -370,11 +371,15 @@ def audit_report(result: Score) -> List[str]:
              f"({judged['TP']} TP, {judged['FP']} FP when audited: precision "
              f"{shown(ratio(judged['TP'], len(audit)))}). Chosen by the tool's output, they measure precision only.",
              "", f"Still reported now: {still} of them, {verdicts['TP']} TP and {verdicts['FP']} FP (precision "
-             f"{shown(ratio(verdicts['TP'], still))}); findings in unlabelled files not audited yet: {unjudged}.",
+             f"{shown(ratio(verdicts['TP'], still))}); findings in unlabelled files not audited yet: {len(unjudged)}.",
              "", f"<!-- audit: false-positives={verdicts['FP']} -->", "", "False positives still reported:", ""]
     lines += [f"- {package} `{f['path']}:{f['line']}` {f['code']}: {cut_reason(why)}"
               for package, f, why in false_positives] \
         or ["none"]
+    if len(unjudged) <= UNJUDGED_LISTED:
+        lines += ["", "Not audited yet:", ""]
+        lines += [f"- {package} `{f['path']}:{f['line']}` {f['code']}: {cut_reason(f['message'])}"
+                  for package, f in unjudged] or ["none"]
     return lines + [""]
 
 

@@ -18,7 +18,8 @@ from ms_lint.treememo import tree_memo
 from ms_lint.walk import find
 from ms_lint.analysis.dataflow import own_code_names
 from ms_lint.analysis.values import (
-    ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, is_literal, return_elements, return_kind,
+    ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, constant_returns, is_literal, return_elements,
+    return_kind,
     root_param_kinds,
 )
 
@@ -67,6 +68,7 @@ class ModuleContext:
         self._returns: Dict[Tuple[cst.FunctionDef, tuple], Kind] = {}
         self._returning: Set[cst.FunctionDef] = set()
         self._elements: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[Kind, ...]]] = {}
+        self._constants: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[bool, ...]]] = {}
         self._local_names: Optional[Set[str]] = None
         self._class_kinds: Dict[Optional[str], ExpressionKinds] = {}
 
@@ -103,6 +105,10 @@ class ModuleContext:
     def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]:
         """The item kinds of the tuple every ``return`` of an in-module function gives (``return res, found``)."""
         return self._result_of(self._elements, return_elements, None, func, param_kinds)
+
+    def constant_returns(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[bool, ...]]:
+        """Which items of the tuple every ``return`` of an in-module function gives are constants everywhere."""
+        return self._result_of(self._constants, constant_returns, None, func, param_kinds)
 
     def _result_of(self, table: dict, read, recursing, func: cst.FunctionDef, param_kinds: Dict[str, Kind]):
         """``read(model)`` of the function's value model for these argument kinds, cached in ``table``;

@@ -37,16 +37,18 @@ PARALLEL_WEIGHT = 200_000
 # Batches of neighbouring files per worker (``neighbour_batches``): few, so modules that ask about each other are
 # checked by one worker; more than one, so the last batch does not leave a worker idle for long.
 BATCHES_PER_WORKER = 3
-# A worker ends after the file that took its resident memory past this (``_over_memory``), and a fresh one goes
-# on with the rest of its batch. A worker keeps every module it parsed for the next files' questions (about
-# 2 KB per line of source, ``ms_lint.analysis.project``): mindone 0.5.0 (1,729 files, 949k lines) grew one to
-# 767 MB. Past the limit a fresh process, which parses again what it is asked, is cheaper than freeing in place
-# (benchmarks/README.md, "Memory on a large project").
-WORKER_MEMORY_LIMIT = 300 * 2**20
+# A worker ends after the file that grew its resident memory by more than this since it started
+# (``_over_memory``), and a fresh one goes on with the rest of its batch. A worker keeps every module it parsed for
+# the next files' questions (about 2 KB per line of source, ``ms_lint.analysis.project``): mindone 0.5.0 (1,729
+# files, 949k lines) grew one to 767 MB. Past the limit a fresh process, which parses again what it is asked, is
+# cheaper than freeing in place (benchmarks/README.md, "Memory on a large project"). Growth, not size: a worker
+# forked from a large process (a test run, an editor) starts with the parent's pages counted in its own.
+WORKER_MEMORY_GROWTH = 180 * 2**20
 
 Result = Tuple[str, List[Finding], Optional[Stamp]]
 _WORKER_CONFIGS: List[Config] = []
 _WORKER_INDEX = None  # the ProjectIndex, sent to each worker once
+_WORKER_START_RESIDENT: Optional[int] = None  # a worker's resident memory when it started
 
 
 def display_path(path: str) -> str:
@@ -96,9 +98,10 @@ def digest_bytes(raw: bytes) -> str:
 
 
 def _init_worker(configs: List[Config], index=None) -> None:
-    global _WORKER_CONFIGS, _WORKER_INDEX
+    global _WORKER_CONFIGS, _WORKER_INDEX, _WORKER_START_RESIDENT
     _WORKER_CONFIGS = configs
     _WORKER_INDEX = index
+    _WORKER_START_RESIDENT = _resident_bytes()
     from ms_lint.gcpolicy import collect_less
 
     collect_less()
@@ -119,8 +122,10 @@ def _resident_bytes() -> Optional[int]:
 
 
 def _over_memory() -> bool:
+    """This worker grew past ``WORKER_MEMORY_GROWTH`` (never, outside a worker)."""
     resident = _resident_bytes()
-    return resident is not None and resident > WORKER_MEMORY_LIMIT
+    start = _WORKER_START_RESIDENT
+    return resident is not None and start is not None and resident - start > WORKER_MEMORY_GROWTH
 
 
 def _crashed(task: Tuple[str, int], why: str) -> Result:

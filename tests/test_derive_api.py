@@ -77,3 +77,40 @@ def test_an_attribute_a_mindspore_class_sets_to_values_of_different_kinds_is_lef
 
     assert "paddings" not in mindspore_api()["attributes"].get("mindspore.nn.Pad", {})
     assert mindspore_api()["attributes"]["mindspore.nn.Pad"]["mode"] == "const"
+
+
+def test_host_queries_are_read_from_a_module_and_the_package_that_reexports_them(tmp_path):
+    """A function of ``mint/distributed/distributed.py`` whose docstring returns a bool is a Python value under
+    its module's name and under ``mindspore.mint.distributed``, which imports it; one returning a Tensor is not."""
+    site = tmp_path
+    package = site / "mindspore" / "mint" / "distributed"
+    package.mkdir(parents=True)
+    (site / "mindspore" / "communication").mkdir()
+    (package / "__init__.py").write_text("from mindspore.mint.distributed.distributed import is_initialized, all_reduce\n")
+    (package / "distributed.py").write_text(textwrap.dedent('''
+        def is_initialized():
+            """Check the group.
+
+            Returns:
+                bool, whether the default process group has been initialized.
+            """
+
+        def all_reduce(tensor):
+            """Reduce.
+
+            Returns:
+                Tensor, the reduced tensor.
+            """
+        '''))
+    found = dict(_derive().host_queries(str(site / "mindspore"), str(site)))
+    assert found == {"mindspore.mint.distributed.distributed.is_initialized": "const",
+                     "mindspore.mint.distributed.is_initialized": "const"}
+
+
+def test_the_shipped_data_knows_the_host_queries_of_mint_distributed():
+    from ms_lint.analysis.values import mindspore_api
+
+    functions = mindspore_api()["functions"]
+    assert functions["mindspore.mint.distributed.is_initialized"] == "const"
+    assert functions["mindspore.communication.get_rank"] == "const"
+    assert "mindspore.mint.distributed.all_reduce" not in functions

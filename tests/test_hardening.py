@@ -394,18 +394,30 @@ def test_a_worker_that_retires_hands_the_rest_of_its_batch_to_a_fresh_one():
     assert os.getpid() not in per_process
 
 
+def test_a_worker_retires_on_its_own_growth_not_on_what_it_was_forked_with(monkeypatch):
+    """A worker forked from a 500 MB process (a test run, an editor) counts the parent's pages in its resident
+    memory from the start: only what it adds counts."""
+    mb = 2**20
+    monkeypatch.setattr(runner, "_WORKER_START_RESIDENT", 500 * mb)
+    monkeypatch.setattr(runner, "_resident_bytes", lambda: 500 * mb + runner.WORKER_MEMORY_GROWTH)
+    assert runner._over_memory() is False
+    monkeypatch.setattr(runner, "_resident_bytes", lambda: 501 * mb + runner.WORKER_MEMORY_GROWTH)
+    assert runner._over_memory() is True
+    monkeypatch.setattr(runner, "_resident_bytes", lambda: None)  # no /proc: never
+    assert runner._over_memory() is False
+
+
 def test_workers_over_the_memory_limit_retire_and_the_findings_stay_the_same(tmp_path, monkeypatch):
-    """A limit every worker is over (1 byte): each ends after one file, and the run reports what one process
-    does, file by file."""
+    """A limit every worker is over: each ends after one file, and the run reports what one process does, file by
+    file."""
     for i in range(30):
         (tmp_path / f"m{i}.py").write_text(CELL if i % 3 else CELL.replace("range(x.shape[0])", "range(3)"))
     monkeypatch.setattr(pool, "cpu_count", lambda: 2)
     monkeypatch.chdir(tmp_path)
     files = sorted(str(p) for p in tmp_path.glob("*.py"))
     alone = {path: [(f.code, f.line) for f in findings] for path, findings, _ in runner.analyze_files(files, Config(), jobs=1)}
-    assert runner._over_memory() is False  # the test process itself is under the real limit
-    monkeypatch.setattr(runner, "WORKER_MEMORY_LIMIT", 1)
-    assert runner._over_memory() is True
+    assert runner._over_memory() is False  # not a worker
+    monkeypatch.setattr(runner, "WORKER_MEMORY_GROWTH", -1)  # a worker is over as it starts
     processes = tmp_path / "processes"
     processes.mkdir()
     real = runner._analyze_one

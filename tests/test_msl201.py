@@ -1279,3 +1279,110 @@ def test_an_augmented_assignment_in_a_branch_makes_the_select_unsafe_for_that_re
     assert found[0].fix_object.applicability == "unsafe"
     assert "`done_status += 1` updates in place the Tensor its name holds" in message
     assert "one shape" not in message
+
+
+# -- look-alikes met in mindone 0.5.0's audit (benchmarks/realcode/audit.tsv) ------------------------------------
+def cell(construct, extra=""):
+    return HEAD + textwrap.dedent(extra) + "class Net(nn.Cell):\n" + textwrap.indent(textwrap.dedent(construct), "    ")
+
+
+@pytest.mark.parametrize("annotation, flagged", [
+    ("List[float]", False), ("Optional[int]", False), ("Tuple[int, ...]", False), ("list[list[int]]", False),
+    ("Union[int, Tuple[int, int]]", False), ("List[ms.Tensor]", True), ("Optional[ms.Tensor]", True),
+])
+def test_a_construct_parameter_annotated_with_python_values_is_not_a_tensor(annotation, flagged):
+    """``conditioning_scale: List[float]`` zipped with a CellList: each ``scale`` is a Python float."""
+    code = cell(f"""\
+        def __init__(self, nets):
+            super().__init__()
+            self.nets = nn.CellList(nets)
+
+        def construct(self, x, scales: {annotation}):
+            for scale, net in zip(scales, self.nets):
+                if scale == 0.0:
+                    continue
+                x = net(x) * 2
+            return x
+        """, extra="from typing import List, Optional, Tuple, Union\n\n\n")
+    assert bool(findings(code)) is flagged
+
+
+@pytest.mark.parametrize("call, flagged", [("size(0)", False), ("size()", False), ("dim()", False), ("sum()", True)])
+def test_a_tensors_size_is_a_python_int(call, flagged):
+    code = cell(f"""\
+        def construct(self, x, w):
+            n = x.shape[1] + 2
+            if n > w.{call}:
+                x = x * 2
+            return x
+        """)
+    assert bool(findings(code)) is flagged
+
+
+def test_the_items_a_sub_cell_returns_from_shapes_are_not_tensors():
+    """``embeddings, num_frames, width = self.patch_embed(x)``: ``num_frames`` is ``x.shape[1]`` in the
+    sub-cell's ``construct``; ``embeddings`` stays a Tensor."""
+    code = HEAD + textwrap.dedent("""\
+        class PatchEmbed(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(4, 4)
+
+            def construct(self, x):
+                batch, frames, width = x.shape
+                return self.proj(x), frames, width
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.patch_embed = PatchEmbed()
+                self.table = ms.Parameter(ops.zeros((1, 8, 4)))
+
+            def construct(self, x):
+                embeddings, num_frames, width = self.patch_embed(x)
+                embeddings = embeddings * 2
+                if num_frames != self.table.shape[1]:
+                    x = x * 2
+                if embeddings.sum() > 0:
+                    x = x + 1
+                return x
+        """)
+    assert [f.line for f in findings(code)] == [line_of(code, "if embeddings.sum() > 0")]
+
+
+def test_a_parameter_tested_before_the_function_rebinds_it_to_a_tensor_is_the_argument():
+    """``if max_len < 0: max_len = lengths.max()``: the test reads the argument (a config int), the later Tensor
+    binding does not reach it; the test after the rebinding is a Tensor test."""
+    code = cell("""\
+        def __init__(self, config):
+            super().__init__()
+            self.config = config
+
+        def embed(self, x, lengths, max_len=200):
+            if max_len < 0:
+                max_len = lengths.max()
+            else:
+                max_len = ops.minimum(lengths.max(), max_len)
+            if max_len > 4:
+                x = x * 2
+            return x
+
+        def construct(self, x, lengths):
+            return self.embed(x, lengths, max_len=self.config.max_len)
+        """)
+    assert [f.line for f in findings(code)] == [line_of(code, "if max_len > 4")]
+
+
+@pytest.mark.parametrize("query, flagged", [
+    ("mint.distributed.is_initialized()", False), ("mint.distributed.get_world_size() > 1", False),
+    ("mint.isfinite(x).all()", True),
+])
+def test_host_queries_of_mint_distributed_are_python_values(query, flagged):
+    code = cell(f"""\
+        def construct(self, x):
+            if {query}:
+                x = x * 2
+            return x
+        """, extra="from mindspore import mint\n\n\n")
+    assert bool(findings(code)) is flagged

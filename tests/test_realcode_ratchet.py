@@ -58,12 +58,13 @@ def test_the_audit_counts_judged_findings_still_reported_and_records_the_false_p
     result.unlabelled.extend([
         ("pkg@1", {"path": "pkg/a.py", "line": 10, "code": "MSL201"}),
         ("pkg@1", {"path": "pkg/a.py", "line": 20, "code": "MSL201"}),
-        ("pkg@1", {"path": "pkg/c.py", "line": 1, "code": "MSL101"}),  # not judged
+        ("pkg@1", {"path": "pkg/c.py", "line": 1, "code": "MSL101", "message": "loop over Tensor `x` row by row"}),
     ])
     verdicts, false_positives, unjudged = realcode.audit_counts(result)
-    assert verdicts == Counter({"TP": 1, "FP": 1}) and unjudged == 1
+    assert verdicts == Counter({"TP": 1, "FP": 1}) and [(f["path"], f["line"]) for _, f in unjudged] == [("pkg/c.py", 1)]
     assert [(f["path"], f["line"], why) for _, f, why in false_positives] == [("pkg/a.py", 20, "a constexpr result")]
     text, _, _ = realcode.report([], result)
+    assert "- pkg@1 `pkg/c.py:1` MSL101: loop over Tensor `x` row by row" in text  # few enough to be listed
     results = tmp_path / "realcode.md"
     results.write_text(text)
     monkeypatch.setattr(realcode, "RESULTS", str(results))

@@ -18,6 +18,9 @@ without assigning them:
 (``TrainOneStepCell.__init__`` sets ``self.grad = ops.GradOperation(get_by_list=True, ...)``), and
 ``self.hyper_map(f, grads)`` in a ``TrainOneStepWithLossScaleCell`` subclass maps over them.
 
+It also lists the host-side queries of ``mint.distributed`` and ``communication`` (``HOST_QUERIES``) that return a
+bool, int or str: ``mint.distributed.is_initialized()`` is a Python bool, not a Tensor as ``mint.*`` results are.
+
 It also lists MindSpore's compile-time helpers: every module function of the package decorated with
 ``@constexpr`` or ``@_primexpr`` (or bound as ``name = constexpr(f)``). Their results are Python values computed
 while the graph compiles, although they live under ``mindspore.ops``/``mindspore.numpy``, whose functions
@@ -177,6 +180,37 @@ def reexports(root: str, site: str):
     return found
 
 
+# Modules of host-side queries about the distributed setup (``get_rank()``, ``is_initialized()``): the functions
+# whose docstring says they return a bool, int or str give Python values, although ``mint.*`` otherwise gives Tensors.
+HOST_QUERIES = ("mint/distributed/distributed.py", "communication/management.py")
+PYTHON_RESULT = re.compile(r"(bool|int|str)\b")
+
+
+def host_queries(root: str, site: str):
+    """(qualified name, "const") of the public functions of ``HOST_QUERIES`` returning Python values, under their
+    module's name and the names of the packages whose ``__init__`` imports them."""
+    for relative in HOST_QUERIES:
+        path = os.path.join(root, relative)
+        if not os.path.isfile(path):  # another MindSpore version
+            continue
+        for module, tree in parsed_modules(path, site):
+            found = set()
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                    match = RETURNS.search(ast.get_docstring(node) or "")
+                    if match and PYTHON_RESULT.match(match.group("first").strip()):
+                        found.add(node.name)
+                        yield f"{module}.{node.name}", "const"
+            package = module.rsplit(".", 1)[0]
+            init = os.path.join(os.path.dirname(path), "__init__.py")
+            for _, init_tree in parsed_modules(init, site):
+                for node in ast.walk(init_tree):
+                    if isinstance(node, ast.ImportFrom) and node.module in (module, module.rsplit(".", 1)[-1]):
+                        for alias in node.names:
+                            if alias.name in found:
+                                yield f"{package}.{alias.asname or alias.name}", "const"
+
+
 def takes_inputs(func: ast.FunctionDef, bound: bool) -> bool:
     args = func.args
     return len(args.posonlyargs) + len(args.args) > int(bound) or args.vararg is not None
@@ -204,6 +238,7 @@ def main() -> int:
                     kind = kind_of(ast.get_docstring(node) or "", takes_inputs(node, False))
                     if kind:
                         functions[canonical(f"{module}.{node.name}")] = kind
+    functions.update(host_queries(root, site))
     compile_time = set()
     for module, tree in parsed_modules(root, site):
         compile_time.update(compile_time_helpers(tree, module))

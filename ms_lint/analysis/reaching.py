@@ -148,6 +148,10 @@ class ReachingBindings:
         if not kinds:
             return None
         found = join(kinds)  # type: ignore[arg-type]
+        if sites == {ENTRY}:
+            # only the parameter's value reaches: what the function binds to the name later says nothing here
+            # (``if max_len < 0: max_len = x.max()`` tests the argument, which the callers pass)
+            return found
         # Unknown here says less than the function-wide join: a name that holds a Tensor on one path is one on
         # the others too in a graph (``done = self.false`` ... ``done, _ = self.env.step(a)``: MindSpore unifies
         # the bindings that meet at a branch or loop), so the caller falls back to that join.

@@ -12,7 +12,7 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -67,7 +67,7 @@ CONST_PRIMITIVES = {
 STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _NEVER_TENSOR_LEAVES = (cst.Integer, cst.Float, cst.Imaginary) + STRING_NODES
 TENSOR_VIEW_ATTRIBUTES = ("T", "real", "imag", "mT")  # attributes of a Tensor that are Tensors
-SHAPE_METHODS = {"dim", "ndimension", "dtype", "shape", "is_complex", "is_floating_point", "is_signed",
+SHAPE_METHODS = {"dim", "size", "ndimension", "dtype", "shape", "is_complex", "is_floating_point", "is_signed",
                  "is_contiguous", "numel", "nelement", "element_size"}
 CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "tuple", "list", "enumerate",
                   "zip", "min", "max", "abs", "hasattr", "getattr", "type", "issubclass", "callable", "sorted"}
@@ -1006,14 +1006,41 @@ class FunctionValues(ExpressionKinds):
     def local_call_elements(self, call: cst.Call, count: int) -> Optional[Tuple[Kind, ...]]:
         """``rho, found = self._line_search(...)``: the kinds of the ``count`` items every ``return`` of the
         helper gives as a tuple (``return res, found``), or None."""
-        if self.returns is None or self.returns_off:
+        if self.returns is None:
             return None
-        resolved = self._local_callee(call)
-        if resolved is None or resolved[1] is None:
+        resolved = None if self.returns_off else self._local_callee(call)
+        if resolved is None:  # what a sub-cell gives only ever lowers a kind: asked for names bound twice too
+            return self._sub_cell_elements(call, count)
+        if resolved[1] is None:
             return None
         callee, kinds, context = resolved
         found = context.return_elements(callee, kinds)
         return found if found is not None and len(found) == count else None
+
+    def _sub_cell_elements(self, call: cst.Call, count: int) -> Optional[Tuple[Kind, ...]]:
+        """``embeddings, num_frames, width = self.patch_embed(x)``: what a cell returns unpacks into Tensors,
+        except the items its ``construct`` returns as constants everywhere (shape ints), which stay unknown."""
+        sub_cell = self._sub_cell_construct(call)
+        if sub_cell is None:
+            return None
+        constants = self.returns.constant_returns(*sub_cell)  # type: ignore[union-attr]
+        if constants is None or len(constants) != count or not any(constants):
+            return None
+        return tuple(Kind.UNKNOWN if constant else Kind.TENSOR for constant in constants)
+
+    def _sub_cell_construct(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, Dict[str, Kind]]]:
+        """``self.block(x)`` where ``self.block`` is built from a Cell class of this module: its ``construct`` and
+        the kinds of its parameters at this call."""
+        func = call.func
+        if not (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+                and self.attributes is not None and self.returns is not None):
+            return None
+        made = self.attributes.made_by(self.owner, func.attr.value)
+        if not made or made not in self.scope.classes or not self.scope.classes[made].is_cell:
+            return None
+        construct = self.scope.find_method(made, "construct")
+        kinds = argument_kinds(self, construct, True, call) if construct is not None else None
+        return (construct, kinds) if construct is not None and kinds is not None else None
 
     def _local_callee(self, call: cst.Call):
         """(def, its parameters' kinds at this call or None, the context that models it) of a helper of this
@@ -1046,11 +1073,9 @@ class FunctionValues(ExpressionKinds):
         if made in MAPPERS:
             mapped = [self.kind(arg.value) for arg in call.args[1:]]
             return Kind.TENSOR_SEQ if Kind.TENSOR_SEQ in mapped else None
-        if made and made in self.scope.classes and self.scope.classes[made].is_cell and self.returns is not None:
-            construct = self.scope.find_method(made, "construct")
-            kinds = argument_kinds(self, construct, True, call) if construct is not None else None
-            if kinds is not None and self.returns.return_kind(construct, kinds) is Kind.TENSOR_SEQ:
-                return Kind.TENSOR_SEQ
+        sub_cell = self._sub_cell_construct(call) if type(func) is cst.Attribute else None
+        if sub_cell is not None and self.returns.return_kind(*sub_cell) is Kind.TENSOR_SEQ:  # type: ignore[union-attr]
+            return Kind.TENSOR_SEQ
         return None
 
     def int_origin(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -1081,6 +1106,8 @@ class ReturnModel(Protocol):
     def return_kind(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Kind: ...
 
     def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]: ...
+
+    def constant_returns(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[bool, ...]]: ...
 
 
 # MindSpore's optimizer base classes: ``construct`` takes one gradient per parameter, ``self.parameters`` holds them.
@@ -1191,14 +1218,31 @@ def return_kind(model: "FunctionValues") -> Kind:
     return Kind.UNKNOWN if kind is Kind.CONST else kind
 
 
-def return_elements(model: "FunctionValues") -> Optional[Tuple[Kind, ...]]:
-    """The kinds of the items when every ``return`` gives a tuple display of one length (``return res, found``),
-    each item as strict as :func:`return_kind` (all returns agree, constants count as unknown); else None."""
+def constant_returns(model: "FunctionValues") -> Optional[Tuple[bool, ...]]:
+    """For each item of the tuple every ``return`` gives (one length, no starred item): whether every return gives a
+    constant there (``return embeddings, num_frames, width`` with ``num_frames`` from ``x.shape``); else None."""
+    tuples = _returned_tuples(model)
+    if tuples is None:
+        return None
+    return tuple(all(model.kind(t[position].value) is Kind.CONST for t in tuples) for position in range(len(tuples[0])))
+
+
+def _returned_tuples(model: "FunctionValues") -> Optional[List[Sequence[cst.BaseElement]]]:
+    """The items of every ``return`` when each gives a tuple display of one length without starred items."""
     found = find(model.func.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
     if not found or any(not isinstance(node, cst.Return) or not isinstance(node.value, cst.Tuple) for node in found):
         return None
     tuples = [node.value.elements for node in found]  # type: ignore[union-attr]
     if len({len(t) for t in tuples}) != 1 or any(isinstance(e, cst.StarredElement) for t in tuples for e in t):
+        return None
+    return tuples
+
+
+def return_elements(model: "FunctionValues") -> Optional[Tuple[Kind, ...]]:
+    """The kinds of the items when every ``return`` gives a tuple display of one length (``return res, found``),
+    each item as strict as :func:`return_kind` (all returns agree, constants count as unknown); else None."""
+    tuples = _returned_tuples(model)
+    if tuples is None:
         return None
     kinds = []
     for position in range(len(tuples[0])):
@@ -1249,12 +1293,36 @@ def _membership_tested_parameters(func: cst.FunctionDef, parameters: Set[str]) -
     return found
 
 
+_PYTHON_SCALARS = {"int", "bool", "str", "float", "None"}
+# Containers whose annotation says what they hold: ``List[float]``, ``Optional[int]``, ``Tuple[int, ...]``.
+_PYTHON_CONTAINERS = {"list", "tuple", "List", "Tuple", "Sequence", "Optional", "Union", "typing.List",
+                      "typing.Tuple", "typing.Sequence", "typing.Optional", "typing.Union"}
+
+
+def _python_values_only(ann: cst.BaseExpression) -> bool:
+    """The annotation names Python scalars only, in containers or unions of them (``List[List[int]]``,
+    ``Optional[float]``, ``Union[int, Tuple[int, int]]``): never a Tensor."""
+    if isinstance(ann, cst.Name) and ann.value in _PYTHON_SCALARS:
+        return True
+    if not isinstance(ann, cst.Subscript) or dotted(ann.value) not in _PYTHON_CONTAINERS:
+        return False
+    for element in ann.slice:
+        item = element.slice
+        if not isinstance(item, cst.Index):
+            return False
+        if isinstance(item.value, cst.Ellipsis):
+            continue
+        if not _python_values_only(item.value):
+            return False
+    return True
+
+
 def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
     if param.annotation is None:
         return Kind.UNKNOWN
     ann = param.annotation.annotation
     name = dotted(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
-    if name in ("int", "bool", "str", "float"):
+    if name in ("int", "bool", "str", "float") or (isinstance(ann, cst.Subscript) and _python_values_only(ann)):
         return Kind.CONST
     qualified = imports.qualify(ann) if name else None
     if qualified in ("mindspore.Tensor", "mindspore.Parameter") or name == "Tensor":

@@ -134,6 +134,48 @@ class TensorConditionBranch(Rule):
                     return self.actor(x + y)
                 return self.learner(x - y)
         """,
+        """
+        from typing import List
+
+        import mindspore as ms
+        from mindspore import mint, nn
+
+
+        class PatchEmbed(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(8, 8)
+
+            def construct(self, x):
+                batch, frames, width = x.shape
+                return self.proj(x), frames, width
+
+
+        class Blend(nn.Cell):
+            def __init__(self, blocks, max_len=64):
+                super().__init__()
+                self.blocks = nn.CellList(blocks)
+                self.patch_embed = PatchEmbed()
+                self.table = ms.Parameter(mint.zeros((1, 16, 8)))
+                self.max_len = max_len
+
+            def clip(self, x, max_len):
+                if max_len < 0:
+                    max_len = x.max()
+                return x[:, :16] * max_len
+
+            def construct(self, x, scales: List[float]):
+                embeds, frames, width = self.patch_embed(x)
+                if frames != self.table.size(1):
+                    embeds = embeds[:, :16]
+                for scale, block in zip(scales, self.blocks):
+                    if scale == 0.0:
+                        continue
+                    embeds = block(embeds) * scale
+                if not mint.distributed.is_initialized():
+                    embeds = embeds * 2
+                return self.clip(embeds, self.max_len)
+        """,
     ]
     INVALID = [
         Invalid(
