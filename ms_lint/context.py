@@ -59,6 +59,8 @@ class ModuleContext:
         self.config = config
         self.project = project  # ms_lint.analysis.project.ProjectView, or None for a file analysed alone
         self.imports = ImportTable(module, path)
+        if project is not None:
+            self.imports.reexported = project.index.mindspore_name
         self.scope = GraphScope(module, self.imports, config.graph_mode, project, known, text)
         self.constants = ModuleConstants(module)
         self.attributes = ClassAttributes(self.scope, self.imports, self.constants, project)

@@ -6,7 +6,7 @@ MindSpore's own source (``from ..cell import Cell``) resolves too.
 """
 from __future__ import annotations
 
-from typing import Collection, Dict, Optional, Tuple
+from typing import Callable, Collection, Dict, Optional, Tuple
 
 import libcst as cst
 
@@ -52,6 +52,9 @@ class ImportTable:
     def __init__(self, module: cst.Module, path: Optional[str] = None):
         self.aliases: Dict[str, str] = {}
         self._qualified: Dict[str, Optional[str]] = {}
+        # The MindSpore name a project module re-exports under a qualified name (``ProjectIndex.mindspore_name``);
+        # set before the first ``qualify`` by a module context that has a project.
+        self.reexported: Optional[Callable[[str], Optional[str]]] = None
         self._package = module_package(path) if path else None
         for top in module.body:
             for node in _imports_in(top):
@@ -102,6 +105,8 @@ class ImportTable:
         head, _, rest = name.partition(".")
         target = self.aliases.get(head)
         found = None if target is None else canonical(f"{target}.{rest}" if rest else target)
+        if found is not None and self.reexported is not None and not found.startswith("mindspore."):
+            found = self.reexported(found) or found  # ``layers.Cell`` where the project's ``layers`` re-exports it
         memo[name] = found
         return found
 

@@ -1403,3 +1403,83 @@ def test_a_parameter_a_mindspore_base_sets_up_stays_a_tensor_when_construct_assi
     })
     code, found = check(tmp_path, capsys, "pkg")
     assert found == [("pkg/accumulate.py", 7, "MSL201")]
+
+
+# -- a package that re-exports MindSpore under its own names (tinyms: ``layers``, ``primitives``) ----------------
+REEXPORTING = {
+    "kit/__init__.py": "",
+    "kit/layers.py": """\
+        from mindspore.nn import Cell
+        from mindspore.nn.wrap import *
+        from mindspore.nn.layer import *
+        """,
+    "kit/primitives.py": """\
+        from mindspore.ops.composite import *
+        from mindspore.ops.operations import *
+        """,
+    "kit/own.py": """\
+        class TrainOneStepWithLossScaleCell:
+            def get_overflow_status(self, status, grads):
+                return False
+        """,
+    "kit/bert.py": """\
+        from kit import layers
+        from kit import primitives as P
+        from kit import own
+
+
+        class TrainStep(layers.TrainOneStepWithLossScaleCell):
+            def construct(self, x):
+                loss = self.network(x)
+                status, scale = self.start_overflow_check(loss, self.scale_sense)
+                grads = self.grad(self.network, self.weights)(x, P.Cast()(scale, 0))
+                overflow = self.get_overflow_status(status, grads)
+                if overflow:
+                    return loss
+                return self.optimizer(grads)
+
+
+        class Accumulate(layers.Cell):
+            def __init__(self):
+                super().__init__()
+                self.not_equal = P.NotEqual()
+                self.step = 0
+
+            def construct(self, x, local_step):
+                is_accu_step = self.not_equal(local_step, 4)
+                if is_accu_step:
+                    return x
+                return x * 2
+
+
+        class Plain(own.TrainOneStepWithLossScaleCell, layers.Cell):
+            def construct(self, x, grads):
+                if self.get_overflow_status(x, grads):
+                    return x
+                return x * 2
+        """,
+}
+
+
+def test_names_a_package_reexports_from_mindspore_are_mindspore_names(tmp_path, capsys):
+    """``layers.TrainOneStepWithLossScaleCell`` (a star import of ``mindspore.nn.wrap``) is MindSpore's, whose
+    ``get_overflow_status`` gives a Tensor; ``P.NotEqual()`` (a star import of ``mindspore.ops.operations``) is a
+    primitive. A class the package defines itself under a MindSpore name is its own: no MindSpore method there."""
+    make(tmp_path, REEXPORTING)
+    code, found = json_check(tmp_path, capsys, "kit")
+    lines = sorted((f["path"].replace(os.sep, "/"), f["line"], f["code"]) for f in found)
+    assert lines == [("kit/bert.py", 12, "MSL201"), ("kit/bert.py", 25, "MSL201")]
+
+
+def test_the_index_maps_reexported_names_and_leaves_the_projects_own(tmp_path):
+    from ms_lint.analysis.index import ProjectIndex
+
+    make(tmp_path, REEXPORTING)
+    index = ProjectIndex.for_files([str(p) for p in (tmp_path / "kit").glob("*.py")])
+    assert index.mindspore_name("kit.layers.Cell") == "mindspore.nn.Cell"
+    assert index.mindspore_name("kit.layers.TrainOneStepWithLossScaleCell") == "mindspore.nn.TrainOneStepWithLossScaleCell"
+    assert index.mindspore_name("kit.primitives.NotEqual") == "mindspore.ops.NotEqual"
+    assert index.mindspore_name("kit.own.TrainOneStepWithLossScaleCell") is None
+    assert index.mindspore_name("numpy.sum") is None
+    assert index.qualify("kit.bert", "layers.Cell") == "mindspore.nn.Cell"
+    assert index.is_cell(("kit.bert", "Accumulate"))

@@ -25,7 +25,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tup
 from ms_lint.analysis.frameworks import dispatched_methods, may_dispatch
 from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, digest_of, module_name_of,
                                     module_names, package_of, project_files, walked)
-from ms_lint.analysis.qualnames import canonical, is_cell_base
+from ms_lint.analysis.qualnames import canonical, is_cell_base, known_mindspore_name
 from ms_lint.analysis.summary import (
     NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
 )
@@ -283,6 +283,7 @@ class ProjectIndex:
         self.walked_tops: Set[str] = set()  # top package folders of the files ``for_files`` was given
         self._cell: Dict[ClassRef, bool] = {}
         self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
+        self._mindspore_names: Dict[str, Optional[str]] = {}
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
         self._chains: Dict[ClassRef, List[ClassRef]] = {}
         self._graph: Optional[Dict[FunctionRef, str]] = None
@@ -392,6 +393,7 @@ class ProjectIndex:
         self._graph_by_module = None
         if NAMES not in keep:
             self._resolved.clear()
+            self._mindspore_names.clear()
             self._class_refs.clear()
             self._importers = None
         if BASES not in keep:
@@ -469,8 +471,48 @@ class ProjectIndex:
                 found = self.resolve(star, dotted, depth=1)
                 if found is not None:
                     return found[0] + "." + found[1] if found[1] else found[0]
+            return self.mindspore_name(f"{module}.{dotted}")  # a MindSpore name a star import of MindSpore gives
+        qualified = f"{target}.{rest}" if rest else target
+        return self.mindspore_name(qualified) or qualified  # ``layers.Cell`` where the project's ``layers`` re-exports it
+
+    def mindspore_name(self, qualified: str, depth: int = 0) -> Optional[str]:
+        """The MindSpore name a project module re-exports under ``qualified`` (``tinyms.layers.Cell`` when
+        ``tinyms/layers.py`` runs ``from mindspore.nn import Cell``; ``tinyms.primitives.Partial`` through its
+        ``from mindspore.ops.composite import *``), canonical; None when the project defines the name or it leads
+        elsewhere. A name several star imports of MindSpore could give counts only when they all give one
+        canonical name or MindSpore's derived data knows just one of them (MindSpore itself is never read)."""
+        if depth > 8 or qualified.split(".")[0] in NOT_READ:
             return None
-        return f"{target}.{rest}" if rest else target
+        if qualified in self._mindspore_names:
+            return self._mindspore_names[qualified]
+        self._mindspore_names[qualified] = None  # cycles of re-exports end here
+        found = self._mindspore_name(qualified, depth)
+        self._mindspore_names[qualified] = found
+        return found
+
+    def _mindspore_name(self, qualified: str, depth: int) -> Optional[str]:
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            summary = self.modules.get(".".join(parts[:cut]))
+            if summary is None or summary.name not in self.project_modules:
+                continue
+            rest = parts[cut:]
+            if rest[0] in summary.classes or rest[0] in summary.functions:
+                return None
+            target = summary.imports.get(rest[0])
+            if target is not None:
+                full = ".".join([target] + rest[1:])
+                return canonical(full) if full.split(".")[0] in NOT_READ else self.mindspore_name(full, depth + 1)
+            candidates = set()
+            for star in summary.star_imports:
+                full = f"{star}.{'.'.join(rest)}"
+                found = canonical(full) if star.split(".")[0] in NOT_READ else self.mindspore_name(full, depth + 1)
+                if found is not None:
+                    candidates.add(found)
+            if len(candidates) > 1:
+                candidates = {name for name in candidates if known_mindspore_name(name)}
+            return candidates.pop() if len(candidates) == 1 else None
+        return None
 
     def resolve(self, qualified_or_module: str, attr: str = "", depth: int = 0) -> Optional[Tuple[str, str]]:
         """(module name, name inside it) that a qualified name denotes, following re-exports; None when no module

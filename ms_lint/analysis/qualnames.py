@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ms_lint.data import mindspore_cells
+from ms_lint.data import mindspore_api, mindspore_cells
 
 CELL_NAME = "mindspore.nn.Cell"
 
@@ -66,3 +66,18 @@ def is_cell_base(qualified: Optional[str]) -> bool:
     if qualified.startswith(CELL_PACKAGES) and ".lr_scheduler" not in qualified:
         return qualified.rsplit(".", 1)[-1][:1].isupper()
     return qualified.startswith("mindspore.") and qualified in mindspore_cells()
+
+
+_KNOWN: Optional[frozenset] = None
+
+
+def known_mindspore_name(name: str) -> bool:
+    """A MindSpore class or function the derived data (``tools/derive_mindspore_api.py``) names: its Cells, the
+    classes whose ``__init__`` it read, the functions whose results it knows, the owners of the methods it knows."""
+    global _KNOWN
+    if _KNOWN is None:
+        api = mindspore_api()
+        known = set(mindspore_cells()) | set(api.get("functions", ())) | set(api.get("attributes", ()))
+        known |= set(api.get("bases", ())) | {method.rsplit(".", 1)[0] for method in api.get("methods", ())}
+        _KNOWN = frozenset(canonical(name) for name in known)
+    return canonical(name) in _KNOWN
