@@ -435,10 +435,10 @@ def _counter_start(context: ModuleContext, loop: cst.While, name: str
 
 
 # -- "certainly one Tensor" (stricter than Kind.TENSOR) ------------------------------------------------------------
-# Functional ops that return a tuple (iterating their result walks the tuple, not a tensor axis).
 # What builds an attribute that holds one Tensor (``self.stride = Parameter(Tensor(stride))``).
 SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
                                     "mindspore.common.parameter.Parameter", "mindspore.common.tensor.Tensor"})
+# Functional ops that return a tuple (iterating their result walks the tuple, not a tensor axis).
 TUPLE_RESULTS = {
     "split", "chunk", "unstack", "unbind", "meshgrid", "topk", "sort", "unique", "unique_consecutive", "max", "min",
     "median", "mode", "kthvalue", "std_mean", "var_mean", "svd", "qr", "eig", "eigh", "slogdet", "lu", "histogram",
