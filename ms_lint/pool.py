@@ -101,8 +101,9 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
     """``work(item)`` for every item on ``workers`` processes, ``chunk`` items per batch, in no particular order
     (or the given ``batches``, handed out in their order, instead of ``items`` cut in chunks). ``meanwhile``: run on
     a thread of this process, which only waits for the workers: started once the first workers are forked, and
-    finished before any other worker is forked (one that replaces a dead worker) and before this returns, so that
-    no worker is forked while the thread may hold a lock (an import's) that the child would inherit held.
+    finished before any other worker is forked (one that replaces a dead or retired worker) and before this
+    returns, so that no worker is forked while the thread may hold a lock (an import's) that the child would
+    inherit held.
     ``retire``: asked in a worker after each item; True ends that worker (see the module's docstring).
 
     ``work``, ``initializer`` and the items must be picklable where processes are spawned (module-level
@@ -121,7 +122,7 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                 idle = next((w for w in pool if w.batch is None), None)
                 if idle is None:
                     if thread is not None:
-                        thread.join()  # a worker that replaces a dead one: no fork while the thread runs
+                        thread.join()  # a worker that replaces a dead or retired one: no fork while the thread runs
                     idle = _Worker(context, work, initializer, initargs, retire)
                     pool.append(idle)
                 idle.batch = queue.popleft()

@@ -114,3 +114,6 @@ def test_the_shipped_data_knows_the_host_queries_of_mint_distributed():
     assert functions["mindspore.mint.distributed.is_initialized"] == "const"
     assert functions["mindspore.communication.get_rank"] == "const"
     assert "mindspore.mint.distributed.all_reduce" not in functions
+    public = set(mindspore_api()["public"])  # what a project's ``from mindspore.ops... import *`` may give
+    assert {"mindspore.ops.NotEqual", "mindspore.ops.Cast", "mindspore.nn.TrainOneStepWithLossScaleCell"} <= public
+    assert "mindspore.ops.static_size" not in public

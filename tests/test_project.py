@@ -1483,3 +1483,47 @@ def test_the_index_maps_reexported_names_and_leaves_the_projects_own(tmp_path):
     assert index.mindspore_name("numpy.sum") is None
     assert index.qualify("kit.bert", "layers.Cell") == "mindspore.nn.Cell"
     assert index.is_cell(("kit.bert", "Accumulate"))
+
+
+@pytest.mark.parametrize("layers, mapped", [
+    # the later star import wins: the project's own class
+    ("from mindspore.nn.wrap import *\nfrom kit.own import *\n", None),
+    # MindSpore's star import after the project's: MindSpore's
+    ("from kit.own import *\nfrom mindspore.nn.wrap import *\n", "mindspore.nn.TrainOneStepWithLossScaleCell"),
+    # rebound by an assignment the summary does not record
+    ("from mindspore.nn.wrap import *\nfrom kit import own\nTrainOneStepWithLossScaleCell = own.TrainOneStepWithLossScaleCell\n",
+     None),
+])
+def test_a_star_import_of_mindspore_gives_a_name_only_when_nothing_later_does(tmp_path, layers, mapped):
+    """An independent review's reproducers: ``import *`` order, a module-level rebinding."""
+    files = dict(REEXPORTING)
+    files["kit/layers.py"] = layers
+    make(tmp_path, files)
+    index = ProjectIndex.for_files([str(p) for p in (tmp_path / "kit").glob("*.py")])
+    assert index.mindspore_name("kit.layers.TrainOneStepWithLossScaleCell") == mapped
+
+
+def test_a_name_mindspore_does_not_define_is_not_made_mindspores_by_a_star_import(tmp_path):
+    """``static_size = _static_numel`` next to ``from mindspore.ops import *``: a project helper returning an int,
+    not ``mindspore.ops.static_size`` (no such op), so ``F.static_size(x) > 1024`` is no Tensor test; a name the
+    module never mentions that MindSpore does not define either gives nothing."""
+    make(tmp_path, {
+        "kit/__init__.py": "",
+        "kit/F.py": "from mindspore.ops import *\n\n\ndef _static_numel(x):\n    return 4\n\n\nstatic_size = _static_numel\n",
+        "kit/net.py": """\
+            import mindspore as ms
+            from kit import F
+
+
+            @ms.jit
+            def step(x):
+                if F.static_size(x) > 1024:
+                    x = x * 2
+                return x
+            """,
+    })
+    index = ProjectIndex.for_files([str(p) for p in (tmp_path / "kit").glob("*.py")])
+    assert index.mindspore_name("kit.F.static_size") is None
+    assert index.mindspore_name("kit.F.no_such_op") is None
+    assert index.mindspore_name("kit.F.NotEqual") == "mindspore.ops.NotEqual"
+    assert main(["check", "--no-cache", "-q", str(tmp_path / "kit")]) == 0

@@ -21,6 +21,10 @@ without assigning them:
 It also lists the host-side queries of ``mint.distributed`` and ``communication`` (``HOST_QUERIES``) that return a
 bool, int or str: ``mint.distributed.is_initialized()`` is a Python bool, not a Tensor as ``mint.*`` results are.
 
+It also lists the public functions and classes of ``mindspore.ops``, ``nn`` and ``mint`` by canonical name
+(``public``): a name a project re-exports through ``from mindspore.ops.operations import *`` counts as MindSpore's
+only when MindSpore defines it.
+
 It also lists MindSpore's compile-time helpers: every module function of the package decorated with
 ``@constexpr`` or ``@_primexpr`` (or bound as ``name = constexpr(f)``). Their results are Python values computed
 while the graph compiles, although they live under ``mindspore.ops``/``mindspore.numpy``, whose functions
@@ -211,6 +215,25 @@ def host_queries(root: str, site: str):
                                 yield f"{package}.{alias.asname or alias.name}", "const"
 
 
+# Packages whose public names the value model may meet through a project's ``from mindspore.ops... import *``
+# re-export (tinyms' ``primitives``): the canonical names of their modules' public functions and classes.
+PUBLIC_PACKAGES = ("ops", "nn", "mint")
+
+
+def public_names(root: str, site: str):
+    """Canonical names of the public top-level functions and classes of ``PUBLIC_PACKAGES``' modules (for ``ops``
+    and ``nn`` also under the package itself: ``ops.operations.manually_defined.ops_def.Cast`` is ``ops.Cast``)."""
+    for package in PUBLIC_PACKAGES:
+        for module, tree in parsed_modules(os.path.join(root, package), site):
+            if any(part.startswith("_") for part in module.split(".")[1:]):
+                continue
+            for node in tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                    yield canonical(f"{module}.{node.name}")
+                    if package in ("ops", "nn"):  # re-exported by the package whatever the depth of its module
+                        yield f"mindspore.{package}.{node.name}"
+
+
 def takes_inputs(func: ast.FunctionDef, bound: bool) -> bool:
     args = func.args
     return len(args.posonlyargs) + len(args.args) > int(bound) or args.vararg is not None
@@ -239,6 +262,7 @@ def main() -> int:
                     if kind:
                         functions[canonical(f"{module}.{node.name}")] = kind
     functions.update(host_queries(root, site))
+    public = sorted(set(public_names(root, site)))
     compile_time = set()
     for module, tree in parsed_modules(root, site):
         compile_time.update(compile_time_helpers(tree, module))
@@ -248,7 +272,7 @@ def main() -> int:
             "generated_by": "tools/derive_mindspore_api.py",
             "methods": dict(sorted(methods.items())), "functions": dict(sorted(functions.items())),
             "compile_time": sorted(compile_time), "attributes": attributes, "attribute_builders": builders,
-            "bases": bases, "cells": cells}
+            "bases": bases, "cells": cells, "public": public}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
         handle.write("\n")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 import sys
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
@@ -284,6 +285,7 @@ class ProjectIndex:
         self._cell: Dict[ClassRef, bool] = {}
         self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
         self._mindspore_names: Dict[str, Optional[str]] = {}
+        self._words: Dict[str, FrozenSet[str]] = {}  # path -> the identifiers its text holds (``_names_itself``)
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
         self._chains: Dict[ClassRef, List[ClassRef]] = {}
         self._graph: Optional[Dict[FunctionRef, str]] = None
@@ -394,6 +396,7 @@ class ProjectIndex:
         if NAMES not in keep:
             self._resolved.clear()
             self._mindspore_names.clear()
+            self._words.clear()
             self._class_refs.clear()
             self._importers = None
         if BASES not in keep:
@@ -479,8 +482,9 @@ class ProjectIndex:
         """The MindSpore name a project module re-exports under ``qualified`` (``tinyms.layers.Cell`` when
         ``tinyms/layers.py`` runs ``from mindspore.nn import Cell``; ``tinyms.primitives.Partial`` through its
         ``from mindspore.ops.composite import *``), canonical; None when the project defines the name or it leads
-        elsewhere. A name several star imports of MindSpore could give counts only when they all give one
-        canonical name or MindSpore's derived data knows just one of them (MindSpore itself is never read)."""
+        elsewhere. Through star imports only a name the module's text never names itself (no assignment can rebind
+        it), taken from the last star import that gives it; one of MindSpore's counts only when MindSpore's derived
+        data knows it (MindSpore itself is never read, so which of its modules exports what is unknown)."""
         if depth > 8 or qualified.split(".")[0] in NOT_READ:
             return None
         if qualified in self._mindspore_names:
@@ -503,16 +507,33 @@ class ProjectIndex:
             if target is not None:
                 full = ".".join([target] + rest[1:])
                 return canonical(full) if full.split(".")[0] in NOT_READ else self.mindspore_name(full, depth + 1)
-            candidates = set()
-            for star in summary.star_imports:
+            if not summary.star_imports or self._names_itself(summary, rest[0]):
+                return None  # bound by an assignment the summary does not record, or named in some other way
+            for star in reversed(summary.star_imports):  # the last ``import *`` that gives the name wins
                 full = f"{star}.{'.'.join(rest)}"
-                found = canonical(full) if star.split(".")[0] in NOT_READ else self.mindspore_name(full, depth + 1)
+                if star.split(".")[0] in NOT_READ:
+                    if known_mindspore_name(canonical(full)):
+                        return canonical(full)
+                    return None  # MindSpore is not read: whether that module gives the name is unknown
+                if self.resolve(star, ".".join(rest), depth=depth + 1) is not None:
+                    return None  # the project's own definition
+                found = self.mindspore_name(full, depth + 1)
                 if found is not None:
-                    candidates.add(found)
-            if len(candidates) > 1:
-                candidates = {name for name in candidates if known_mindspore_name(name)}
-            return candidates.pop() if len(candidates) == 1 else None
+                    return found
+            return None
         return None
+
+    def _names_itself(self, summary: ModuleSummary, name: str) -> bool:
+        """The module's text names ``name`` anywhere (an assignment, a ``global``, a comment): a star import's
+        name it could rebind."""
+        words = self._words.get(summary.path)
+        if words is None:
+            try:
+                with open(summary.path, encoding="utf-8", errors="replace") as handle:
+                    words = self._words[summary.path] = frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", handle.read()))
+            except OSError:
+                return True
+        return name in words
 
     def resolve(self, qualified_or_module: str, attr: str = "", depth: int = 0) -> Optional[Tuple[str, str]]:
         """(module name, name inside it) that a qualified name denotes, following re-exports; None when no module

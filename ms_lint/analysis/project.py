@@ -285,13 +285,6 @@ class ProjectView:
             sites.append(site)
         return sites
 
-    def called_from_other_modules(self, func: cst.FunctionDef, owner: Optional[str]) -> bool:
-        """Graph code of another module may call this function (the index's callers; none is parsed)."""
-        if self.module is None:
-            return False
-        qualname = f"{owner}.{func.name.value}" if owner else func.name.value
-        return any(module != self.module for module, _ in self.index.callers_of((self.module, qualname)))
-
     def each_external_call_site(self, func: cst.FunctionDef, owner: Optional[str]):
         """``external_call_sites`` one at a time, each caller's module parsed when its turn comes (a caller that
         has the answer already need not read the others: a helper of MindSpore's ``ops`` has hundreds); a None

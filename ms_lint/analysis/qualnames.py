@@ -73,11 +73,13 @@ _KNOWN: Optional[frozenset] = None
 
 def known_mindspore_name(name: str) -> bool:
     """A MindSpore class or function the derived data (``tools/derive_mindspore_api.py``) names: its Cells, the
-    classes whose ``__init__`` it read, the functions whose results it knows, the owners of the methods it knows."""
+    public functions and classes of ``ops``, ``nn`` and ``mint``, the classes whose ``__init__`` it read, the
+    functions whose results it knows, the owners of the methods it knows."""
     global _KNOWN
     if _KNOWN is None:
         api = mindspore_api()
         known = set(mindspore_cells()) | set(api.get("functions", ())) | set(api.get("attributes", ()))
         known |= set(api.get("bases", ())) | {method.rsplit(".", 1)[0] for method in api.get("methods", ())}
+        known |= set(api.get("public", ()))
         _KNOWN = frozenset(canonical(name) for name in known)
     return canonical(name) in _KNOWN

@@ -435,9 +435,6 @@ def _counter_start(context: ModuleContext, loop: cst.While, name: str
 
 
 # -- "certainly one Tensor" (stricter than Kind.TENSOR) ------------------------------------------------------------
-# What builds an attribute that holds one Tensor (``self.stride = Parameter(Tensor(stride))``).
-SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
-                                    "mindspore.common.parameter.Parameter", "mindspore.common.tensor.Tensor"})
 # Functional ops that return a tuple (iterating their result walks the tuple, not a tensor axis).
 TUPLE_RESULTS = {
     "split", "chunk", "unstack", "unbind", "meshgrid", "topk", "sort", "unique", "unique_consecutive", "max", "min",
@@ -458,9 +455,8 @@ def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function:
     if isinstance(expr, cst.Name):
         bound = resolver.bindings().get(expr.value)
         if expr.value in values.parameters:
-            if not ((_annotated_tensor(function, expr.value, context)
-                     and _callers_agree(resolver, function, expr.value, active))
-                    or _callers_pass(resolver, function, expr.value, active, surely=True)):
+            if not (_annotated_tensor(function, expr.value, context)
+                    and _callers_agree(resolver, function, expr.value, active)):
                 return False
             if not bound:
                 return True  # never rebound: the parameter itself (``x = self.features(x)`` must be checked too)
@@ -483,10 +479,6 @@ def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function:
         return surely_tensor(resolver, expr.value, function, active)
     if isinstance(expr, cst.Attribute) and expr.attr.value in ("T", "mT"):
         return surely_tensor(resolver, expr.value, function, active)
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        # ``self.stride``, set once in the class chain by ``Parameter(Tensor(stride))``
-        attributes = context.attributes
-        return attributes.made_by(context.scope.owner_of.get(function), expr.attr.value) in SINGLE_TENSOR_BUILDERS
     if isinstance(expr, cst.Call):
         qualified = context.imports.qualify(expr.func)
         if qualified in ("mindspore.Tensor", "mindspore.tensor"):
@@ -504,23 +496,11 @@ def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: s
     """A helper's ``x: Tensor`` annotation is believed only when every graph call site passes something that may
     be a Tensor: ``self.forward_head(self.forward_features(x))`` hands it a list whatever the annotation says.
     Roots have no call sites to ask; their annotation stands."""
-    return _callers_pass(resolver, function, name, active, surely=False)
-
-
-def _callers_pass(resolver: "ShapeResolver", function: cst.FunctionDef, name: str, active: Set[str],
-                  surely: bool) -> bool:
-    """Every graph call site of a helper passes its parameter ``name`` something that may be a Tensor or, with
-    ``surely``, that certainly is one (``self.make_anchors(feats, self.stride)`` with ``self.stride`` a
-    ``Parameter``: the helper's ``strides`` is one Tensor without an annotation). A root: may-be holds (its
-    annotation stands), surely does not (nothing is passed that can be read); so does a helper nothing calls."""
     context = resolver.context
     info = context.scope.functions.get(function)
     if info is None or info.is_root:
-        return not surely
-    if surely and (not context.scope.call_sites.get(function) or context.scope.mapped_sites.get(function)
-                   or _called_from_other_modules(context, function)):
-        return False  # what some caller passes is not read here
-    key = f"{id(function)}:{name}:{surely}"
+        return True
+    key = f"{id(function)}:{name}"
     if key in active:
         return False
     sites = context.scope.call_sites.get(function, [])
@@ -541,17 +521,11 @@ def _callers_pass(resolver: "ShapeResolver", function: cst.FunctionDef, name: st
             if passed is None:
                 return False
             caller = ShapeResolver(context, site.caller, context.values(site.caller))
-            passes = surely_tensor if surely else _may_be_tensor
-            if not passes(caller, passed, site.caller, active):
+            if not _may_be_tensor(caller, passed, site.caller, active):
                 return False
     finally:
         active.discard(key)
     return True
-
-
-def _called_from_other_modules(context: ModuleContext, function: cst.FunctionDef) -> bool:
-    project = context.project
-    return project is not None and project.called_from_other_modules(function, context.scope.owner_of.get(function))
 
 
 def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef,

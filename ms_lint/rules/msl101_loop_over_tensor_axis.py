@@ -390,29 +390,6 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             """,
             unsafe=True,
         ),
-        Invalid(
-            """
-            import mindspore as ms
-            from mindspore import nn, ops
-
-
-            class Head(nn.Cell):
-                def __init__(self, strides=(8, 16, 32)):
-                    super().__init__()
-                    self.stride = ms.Parameter(ms.Tensor(strides, ms.int32), requires_grad=False)
-
-                @staticmethod
-                def make_anchors(feats, strides, offset=0.5):
-                    points = ()
-                    for i, stride in enumerate(strides):
-                        _, _, h, w = feats[i].shape
-                        points += (ops.ones((h * w, 1), ms.float32) * stride + offset,)
-                    return ops.concat(points)
-
-                def construct(self, feats):
-                    return self.make_anchors(feats, self.stride)
-            """,
-        ),
     ]
 
     def __init__(self, context):
