@@ -1917,3 +1917,55 @@ def test_a_helper_parameter_is_not_iterated_by_rows_on_what_the_callers_read_pas
                 return self.make_anchors(feats, self.stride) + anchors(feats, (8, 16, 32))
         """
     assert flagged_lines(body) == []
+
+
+# -- ``while begin + width < C`` (mindcv's EdgeNeXt ``ssplit``) ---------------------------------------------------
+SSPLIT = """\
+    import math
+
+
+    class Encoder(nn.Cell):
+        def __init__(self, dim=64, scales=3):
+            super().__init__()
+            self.width = max(int(math.ceil(dim / scales)), int(math.floor(dim // scales)))
+
+        def ssplit(self, x, width):
+            B, C, H, W = x.shape
+            begin = 0
+            temp = []
+            while begin + width < C:
+                temp.append(x[:, begin: begin + width, :, :])
+                begin += {step}
+            temp.append(x[:, begin:, :, :])
+            return temp
+
+        def construct(self, x):
+            return ops.concat(self.ssplit(x, self.width), axis=1)
+    """
+
+
+def test_a_python_int_while_that_steps_by_a_compile_time_width_up_to_a_shape_is_flagged_without_a_fix():
+    """``width`` is ``int(math.ceil(...))`` of ``__init__`` (Python): ``begin`` stays an int, and the loop runs once
+    per channel chunk of ``x``. The step is no literal, so there is no trip count and no rewrite."""
+    found = findings(SSPLIT.format(step="width"))
+    assert [(f.line - HEADER.count("\n"), f.fix_object) for f in found] == [(13, None)]
+    assert "`while` on int `begin` up to `C`" in found[0].message
+    assert not [f for f in lint(HEADER + textwrap.dedent(SSPLIT.format(step="width")), select=["MSL103"])]
+
+
+@pytest.mark.parametrize("step", ["ops.reduce_sum(x).astype(ms.int32)", "self.offsets[0]"])
+def test_a_while_whose_step_is_a_tensor_or_unknown_is_not_flagged_by_the_width_form(step):
+    """A Tensor step makes ``begin`` a Tensor (a real loop); a step the value model cannot tell (an attribute
+    never assigned here) may be one."""
+    assert findings(SSPLIT.format(step=step)) == []
+
+
+def test_init_arithmetic_through_int_and_math_is_a_python_number():
+    """``self.width = max(int(math.ceil(dim / scales)), ...)`` in ``__init__`` is a Python int, not unknown."""
+    from ms_lint.config import Config
+    from ms_lint.context import ModuleContext
+    from ms_lint.analysis.values import Kind
+
+    module = cst.parse_module(HEADER + textwrap.dedent(SSPLIT.format(step="width")))
+    context = ModuleContext(module, module.code, "m.py", Config())
+    assert context.attributes.kind("Encoder", "width") is Kind.CONST

@@ -345,11 +345,14 @@ class WhileCounter:
     step: int
     operator: str  # the comparison, written with the counter on the left
     start_expr: Optional[cst.BaseExpression] = None
+    # False for ``while begin + width < C: ...; begin += width``: the counter is still a Python int bounded by
+    # ``C``, but the step and the offset are compile-time values, not literals: no trip count, no rewrite.
+    exact: bool = True
 
     def trip_count(self, stop: int) -> Optional[int]:
         """Iterations for a constant bound ``stop`` (None for a comparison that may never end, or a start that is
         not an int literal)."""
-        if self.start is None:
+        if self.start is None or not self.exact:
             return None
         if self.operator in ("<", "<=") and self.step > 0:
             return max(0, len(range(self.start, stop + (self.operator == "<="), self.step)))
@@ -375,20 +378,29 @@ def while_counter(context: ModuleContext, loop: cst.While, values: FunctionValue
     body = list(suite_statements(loop.body))
     for counter, bound, op in ((test.left, comparison.comparator, operator),
                                (comparison.comparator, test.left, _FLIPPED[operator])):
+        exact = True
+        if (type(counter) is cst.BinaryOperation and type(counter.operator) is cst.Add and op in ("<", "<=")
+                and type(counter.left) is cst.Name and values.kind(counter.right) is Kind.CONST):
+            counter, exact = counter.left, False  # ``while begin + width < C``: ``begin`` counts up to ``C``
         if not isinstance(counter, cst.Name) or values.kind(counter) is Kind.TENSOR:
             continue
         if values.kind(bound) is not Kind.CONST:
             continue
-        step = _counter_step(body, counter.value)
+        step = _counter_step(body, counter.value, values)
         start, start_expr = _counter_start(context, loop, counter.value)
         if step is None or (start is None and (start_expr is None or values.kind(start_expr) is not Kind.CONST)):
             continue
-        return WhileCounter(counter.value, bound, start, step, op, start_expr)
+        if step[1] is False and op not in ("<", "<="):
+            continue  # a step of unknown sign must count up towards an upper bound
+        return WhileCounter(counter.value, bound, start, step[0], op, start_expr, exact=exact and step[1])
     return None
 
 
-def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]:
-    """The constant step of the single top-level ``name += k`` / ``name = name + k`` in the body."""
+def _counter_step(body: Sequence[cst.BaseStatement], name: str, values: FunctionValues
+                  ) -> Optional[Tuple[int, bool]]:
+    """The step of the single top-level ``name += k`` / ``name = name + k`` in the body: (k, True) for an int
+    literal ``k``; (1, False) for ``name += width`` with ``width`` a compile-time value (the counter stays a Python
+    int, stepping by an amount ms-lint does not fold)."""
     steps = []
     for stmt in body:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -397,7 +409,13 @@ def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]
             if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
                 known, value = int_literal(small.value)
                 sign = {cst.AddAssign: 1, cst.SubtractAssign: -1}.get(type(small.operator))
-                steps.append(value * sign if known and value and sign else None)
+                if known and value and sign:
+                    steps.append((value * sign, True))
+                elif (type(small.operator) is cst.AddAssign and not known
+                      and values.kind(small.value) is Kind.CONST and values.fold(small.value) is None):
+                    steps.append((1, False))
+                else:
+                    steps.append(None)
             elif (isinstance(small, cst.Assign) and len(small.targets) == 1
                   and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
                 value = small.value
@@ -406,7 +424,7 @@ def _counter_step(body: Sequence[cst.BaseStatement], name: str) -> Optional[int]
                         and value.left.value == name):
                     known, amount = int_literal(value.right)
                     sign = {cst.Add: 1, cst.Subtract: -1}.get(type(value.operator))
-                    step = amount * sign if known and amount and sign else None
+                    step = (amount * sign, True) if known and amount and sign else None
                 steps.append(step)
     if len(steps) != 1 or steps[0] is None:
         return None

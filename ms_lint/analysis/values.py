@@ -933,7 +933,22 @@ class _InitEnv(ExpressionKinds):
             return Kind.TENSOR_SEQ
         if kind is Kind.UNKNOWN and _constructs_cell(self.scope, func, self.scope.owner_of.get(self.method)):
             return Kind.CELL
+        if kind is Kind.UNKNOWN and self.method.name.value == "__init__" and self._python_number(expr):
+            return Kind.CONST
         return kind
+
+    def _python_number(self, call: cst.Call) -> bool:
+        """``int(...)``, ``float(...)``, ``math.ceil(...)``: ``__init__`` runs in Python, where these give numbers
+        (``self.width = max(int(math.ceil(dim / scales)), 1)``); not on a Tensor, whose ``int()`` may be graph code's."""
+        qualified = self.imports.qualify(call.func)
+        if qualified is not None and qualified.startswith("math."):
+            return True
+        func = call.func
+        if type(func) is cst.Name and qualified is None and func.value in ("int", "float"):
+            return all(self.kind(arg.value) is not Kind.TENSOR for arg in call.args)
+        if type(func) is cst.Name and qualified is None and func.value in ("max", "min", "abs", "round"):
+            return bool(call.args) and all(self.kind(arg.value) is Kind.CONST for arg in call.args)
+        return False
 
 
 class FunctionValues(ExpressionKinds):

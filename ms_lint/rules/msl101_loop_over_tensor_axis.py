@@ -515,7 +515,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         shape = self._resolver().shape_int(counter.bound)
         direction = "up to"
-        if shape is None and counter.start_expr is not None and counter.step < 0:
+        if shape is None and counter.start_expr is not None and counter.exact and counter.step < 0:
             shape = self._resolver().shape_int(counter.start_expr)  # counting down from a shape: ``t = n - 1``
             direction = "down from"
         if shape is None or not does_graph_work(node.body, self.values) or _calls_by_index(node, counter.name):
@@ -524,7 +524,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         fix = None
         if carried:
             counted = PeeledBufferBuilder(self.context, self.function, self.values)
-            fix = counted.while_loop(node, counter)
+            fix = counted.while_loop(node, counter) if counter.exact else None
             cure = _cure(carried, sums) + _counter_note(fix, counted.refusal)
         else:
             cure = (f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}; "
