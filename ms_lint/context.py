@@ -18,9 +18,8 @@ from ms_lint.treememo import tree_memo
 from ms_lint.walk import find
 from ms_lint.analysis.dataflow import own_code_names
 from ms_lint.analysis.values import (
-    ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, constant_returns, is_literal, return_elements,
-    return_kind,
-    root_param_kinds,
+    ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, constant_returns, is_literal,
+    return_elements, return_kind, root_param_kinds,
 )
 
 

@@ -476,7 +476,8 @@ class ProjectIndex:
                     return found[0] + "." + found[1] if found[1] else found[0]
             return self.mindspore_name(f"{module}.{dotted}")  # a MindSpore name a star import of MindSpore gives
         qualified = f"{target}.{rest}" if rest else target
-        return self.mindspore_name(qualified) or qualified  # ``layers.Cell`` where the project's ``layers`` re-exports it
+        # ``layers.Cell`` where the project's ``layers`` re-exports MindSpore's
+        return self.mindspore_name(qualified) or qualified
 
     def mindspore_name(self, qualified: str, depth: int = 0) -> Optional[str]:
         """The MindSpore name a project module re-exports under ``qualified`` (``tinyms.layers.Cell`` when

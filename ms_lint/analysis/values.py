@@ -939,7 +939,8 @@ class _InitEnv(ExpressionKinds):
 
     def _python_number(self, call: cst.Call) -> bool:
         """``int(...)``, ``float(...)``, ``math.ceil(...)``: ``__init__`` runs in Python, where these give numbers
-        (``self.width = max(int(math.ceil(dim / scales)), 1)``); not on a Tensor, whose ``int()`` may be graph code's."""
+        (``self.width = max(int(math.ceil(dim / scales)), 1)``); not on a Tensor, whose ``int()`` may be graph
+        code's."""
         qualified = self.imports.qualify(call.func)
         if qualified is not None and qualified.startswith("math."):
             return True
