@@ -947,7 +947,8 @@ class _InitEnv(ExpressionKinds):
         func = call.func
         if type(func) is cst.Name and qualified is None and func.value in ("int", "float"):
             return all(self.kind(arg.value) is not Kind.TENSOR for arg in call.args)
-        if type(func) is cst.Name and qualified is None and func.value in ("max", "min", "abs", "round"):
+        # ``max``/``min``/``abs`` of such numbers are CONST_BUILTINS already (``ExpressionKinds._kind_Call``)
+        if type(func) is cst.Name and qualified is None and func.value == "round":
             return bool(call.args) and all(self.kind(arg.value) is Kind.CONST for arg in call.args)
         return False
 
