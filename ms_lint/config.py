@@ -16,9 +16,12 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - exercised on 3.9/3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+# ``ms-lint verify`` writes each version it imports as a copy next to the module, and removes it when it ends
+# (``ms_lint.verifier.location``): a run that lints the folder meanwhile must neither report nor read it
+VERIFY_COPY_PREFIX = "_ms_lint_verify_"
 DEFAULT_EXCLUDE = [
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__", "build", "dist",
-    "node_modules", ".mypy_cache", ".pytest_cache", ".ms_lint_cache", "site-packages",
+    "node_modules", ".mypy_cache", ".pytest_cache", ".ms_lint_cache", "site-packages", VERIFY_COPY_PREFIX + "*.py",
 ]
 GRAPH_MODES = ("auto", "jit-only")
 UNRESOLVED_BASES = ("cell-if-construct", "not-cell")

@@ -14,9 +14,10 @@ from ms_lint.config import Config
 from ms_lint.cstutil import _parse_runs, parse_module
 from ms_lint.engine import analyze_source, compile_problem, python_compile
 from ms_lint.source import read_source
+from corpus_support import fixture_sources
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted(p for folder in ("fixtures", "tests") for p in (ROOT / folder).rglob("*.py"))
+SOURCES = sorted([*fixture_sources(), *(ROOT / "tests").rglob("*.py")])
 
 
 @pytest.fixture
@@ -183,7 +184,6 @@ def test_a_later_run_compiles_with_the_future_features_of_the_first(monkeypatch)
 
 def test_findings_equal_the_whole_modules_on_the_fixtures(monkeypatch):
     config = Config()
-    from corpus_support import fixture_sources
 
     paths = [str(p) for p in fixture_sources(ROOT / "fixtures")]
     assert len(paths) > 50

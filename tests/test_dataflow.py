@@ -8,6 +8,7 @@ import pytest
 from ms_lint.analysis.dataflow import read_after
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
+from corpus_support import fixture_sources
 
 
 class _Parents(cst.CSTVisitor):
@@ -90,7 +91,7 @@ def test_read_names_memo_gives_what_a_fresh_walk_gives(monkeypatch):
     dataflow.forget_reads()
     root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
     asked = 0
-    for path in sorted(root.rglob("*.py")):
+    for path in fixture_sources(root):
         try:
             module = cst.parse_module(path.read_text(encoding="utf-8"))
         except cst.ParserSyntaxError:

@@ -12,6 +12,7 @@ from ms_lint.diagnostics import SAFE, UNSAFE, Fix, ImportRequest
 from ms_lint.fixer import MAX_ROUNDS, add_imports, carried_over, fix_text, keep_newlines, single_fix_variants
 from ms_lint.rules import Rule
 from ms_lint.source import decode_source
+from corpus_support import fixture_sources
 
 
 # -- test-only rules ---------------------------------------------------------------------------------------
@@ -622,7 +623,7 @@ def test_replacing_only_the_statements_that_hold_a_fix_writes_what_visiting_the_
 
     root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
     compared = placed = 0
-    for path in sorted(root.rglob("*.py")):
+    for path in fixture_sources(root):
         source = decode_source(str(path), path.read_bytes())
         analysis = analyze_source(source, Config())
         fixes = [f.fix_object for f in analysis.findings if f.fix_object is not None]

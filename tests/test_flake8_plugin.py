@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from ms_lint.codes import UNANALYZABLE
-from ms_lint.config import Config
+from ms_lint.config import VERIFY_COPY_PREFIX as COPY_PREFIX, Config
 from ms_lint.engine import analyze_source
 from ms_lint.flake8_plugin import Plugin
 from ms_lint.rules import all_rules
@@ -64,7 +64,8 @@ def _write_examples(root):
 
 # -- flake8 and ms-lint check agree ---------------------------------------------------------------------------
 def test_fixtures_same_findings_as_check(tmp_path):
-    shutil.copytree(os.path.join(ROOT, "fixtures"), tmp_path / "fixtures", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "fixtures"), tmp_path / "fixtures",
+                    ignore=shutil.ignore_patterns("__pycache__", COPY_PREFIX + "*"))
     reported, _ = flake8("--select=MSL,E999", "fixtures", cwd=tmp_path)
     unparsable = {r[0] for r in reported if r[3] == "E999"}  # flake8 runs no plugin on these; check says MSL900
     got = sorted(r for r in reported if r[3] != "E999")

@@ -517,6 +517,27 @@ def test_a_path_without_python_files_says_so(tmp_path):
     assert code == 0 and err == ""
 
 
+
+def test_the_copies_verify_writes_next_to_a_module_are_neither_checked_nor_indexed(tmp_path):
+    """``ms-lint verify`` imports each version of a module from a copy beside it and removes it when it ends: a
+    check of the folder meanwhile reports no finding in it and the project index does not list it (it may be
+    gone before it is read). A copy named on the command line is still checked, as any excluded file is."""
+    from ms_lint.analysis.layout import project_files
+    from ms_lint.verifier.location import COPY_PREFIX
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(CELL)
+    copy = tmp_path / "pkg" / f"{COPY_PREFIX}rewritten_1a2b.py"
+    copy.write_text(CELL)
+    code, out, err = cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+    assert code == 1 and sorted({f["path"] for f in json.loads(out)}) == ["pkg/model.py"]
+    paths, _ = project_files([str(tmp_path / "pkg" / "model.py")])
+    assert sorted(os.path.basename(path) for path in paths) == ["__init__.py", "model.py"]
+    code, out, err = cli("check", "--no-cache", "--output-format", "json", str(copy.relative_to(tmp_path)),
+                         cwd=tmp_path)
+    assert code == 1 and [f["code"] for f in json.loads(out)] == ["MSL101"]
+
 # -- 6. the nearest configuration per file ------------------------------------------------------------------
 
 def test_each_file_gets_the_nearest_config_and_check_agrees_with_flake8(tmp_path):

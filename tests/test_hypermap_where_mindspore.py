@@ -23,6 +23,7 @@ from ms_lint.rules import rule_by_code  # noqa: E402
 from ms_lint.source import read_source  # noqa: E402
 from ms_lint.testing import fix, lint  # noqa: E402
 from mindspore_support import import_source  # noqa: E402
+from corpus_support import fixture_sources  # noqa: E402
 
 pytestmark = [pytest.mark.mindspore, pytest.mark.usefixtures("graph_mode")]
 
@@ -397,7 +398,7 @@ def _md_controllers(m):
 
 
 def _fixture_files():
-    return sorted(p for p in FIXTURES.rglob("*.py")
+    return sorted(p for p in fixture_sources(FIXTURES)
                   if p.parent.name in ("optimizers", "branches", "lookalikes_optim", "lookalikes_branches")
                   or str(p.relative_to(FIXTURES)) in FIXTURE_RUNS)
 

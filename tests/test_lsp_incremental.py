@@ -8,10 +8,11 @@ import pytest
 
 from ms_lint.lsp.incremental import IncrementalParser
 from ms_lint.positions import node_positions
+from corpus_support import fixture_sources
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EDITS = int(__import__("os").environ.get("MS_LINT_INCREMENTAL_EDITS", "16"))
-FILES = sorted(p for p in FIXTURES.rglob("*.py") if p.stat().st_size > 1500)
+FILES = [p for p in fixture_sources(FIXTURES) if p.stat().st_size > 1500]
 
 
 def compiles(text):

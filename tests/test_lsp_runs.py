@@ -11,9 +11,10 @@ import ms_lint.lsp.runs as runs_module
 from ms_lint.analysis.index import summarize_file
 from ms_lint.engine import compile_problem
 from ms_lint.lsp.runs import DocumentRuns
+from corpus_support import fixture_sources
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted(p for folder in ("fixtures", "examples") for p in (ROOT / folder).rglob("*.py"))
+SOURCES = sorted([*fixture_sources(), *(ROOT / "examples").rglob("*.py")])
 
 MODEL = '''import mindspore as ms
 from mindspore import nn, ops

@@ -5,6 +5,7 @@ import libcst as cst
 import pytest
 
 from ms_lint.testing import fix, lint
+from corpus_support import fixture_sources
 
 SELECT = ["MSL301"]
 
@@ -401,7 +402,7 @@ def test_the_fix_never_creates_a_stale_cache_hazard_in_the_fixtures():
 
     root = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
     checked = 0
-    for path in sorted(root.rglob("*.py")):
+    for path in fixture_sources(root):
         if "verify" in path.parts:
             continue
         text = path.read_text(encoding="utf-8")

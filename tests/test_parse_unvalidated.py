@@ -6,9 +6,10 @@ import libcst as cst
 import pytest
 
 from ms_lint.cstutil import parse_module
+from corpus_support import fixture_sources
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted(p for folder in ("fixtures",) for p in (ROOT / folder).rglob("*.py"))
+SOURCES = fixture_sources()
 
 
 def test_same_trees_as_libcsts_parse_on_every_fixture():

@@ -9,6 +9,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ms_lint.positions import StatementPositions, node_positions
 from ms_lint.walk import find
+from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -54,7 +55,7 @@ SHAPES = {
 def sources():
     items = list(SHAPES.items())
     items += [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
-              for p in sorted((ROOT / "fixtures").rglob("*.py"))]
+              for p in fixture_sources()]
     return items
 
 

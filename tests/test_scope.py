@@ -4,6 +4,7 @@ import pytest
 
 from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope
+from corpus_support import fixture_sources
 
 
 def graph_names(code, graph_mode="auto"):
@@ -124,9 +125,7 @@ def test_cells_of_a_pynative_only_module_run_eagerly(setup, compiled):
 
 
 def _fixture_sources():
-    import pathlib
-    root = pathlib.Path(__file__).resolve().parent.parent
-    for path in sorted(root.glob("fixtures/**/*.py")):
+    for path in fixture_sources():
         text = path.read_text(encoding="utf-8", errors="replace")
         try:
             yield text, cst.parse_module(text)

@@ -19,6 +19,7 @@ from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.walk import find
+from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -103,7 +104,7 @@ def _all_kinds(context, func, kinds, shared):
     return [(name.value, model.kind(name)) for name in find(func.body, cst.Name)]
 
 
-FIXTURES = sorted(str(p.relative_to(ROOT / "fixtures")) for p in (ROOT / "fixtures").rglob("*.py"))
+FIXTURES = [str(p.relative_to(ROOT / "fixtures")) for p in fixture_sources()]
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)

@@ -8,9 +8,10 @@ import pytest
 from ms_lint import context, cstutil, names, scope, treememo
 from ms_lint.analysis import dataflow, values
 from ms_lint.walk import find
+from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
+FIXTURES = fixture_sources()
 
 # (memo, which nodes of a module it is asked about)
 MEMOS = [

@@ -8,6 +8,7 @@ import pytest
 
 from ms_lint.rules import all_rules
 from ms_lint.walk import dispatch, find, iter_with_ancestors, replace_nodes, run_visitor, visitor_hooks
+from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -65,7 +66,7 @@ TYPES = tuple(getattr(cst, name) for name in (
 def sources():
     items = [("tricky", TRICKY)]
     items += [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
-              for p in sorted((ROOT / "fixtures").rglob("*.py"))]
+              for p in fixture_sources()]
     for rule in all_rules():
         items += [(f"{rule.code}-invalid-{i}", textwrap.dedent(e.code)) for i, e in enumerate(rule.INVALID)]
     items += [(p.name, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "ms_lint").glob("*.py"))]

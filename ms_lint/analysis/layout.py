@@ -11,6 +11,7 @@ import sys
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.blake import blake2b
+from ms_lint.config import VERIFY_COPY_PREFIX
 
 # The standard library's top-level module names (Python 3.9 has no list: the most used ones)
 STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", (
@@ -351,7 +352,7 @@ def project_files(files: Iterable[str], absolute: Optional[List[str]] = None,
             dirs[:] = sorted(d for d in dirs if _walked_into(d))
             join = joiner(folder)
             for name in names:
-                if name.endswith(".py"):
+                if name.endswith(".py") and not name.startswith(VERIFY_COPY_PREFIX):
                     path = join(name)
                     if path not in seen:
                         seen.add(path)
@@ -367,7 +368,8 @@ def project_files(files: Iterable[str], absolute: Optional[List[str]] = None,
             continue
         for name in names:
             path = os.path.join(root, name)
-            if name.endswith(".py") and path not in seen and os.path.isfile(path):
+            if name.endswith(".py") and not name.startswith(VERIFY_COPY_PREFIX) and path not in seen \
+                    and os.path.isfile(path):
                 seen.add(path)
                 paths.append(path)
     return paths, roots

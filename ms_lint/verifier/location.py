@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-COPY_PREFIX = "_ms_lint_verify_"
+from ms_lint.config import VERIFY_COPY_PREFIX as COPY_PREFIX
 
 
 @dataclass(frozen=True)
