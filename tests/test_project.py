@@ -108,6 +108,120 @@ def test_a_literal_construction_refines_the_count_and_super_init_counts(tmp_path
     assert index.constructions(("pkg.heads.base", "BaseDecoder")) == [([], {"max_len": 4})]
 
 
+# mindocr's RobustScanner: the head's constructor default reaches the decoder's loop through two ``__init__``s
+PASSED_ON = {
+    "pkg/heads/holder.py": """\
+        from mindspore import nn
+
+        from .base import BaseDecoder
+
+
+        class Holder(nn.Cell):
+            def __init__(self, dim, max_len=40, **kwargs):
+                super().__init__()
+                self.decoder = BaseDecoder(max_len=max_len)
+
+            def construct(self, x):
+                return self.decoder(x)
+        """,
+    "pkg/heads/outer.py": """\
+        from mindspore import nn
+
+        from .holder import Holder
+
+
+        class Outer(nn.Cell):
+            def __init__(self, size=30):
+                super().__init__()
+                self.holder = Holder(8, size)
+
+            def construct(self, x):
+                return self.holder(x)
+        """,
+}
+
+
+def passed_on_count(tmp_path, **extra):
+    package(tmp_path, **{**PASSED_ON, **extra})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/heads/head.py")])
+    return constructor_value(index, ("pkg.heads.base", "BaseDecoder"), "max_len")
+
+
+def test_a_parameter_an_init_passes_on_counts_what_its_class_is_built_with(tmp_path, capsys):
+    """``BaseDecoder(max_len=max_len)`` in ``Holder.__init__``, and ``Holder(8, size)`` in ``Outer.__init__``:
+    the count is Outer's default, 30, two constructors up; the finding says where it comes from."""
+    value, origin = passed_on_count(tmp_path)
+    assert value == 30
+    assert origin == "the default `size=30` (pkg/heads/outer.py:7), passed on by Outer, passed on by Holder"
+    code, found = check(tmp_path, capsys, "pkg")
+    assert ("pkg/heads/head.py", 8, "MSL103") in found
+
+
+@pytest.mark.parametrize("build, expected", [
+    ("Outer(size=4)", 4),  # a literal construction of the outermost class refines its default
+    ("Outer(size=cfg.size)", None),  # an unknown value anywhere up the chain: unknown
+    ("Outer(**cfg)", None),
+    ("Holder(8, **cfg)", None),
+    ("Holder(8, 20)", 30),  # the largest of what the project builds with
+])
+def test_constructions_up_the_chain_refine_or_unknown_the_count(tmp_path, build, expected):
+    value, _ = passed_on_count(tmp_path, **{"pkg/build.py": f"""\
+        from .heads.outer import Outer
+        from .heads.holder import Holder
+
+
+        def build(cfg):
+            return {build}
+        """})
+    assert value == expected
+
+
+@pytest.mark.parametrize("rebinding", [
+    "max_len = max_len * 2",
+    "max_len += 1",
+    "for max_len in (1, 2): pass",
+    "fn = lambda max_len: BaseDecoder(max_len=max_len)",
+    "[max_len for max_len in range(3)]",
+    "global max_len",
+    "import max_len",
+])
+def test_a_parameter_its_init_may_rebind_is_not_passed_on(tmp_path, rebinding):
+    holder = PASSED_ON["pkg/heads/holder.py"].replace(
+        "        super().__init__()\n", f"        super().__init__()\n                {rebinding}\n")
+    assert rebinding in holder
+    value, _ = passed_on_count(tmp_path, **{"pkg/heads/holder.py": holder})
+    assert value is None
+
+
+def test_a_cycle_of_passed_on_parameters_ends(tmp_path):
+    """A class that builds itself from its own parameter: the count is unknown, and the recursion ends."""
+    value, _ = passed_on_count(tmp_path, **{"pkg/heads/outer.py": """\
+        from mindspore import nn
+
+        from .holder import Holder
+
+
+        class Outer(nn.Cell):
+            def __init__(self, size=30):
+                super().__init__()
+                self.holder = Holder(8, size)
+                self.again = Outer(size)
+        """})
+    assert value is None
+
+
+def test_an_edit_of_the_outer_default_changes_the_decoder_module_s_fingerprint(tmp_path):
+    """The decoder's findings read Outer's default two modules away: the results cache must see its edit."""
+    package(tmp_path, **PASSED_ON)
+    head = str(tmp_path / "pkg/heads/head.py")
+    before = ProjectIndex.for_files([head]).fingerprint_for(head)
+    outer = tmp_path / "pkg/heads/outer.py"
+    outer.write_text(outer.read_text().replace("size=30", "size=3"))
+    after = ProjectIndex.for_files([head]).fingerprint_for(head)
+    assert before != after
+    assert passed_on_count(tmp_path)[0] == 30  # ``package`` rewrote it
+
+
 def test_the_index_follows_reexports_and_relative_imports(tmp_path):
     package(tmp_path)
     index = ProjectIndex.for_files([str(tmp_path / "pkg/__init__.py")])

@@ -28,7 +28,7 @@ from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, 
                                     module_names, package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base, known_mindspore_name
 from ms_lint.analysis.summary import (
-    NOT_LITERAL, ClassSummary, FunctionSummary, ModuleSummary, summarize, summarize_trees,
+    NOT_LITERAL, ClassSummary, FunctionSummary, InitParam, ModuleSummary, summarize, summarize_trees,
 )
 from ms_lint.blake import blake2b
 from ms_lint.chunks import ast_runs, chunk_bounds
@@ -769,7 +769,8 @@ class ProjectIndex:
         return dict(self._graph_by_module.get(summary.name, {}))
 
     def constructions(self, ref: ClassRef) -> List[Tuple[List[object], Dict[str, object]]]:
-        """The argument lists (literal values, NOT_LITERAL otherwise) with which project code builds the class
+        """The argument lists (literal values, an ``InitParam`` for a parameter of the building class's
+        ``__init__`` passed on unchanged, NOT_LITERAL otherwise) with which project code builds the class
         (directly, through a subclass that inherits its ``__init__``, or by a subclass's ``super().__init__``)."""
         if self._constructions is None:
             self._constructions = self._all_constructions()
@@ -783,11 +784,29 @@ class ProjectIndex:
                 built = self.project_class_ref(name, callee)
                 if built is None:
                     continue
+                if any(type(value) is InitParam for value in (*args, *kwargs.values())):
+                    args = [_in_module(value, name) for value in args]
+                    kwargs = {key: _in_module(value, name) for key, value in kwargs.items()}
                 found.setdefault(built, []).append((args, kwargs))
                 init = self.find_method(built, "__init__")  # a subclass that inherits its base's __init__
                 if init is not None and init[0] != built:
                     found.setdefault(init[0], []).append((args, kwargs))
         return found
+
+    def passed_on_holders(self, ref: ClassRef) -> List[ClassRef]:
+        """The classes whose ``__init__`` passes one of its own parameters on to a construction of ``ref``, or of
+        such a class, at any depth (what ``constructor_value`` may read), sorted."""
+        found: Set[ClassRef] = set()
+        queue = [ref]
+        while queue:
+            for args, kwargs in self.constructions(queue.pop()):
+                for value in (*args, *kwargs.values()):
+                    if type(value) is InitParam and value.module is not None:  # type: ignore[attr-defined]
+                        holder = (value.module, value.owner)  # type: ignore[attr-defined]
+                        if holder not in found and holder != ref:
+                            found.add(holder)
+                            queue.append(holder)
+        return sorted(found)
 
     def fingerprint_for(self, path: str) -> str:
         """What the file's findings owe to other files, for the results cache (``fingerprint_recipe``, with the
@@ -828,6 +847,9 @@ class ProjectIndex:
         for qual in sorted(summary.classes):
             for owner in self.method_owner_chain((summary.name, qual)):
                 said.update(f"{owner}:{self.constructions(owner)!r};".encode())
+                for holder in self.passed_on_holders(owner):  # their defaults are in their modules' bytes
+                    said.update(f"{holder}:{self.constructions(holder)!r};".encode())
+                    modules.add(holder[0])
             # their calls give construct's kinds
             modules.update(holder for holder, _, _ in self.sub_cell_holders((summary.name, qual)))
         modules.discard(summary.name)
@@ -1100,10 +1122,23 @@ def literal_int(value: object) -> Optional[int]:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def constructor_value(index: ProjectIndex, ref: ClassRef, param: str) -> Tuple[Optional[int], str]:
+def _in_module(value: object, module: str) -> object:
+    return dataclasses.replace(value, module=module) if type(value) is InitParam else value
+
+
+# How many ``__init__``s a constructor parameter may be passed down through (``Head(max_seq_len=40)`` builds
+# ``Decoder(max_seq_len=max_seq_len)``, which builds ``Attention(max_seq_len=max_seq_len)``: three).
+PASSED_ON_DEPTH = 4
+
+
+def constructor_value(index: ProjectIndex, ref: ClassRef, param: str,
+                      _seen: FrozenSet[Tuple[ClassRef, str]] = frozenset()) -> Tuple[Optional[int], str]:
     """The largest int the project builds class ``ref`` with for ``__init__`` parameter ``param``, and where it
-    comes from: the literal default when no construction passes it, the literals constructions pass; None when
-    some construction passes something else (or unpacks arguments)."""
+    comes from: the literal default when no construction passes it, the literals constructions pass, and for a
+    construction in another ``__init__`` that passes its own parameter on (``InitParam``), what the project
+    builds that class with; None when some construction passes something else (or unpacks arguments)."""
+    if (ref, param) in _seen or len(_seen) >= PASSED_ON_DEPTH:
+        return None, ""
     found = index.find_method(ref, "__init__")
     if found is None:
         return None, ""
@@ -1113,17 +1148,26 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str) -> Tuple[O
         return None, ""
     position = init.params.index(param) - 1  # ``self`` is not passed
     values: List[int] = []
+    passed_on: Set[str] = set()  # where the values passed on by other ``__init__``s come from
+    through = 0  # how many of the values they are
     omitted = False
     for args, kwargs in index.constructions(ref):
         if "**" in kwargs:
             return None, ""
         if param in kwargs:
-            value = literal_int(kwargs[param])
+            passed = kwargs[param]
         elif 0 <= position < len(args):
-            value = literal_int(args[position])
+            passed = args[position]
         else:
             omitted = True
             continue
+        if type(passed) is InitParam and passed.module is not None:  # type: ignore[attr-defined]
+            holder = (passed.module, passed.owner)  # type: ignore[attr-defined]
+            value, origin = constructor_value(index, holder, passed.name, _seen | {(ref, param)})  # type: ignore
+            passed_on.add(f"{origin}, passed on by {holder[1].rsplit('.', 1)[-1]}")
+            through += 1
+        else:
+            value = literal_int(passed)
         if value is None:
             return None, ""
         values.append(value)
@@ -1133,8 +1177,10 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str) -> Tuple[O
         values.append(default)
     path = index.modules[found[0][0]].path
     where = f"{os.path.relpath(path, package_of(path)[1]).replace(os.sep, '/')}:{init.line}"
-    if len(values) == 1 and default is not None and values[0] == default:
+    if len(values) == 1 and default is not None and values[0] == default and not passed_on:
         return default, f"the default `{param}={default}` ({where})"
+    if len(passed_on) == 1 and through == len(values) and len(set(values)) == 1:
+        return values[0], passed_on.pop()
     return max(values), f"`{param}` as the project builds {ref[1]} ({where})"
 
 

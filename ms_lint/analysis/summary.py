@@ -18,6 +18,16 @@ from ms_lint.prefilter import JIT_WORDS
 NOT_LITERAL = "<expr>"  # the default of a parameter that is not a Python literal
 
 
+@dataclass(frozen=True)
+class InitParam:
+    """A construction argument that is the enclosing ``__init__``'s own parameter, never rebound there
+    (``self.decoder = Decoder(max_seq_len=max_seq_len)`` in ``Head.__init__``): it holds what the project builds
+    ``owner`` with. ``module`` is filled in by the project index (``ProjectIndex.constructions``)."""
+    owner: str  # qualname of the class whose ``__init__`` passes its parameter on
+    name: str  # the parameter
+    module: Optional[str] = None
+
+
 @dataclass
 class FunctionSummary:
     name: str
@@ -226,6 +236,33 @@ def calls_in(expr: ast.AST) -> List[ast.Call]:
     return calls
 
 
+def _rebound_names(func: ast.AST) -> FrozenSet[str]:
+    """Every name ``func``'s body may bind or unbind (at any depth: a nested def's or lambda's parameter, a
+    comprehension target, an import, an ``except ... as``, a ``global`` declaration): a parameter outside the set
+    holds what the caller passed wherever the body reads it."""
+    names: Set[str] = set()
+    for stmt in func.body:  # type: ignore[attr-defined]
+        for node in ast.walk(stmt):
+            kind = type(node)
+            if kind is ast.Name and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                names.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                names.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in (ast.Global, ast.Nonlocal):
+                names.update(node.names)  # type: ignore[attr-defined]
+            elif kind is ast.alias:
+                names.add((node.asname or node.name).split(".")[0])  # type: ignore[attr-defined]
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                names.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                names.add(node.name)  # type: ignore[attr-defined]
+            elif getattr(node, "name", None) and kind.__name__ in ("MatchAs", "MatchStar"):
+                names.add(node.name)  # type: ignore[attr-defined]
+            elif kind.__name__ == "MatchMapping" and getattr(node, "rest", None):
+                names.add(node.rest)  # type: ignore[attr-defined]
+    return frozenset(names)
+
+
 class _Summarizer(ast.NodeVisitor):
     def __init__(self, summary: ModuleSummary, package: Optional[str], jit_words: bool = True):
         self.summary = summary
@@ -239,6 +276,9 @@ class _Summarizer(ast.NodeVisitor):
         self.follow_stack: List[Set[str]] = []
         self.nested_stack: List[List[str]] = []  # the nested defs' decorators of each definition being read
         self.jit_arguments: Set[str] = set()
+        # id(FunctionSummary) of an ``__init__`` being read -> [its class, its def, the parameters it never
+        # rebinds (None until a construction passes one of its parameters)]
+        self.passed_on: Dict[int, list] = {}
         self._handlers = {
             ast.Import: self.visit_Import, ast.ImportFrom: self.visit_ImportFrom, ast.ClassDef: self.visit_ClassDef,
             ast.FunctionDef: self.visit_FunctionDef, ast.AsyncFunctionDef: self.visit_FunctionDef,
@@ -351,10 +391,13 @@ class _Summarizer(ast.NodeVisitor):
             self.nested_stack.append([])
         elif self.function_stack and self.nested_stack:  # a def in a function's body: a closure
             self.nested_stack[-1].extend(info.decorators)
+        if owner is not None and node.name == "__init__":
+            self.passed_on[id(info)] = [owner.qualname, node, None]
         self.function_stack.append(info)
         for stmt in node.body:
             self.visit(stmt)
         self.function_stack.pop()
+        self.passed_on.pop(id(info), None)
         if defined:
             follows = self.follow_stack.pop()
             nested = self.nested_stack.pop()
@@ -489,11 +532,22 @@ class _Summarizer(ast.NodeVisitor):
                 self._jit_argument(call, dotted_name(call.func))
 
     def _record_construction(self, callee: str, node: ast.Call) -> None:
-        kwargs = {k.arg: literal(k.value) for k in node.keywords if k.arg is not None}
+        current = self.function_stack[-1] if self.function_stack else None
+        passed_on = self.passed_on.get(id(current)) if current is not None else None
+
+        def value(arg: ast.AST) -> object:
+            if passed_on is not None and type(arg) is ast.Name and arg.id in current.params[1:]:  # type: ignore
+                if passed_on[2] is None:
+                    passed_on[2] = frozenset(current.params[1:]) - _rebound_names(passed_on[1])  # type: ignore
+                if arg.id in passed_on[2]:  # type: ignore[attr-defined]
+                    return InitParam(passed_on[0], arg.id)  # type: ignore[attr-defined]
+            return literal(arg)
+
+        kwargs = {k.arg: value(k.value) for k in node.keywords if k.arg is not None}
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             kwargs["**"] = NOT_LITERAL  # unpacked arguments: any parameter may be passed
         self.summary.constructions.append(
-            (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else literal(a) for a in node.args], kwargs))
+            (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else value(a) for a in node.args], kwargs))
 
     def _super_init_base(self, node: ast.Call, current: Optional[FunctionSummary]) -> Optional[str]:
         """The first base of the class whose ``__init__`` calls ``super().__init__(...)`` here."""
