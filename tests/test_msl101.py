@@ -1894,29 +1894,78 @@ def test_vmap_check_reads_kinds_joined_over_the_function(body):
     assert_flagged_without_fix(body)
 
 
-def test_a_helper_parameter_is_not_iterated_by_rows_on_what_the_callers_read_pass():
-    """mindyolo's ``make_anchors(feats, self.stride)`` with ``self.stride`` a Parameter: the module's calls that
-    ms-lint reads all pass one Tensor, but an alias (or ``ops.Partial``, ``getattr``, another class, ``__init__``)
-    hands it a tuple, so a loop over it is not flagged (an independent review's reproducer)."""
+# -- a helper's parameter a graph caller fills with one Tensor (mindyolo's make_anchors): flagged, never fixed ------
+ANCHORS = """\
+    class Head(nn.Cell):
+        def __init__(self, strides=(8, 16, 32)):
+            super().__init__()
+            self.stride = {stride}
+
+        @staticmethod
+        def make_anchors(feats, strides, offset=0.5):
+            points = ()
+            for i, stride in enumerate(strides):
+                _, _, h, w = feats[i].shape
+                points += (ops.ones((h * w, 1), ms.float32) * stride,)
+            return ops.concat(points)
+
+        def construct(self, feats):
+            {call}
+    """
+PARAMETER = "ms.Parameter(ms.Tensor(strides, ms.int32), requires_grad=False)"
+
+
+@pytest.mark.parametrize("call", [
+    "return self.make_anchors(feats, self.stride, 0.5)",
+    "return self.make_anchors(feats, strides=self.stride)",
+    "return self.make_anchors(feats, ops.cast(self.stride, ms.float32))",
+    # an independent review's reproducer: an alias ms-lint does not read passes a tuple; the finding stays true
+    # for the call that passes the Parameter, and no fix can break the other
+    "anchors = self.make_anchors\n            return self.make_anchors(feats, self.stride) + anchors(feats, (8, 16))",
+])
+def test_a_helper_parameter_a_graph_caller_fills_with_one_tensor_is_flagged_without_a_fix(call):
+    body = ANCHORS.format(stride=PARAMETER, call=call)
+    assert flagged_lines(body) == [9]
+    assert_flagged_without_fix(body)
+    detail = findings(body)[0].detail
+    assert "no automatic rewrite: it walks a Tensor as `construct` passes it (`self.make_anchors(feats, " in detail
+    assert "may pass a tuple" in detail
+
+
+@pytest.mark.parametrize("stride, call", [
+    ("strides", "return self.make_anchors(feats, self.stride)"),  # a tuple of ints
+    ("list(strides)", "return self.make_anchors(feats, self.stride)"),
+    ("ops.stack(strides) if strides else strides", "return self.make_anchors(feats, self.stride)"),
+    (PARAMETER, "return self.make_anchors(feats, (8, 16, 32))"),  # the attribute is never passed
+    (PARAMETER, "return self.make_anchors(feats, *self.pair)"),  # unpacked: which parameter gets what is unknown
+    (PARAMETER, "return self.make_anchors(feats, feats)"),  # a bare construct argument: often a tuple
+])
+def test_a_helper_parameter_no_caller_surely_fills_with_a_tensor_is_not_flagged(stride, call):
+    assert flagged_lines(ANCHORS.format(stride=stride, call=call)) == []
+
+
+def test_a_helper_parameter_rebound_in_the_helper_is_not_flagged_on_what_callers_pass():
+    body = ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)").replace(
+        "            points = ()\n", "            points = ()\n            strides = tuple(strides.asnumpy())\n")
+    assert "strides = tuple(" in body
+    assert flagged_lines(body) == []
+
+
+def test_a_comprehension_over_such_a_parameter_is_flagged_without_a_fix():
     body = """\
         class Head(nn.Cell):
-            def __init__(self, strides=(8, 16, 32)):
+            def __init__(self):
                 super().__init__()
-                self.stride = ms.Parameter(ms.Tensor(strides, ms.int32), requires_grad=False)
+                self.scale = ms.Parameter(ms.Tensor([1.0, 2.0, 4.0]), requires_grad=False)
 
-            @staticmethod
-            def make_anchors(feats, strides, offset=0.5):
-                points = ()
-                for i, stride in enumerate(strides):
-                    _, _, h, w = feats[i].shape
-                    points += (ops.ones((h * w, 1), ms.float32) * stride,)
-                return ops.concat(points)
+            def scaled(self, x, scales):
+                return ops.stack([x * s for s in scales])
 
-            def construct(self, feats):
-                anchors = self.make_anchors
-                return self.make_anchors(feats, self.stride) + anchors(feats, (8, 16, 32))
+            def construct(self, x):
+                return self.scaled(x, self.scale)
         """
-    assert flagged_lines(body) == []
+    assert flagged_lines(body) == [7]
+    assert_flagged_without_fix(body)
 
 
 # -- ``while begin + width < C`` (mindcv's EdgeNeXt ``ssplit``) ---------------------------------------------------

@@ -13,6 +13,7 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
+from ms_lint.scope import CallSite
 from ms_lint.cstutil import (bind_arguments, call_name_args, code_of, is_self_attr, suite_statements, target_names,
                              walk_statements)
 from ms_lint.walk import find
@@ -508,6 +509,36 @@ def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function:
             method = expr.func.attr.value
             return method not in TUPLE_RESULTS and surely_tensor(resolver, expr.func.value, function, active)
     return False
+
+
+# What builds an attribute that holds one Tensor (``self.stride = Parameter(Tensor(stride))``).
+SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
+                                    "mindspore.common.parameter.Parameter", "mindspore.common.tensor.Tensor"})
+
+
+def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef
+                      ) -> Optional["CallSite"]:
+    """A graph call site that hands the helper ``function``'s parameter ``expr`` (never rebound in it) one
+    certain Tensor: ``surely_tensor`` there, or ``self.stride`` that one ``Parameter(...)``/``Tensor(...)`` in the
+    class chain builds (mindyolo's ``self.make_anchors(feats, self.stride)``). For that call a loop over the
+    parameter walks the Tensor's rows. Weaker evidence than ``surely_tensor``'s: a caller ms-lint does not read (an
+    alias, ``ops.Partial``, ``getattr``, another module) may pass a tuple, so a finding on it gets no fix."""
+    context = resolver.context
+    info = context.scope.functions.get(function)
+    if (type(expr) is not cst.Name or expr.value not in resolver.values.parameters or info is None or info.is_root
+            or resolver.bindings().get(expr.value)):
+        return None
+    for site in context.scope.call_sites.get(function, []):
+        binding = bind_arguments(function, site.bound_method, site.call)
+        passed = next((value for name, value in binding[0] if name == expr.value), None) if binding else None
+        if passed is None:
+            continue
+        caller = ShapeResolver(context, site.caller, context.values(site.caller))
+        if surely_tensor(caller, passed, site.caller) or (
+                is_self_attr(passed) and context.attributes.made_by(
+                    context.scope.owner_of.get(site.caller), passed.attr.value) in SINGLE_TENSOR_BUILDERS):
+            return site
+    return None
 
 
 def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: str, active: Set[str]) -> bool:

@@ -24,7 +24,7 @@ import libcst as cst
 from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
 from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_time_helper, read_name_nodes
 from ms_lint.analysis.effects import does_graph_work
-from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, while_counter
+from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, tensor_by_callers, while_counter
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
@@ -412,6 +412,14 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
+        if self._by_callers is not None:
+            cure = _cure(carried, sums) if carried else (
+                f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}")
+            short = _short_cure(carried, sums, False, builder_refused=False)
+            self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=None,
+                        detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; "
+                               f"{cure}; {self._callers_note()}")
+            return
         fix = None
         by_counter = False
         written_slices = slice_write_fix(self.context, self.values, node) if carried else None
@@ -476,7 +484,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         return found[1] if found else None
 
     def _iteration(self, iterable: cst.BaseExpression, target: cst.BaseExpression):
-        """(description, ShapeRef or None) when the loop runs over a tensor axis."""
+        """(description, ShapeRef or None) when the loop runs over a tensor axis; ``_by_callers`` is the call
+        whose argument makes the iterable a Tensor when only a caller says so (``tensor_by_callers``)."""
+        self._by_callers = None
         resolver = self._resolver()
         if _is_builtin_call(iterable, "range"):
             args = call_name_args(iterable)  # type: ignore[arg-type]
@@ -504,7 +514,18 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         owner = self.context.scope.owner_of.get(self.function)
         if unstack_source(self.context, owner, expr) is not None or pieces_of(self.context, owner, expr) is not None:
             return True
-        return surely_tensor(self._resolver(), expr, self.function)
+        if surely_tensor(self._resolver(), expr, self.function):
+            return True
+        self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
+        return self._by_callers is not None
+
+    def _callers_note(self) -> str:
+        """Why a loop found through ``tensor_by_callers`` gets no fix."""
+        site = self._by_callers
+        assert site is not None
+        return (f"no automatic rewrite: it walks a Tensor as `{site.caller.name.value}` passes it "
+                f"(`{cut(code_of(site.call), 60)}`), and a caller ms-lint does not read (an alias, `ops.Partial`, "
+                "`getattr`, another module) may pass a tuple")
 
     # -- while loops -------------------------------------------------------------------------------------------
     def visit_While(self, node: cst.While) -> None:
@@ -554,7 +575,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         description, trip = what
         fix, why = None, "iterates in an inner `for` clause"
-        if clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        if self._by_callers is not None:
+            why = self._callers_note().replace("no automatic rewrite: ", "", 1)
+        elif clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             fix, why = self._comprehension_fix(node, trip)
         elif clause is node.for_in:
             why = "builds a set or a dict, not rows to stack"
