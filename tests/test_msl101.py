@@ -1944,6 +1944,70 @@ def test_a_helper_parameter_no_caller_surely_fills_with_a_tensor_is_not_flagged(
     assert flagged_lines(ANCHORS.format(stride=stride, call=call)) == []
 
 
+# An independent review's reproducers: the attribute or the argument is not one Tensor after all.
+ATTRIBUTE_NOT_ALWAYS_A_TENSOR = {
+    "a subclass rebinds it": ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)")
+    + "\n    class Tuned(Head):\n        def __init__(self):\n            super().__init__()\n"
+      "            self.stride = (8, 16)\n",
+    "another class writes it": ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)")
+    + "\n    class Model(nn.Cell):\n        def __init__(self):\n            super().__init__()\n"
+      "            self.head = Head()\n            self.head.stride = (8, 16)\n",
+    "a class attribute stands in": ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)")
+    .replace("    class Head(nn.Cell):\n", "    class Head(nn.Cell):\n        stride = (8, 16)\n\n")
+    .replace("            self.stride = ms.Parameter", "            if strides:\n                self.stride = ms.Parameter"),
+    "set only under an if": ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)")
+    .replace("            self.stride = ms.Parameter", "            if strides:\n                self.stride = ms.Parameter"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ATTRIBUTE_NOT_ALWAYS_A_TENSOR))
+def test_a_parameter_attribute_some_instance_may_hold_as_a_tuple_is_no_evidence(case):
+    body = ATTRIBUTE_NOT_ALWAYS_A_TENSOR[case]
+    assert flagged_lines(body) == []
+
+
+def test_a_subclass_that_keeps_the_parameter_attribute_keeps_the_evidence():
+    """mindyolo's ``YOLOv8SegHead(YOLOv8Head)`` calls ``super().__init__`` and never rebinds ``self.stride``."""
+    body = ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)") + \
+        "\n    class SegHead(Head):\n        def __init__(self):\n            super().__init__()\n" \
+        "            self.masks = 32\n"
+    assert flagged_lines(body) == [9]
+
+
+@pytest.mark.parametrize("call", [
+    # the comprehension's target, not construct's Tensor of the same name, is what the call passes
+    "pair = ops.ones((2,), ms.float32)\n            return [self.make_anchors(feats, pair) for pair in ((8, 16),)]",
+    # a def in construct with its own parameter of that name
+    "pair = ops.ones((2,), ms.float32)\n            def run(pair):\n                return self.make_anchors(feats, pair)"
+    "\n            return run((8, 16))",
+])
+def test_a_call_in_an_inner_scope_of_the_caller_is_no_evidence(call):
+    assert flagged_lines(ANCHORS.format(stride="strides", call=call)) == []
+
+
+def test_a_keyword_that_lands_in_kwargs_is_no_evidence():
+    body = ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, strides=self.stride)").replace(
+        "def make_anchors(feats, strides, offset=0.5):", "def make_anchors(feats, offset=0.5, **strides):")
+    assert flagged_lines(body) == []
+
+
+def test_a_comprehension_over_a_target_of_an_outer_comprehension_is_not_read_as_the_local():
+    """``scales`` inside the outer comprehension is its target (a tuple of ints), not the local Tensor."""
+    body = """\
+        class Neck(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.levels = ((1, 2), (2, 4))
+
+            def construct(self, x):
+                scales = ops.ones((2,), ms.float32)
+                x = x * scales[0]
+                return [[x * s for s in scales] for scales in self.levels]
+        """
+    assert flagged_lines(body) == []
+    assert flagged_lines(body.replace("for scales in self.levels", "for level in self.levels")) == [9]
+
+
 def test_a_helper_parameter_rebound_in_the_helper_is_not_flagged_on_what_callers_pass():
     body = ANCHORS.format(stride=PARAMETER, call="return self.make_anchors(feats, self.stride)").replace(
         "            points = ()\n", "            points = ()\n            strides = tuple(strides.asnumpy())\n")

@@ -193,6 +193,59 @@ def test_a_parameter_its_init_may_rebind_is_not_passed_on(tmp_path, rebinding):
     assert value is None
 
 
+@pytest.mark.parametrize("init, build, expected", [
+    # a keyword-only parameter after ``*args`` takes no positional argument: the default, 25, stands
+    ("def __init__(self, hidden, *extra, max_len=25):", "BaseDecoder(16, 40)", 25),
+    ("def __init__(self, hidden, *, max_len=25):", "BaseDecoder(16, max_len=40)", 40),
+    ("def __init__(self, hidden, max_len=25):", "BaseDecoder(16, 40)", 40),
+])
+def test_only_positional_parameters_take_positional_arguments(tmp_path, init, build, expected):
+    base = BASE.replace("def __init__(self, max_len=25):", init)
+    assert init in base
+    package(tmp_path, **{"pkg/heads/base.py": base, "pkg/build.py": f"""\
+        from .heads.base import BaseDecoder
+
+
+        def build():
+            return {build}
+        """})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/heads/head.py")])
+    assert constructor_value(index, ("pkg.heads.base", "BaseDecoder"), "max_len")[0] == expected
+
+
+@pytest.mark.parametrize("subclass", [
+    # ``Base.__init__(self, ...)`` builds the base as ``super().__init__(...)`` does
+    "class Short(BaseDecoder):\n    def __init__(self):\n        BaseDecoder.__init__(self, max_len=4)\n",
+    # a mixin without ``__init__`` first: ``super().__init__`` reaches BaseDecoder's
+    "class Mixin:\n    pass\n\n\nclass Short(Mixin, BaseDecoder):\n    def __init__(self):\n"
+    "        super().__init__(max_len=4)\n",
+])
+def test_the_base_a_subclass_init_builds_is_the_one_python_runs(tmp_path, subclass):
+    package(tmp_path, **{"pkg/heads/short.py": "from .base import BaseDecoder\n\n\n" + subclass})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/heads/head.py")])
+    assert constructor_value(index, ("pkg.heads.base", "BaseDecoder"), "max_len")[0] == 4
+
+
+def test_a_mixin_with_its_own_init_takes_the_super_call(tmp_path):
+    """``class Short(Mixin, BaseDecoder)`` with ``Mixin.__init__``: Python runs the mixin's, not BaseDecoder's."""
+    package(tmp_path, **{"pkg/heads/short.py": """\
+        from .base import BaseDecoder
+
+
+        class Mixin:
+            def __init__(self, **kwargs):
+                self.log = True
+
+
+        class Short(Mixin, BaseDecoder):
+            def __init__(self):
+                super().__init__(max_len=4)
+        """})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/heads/head.py")])
+    assert index.constructions(("pkg.heads.base", "BaseDecoder")) == []
+    assert index.constructions(("pkg.heads.short", "Mixin")) == [([], {"max_len": 4})]
+
+
 def test_a_cycle_of_passed_on_parameters_ends(tmp_path):
     """A class that builds itself from its own parameter: the count is unknown, and the recursion ends."""
     value, _ = passed_on_count(tmp_path, **{"pkg/heads/outer.py": """\

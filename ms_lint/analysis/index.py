@@ -28,7 +28,7 @@ from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, 
                                     module_names, package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base, known_mindspore_name
 from ms_lint.analysis.summary import (
-    NOT_LITERAL, ClassSummary, FunctionSummary, InitParam, ModuleSummary, summarize, summarize_trees,
+    NOT_LITERAL, SUPER_PREFIX, ClassSummary, FunctionSummary, InitParam, ModuleSummary, summarize, summarize_trees,
 )
 from ms_lint.blake import blake2b
 from ms_lint.chunks import ast_runs, chunk_bounds
@@ -647,6 +647,10 @@ class ProjectIndex:
         holders = [(module, owner) for module, owner, _ in self.sub_cell_holders(ref)]
         return all(self.eager_cell(other, seen) for other in holders + self._direct_subclasses(ref))
 
+    def subclasses(self, ref: ClassRef) -> List[ClassRef]:
+        """The project's classes that name ``ref`` as a base."""
+        return list(self._direct_subclasses(ref))
+
     def _direct_subclasses(self, ref: ClassRef) -> List[ClassRef]:
         if self._subclasses is None:
             found: Dict[ClassRef, List[ClassRef]] = {}
@@ -781,7 +785,8 @@ class ProjectIndex:
         for name in sorted(self.project_modules):
             summary = self.modules[name]
             for callee, args, kwargs in summary.constructions:
-                built = self.project_class_ref(name, callee)
+                built = self._super_target(name, callee) if callee.startswith(SUPER_PREFIX) else \
+                    self.project_class_ref(name, callee)
                 if built is None:
                     continue
                 if any(type(value) is InitParam for value in (*args, *kwargs.values())):
@@ -792,6 +797,18 @@ class ProjectIndex:
                 if init is not None and init[0] != built:
                     found.setdefault(init[0], []).append((args, kwargs))
         return found
+
+    def _super_target(self, module: str, callee: str) -> Optional[ClassRef]:
+        """The project class ``super().__init__(...)`` builds in a class whose bases are ``super:B1,B2``: the first
+        base, in order, whose chain defines ``__init__`` (a mixin without one passes the call on); None when a base
+        before it is not the project's (what its ``__init__`` does is not read)."""
+        for base in callee[len(SUPER_PREFIX):].split(","):
+            ref = self.project_class_ref(module, base)
+            if ref is None:
+                return None
+            if self.find_method(ref, "__init__") is not None:
+                return ref
+        return None
 
     def passed_on_holders(self, ref: ClassRef) -> List[ClassRef]:
         """The classes whose ``__init__`` passes one of its own parameters on to a construction of ``ref``, or of
@@ -1146,7 +1163,8 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str,
     default = literal_int(init.defaults.get(param, NOT_LITERAL))
     if param not in init.params:
         return None, ""
-    position = init.params.index(param) - 1  # ``self`` is not passed
+    index_of = init.params.index(param)  # a keyword-only parameter (after ``*args`` or ``*``) takes no position
+    position = index_of - 1 if init.positional < 0 or index_of < init.positional else -1  # ``self`` is not passed
     values: List[int] = []
     passed_on: Set[str] = set()  # where the values passed on by other ``__init__``s come from
     through = 0  # how many of the values they are

@@ -331,6 +331,11 @@ class ProjectView:
                         sites.append((context, caller, call))
         return sites or None
 
+    def subclassed_elsewhere(self, class_qualname: str) -> bool:
+        """Does a class of another module of the project derive from this class of this module?"""
+        return self.module is not None and any(
+            module != self.module for module, _ in self.index.subclasses((self.module, class_qualname)))
+
     def constructor_int(self, class_qualname: str, param: str) -> Tuple[Optional[int], str]:
         """The int ``__init__`` parameter ``param`` of a class of this module takes when the project builds it
         (its literal default, or the literals its constructions pass), with where that comes from."""

@@ -13,9 +13,9 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.context import ModuleContext
+from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
+                             target_names, walk_statements)
 from ms_lint.scope import CallSite
-from ms_lint.cstutil import (bind_arguments, call_name_args, code_of, is_self_attr, suite_statements, target_names,
-                             walk_statements)
 from ms_lint.walk import find
 
 
@@ -526,19 +526,78 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
     context = resolver.context
     info = context.scope.functions.get(function)
     if (type(expr) is not cst.Name or expr.value not in resolver.values.parameters or info is None or info.is_root
-            or resolver.bindings().get(expr.value)):
-        return None
+            or resolver.bindings().get(expr.value)
+            or expr.value not in {param.name.value for param in all_params(function, with_stars=False)}):
+        return None  # (a ``**kwargs`` parameter takes any keyword: ``scale=`` fills a dict, not ``scale``)
     for site in context.scope.call_sites.get(function, []):
         binding = bind_arguments(function, site.bound_method, site.call)
         passed = next((value for name, value in binding[0] if name == expr.value), None) if binding else None
-        if passed is None:
+        if passed is None or _in_inner_scope(context, site):
             continue
         caller = ShapeResolver(context, site.caller, context.values(site.caller))
         if surely_tensor(caller, passed, site.caller) or (
-                is_self_attr(passed) and context.attributes.made_by(
-                    context.scope.owner_of.get(site.caller), passed.attr.value) in SINGLE_TENSOR_BUILDERS):
+                is_self_attr(passed) and _one_tensor_attribute(
+                    context, context.scope.owner_of.get(site.caller), passed.attr.value)):  # type: ignore
             return site
     return None
+
+
+def _in_inner_scope(context: ModuleContext, site: "CallSite") -> bool:
+    """The call sits in a comprehension, a lambda or a def inside the caller, or the caller is itself a def
+    nested in a function: their own names (a comprehension target, a parameter that shadows a local of the
+    enclosing function) are not what the caller's value model reads."""
+    if site.caller in context.scope.enclosing:
+        return True
+    pending: List[Tuple[cst.CSTNode, bool]] = [(site.caller.body, False)]  # (not ``context.parent``: the engine
+    while pending:  # records the parents of a graph function's nodes as it walks it, maybe after this one)
+        node, inner = pending.pop()
+        if node is site.call:
+            return inner
+        inner = inner or type(node) in _INNER_SCOPES
+        pending.extend((child, inner) for child in node.children)
+    return False
+
+
+_INNER_SCOPES = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.FunctionDef)
+
+
+def _one_tensor_attribute(context: ModuleContext, owner: Optional[str], attr: str) -> bool:
+    """``self.attr`` holds one Tensor in every instance of ``owner``: the class chain binds it once, in an
+    ``__init__``'s own body (not under an ``if``), to ``Parameter(...)``/``Tensor(...)``; no class body of the
+    chain binds the name (a class attribute is what an instance without the assignment reads); no subclass in
+    the module binds it again, and none derives from ``owner`` in another module (its writes are not read here);
+    and no statement of the module assigns ``<other>.attr``."""
+    attributes = context.attributes
+    if owner is None or attributes.made_by(owner, attr) not in SINGLE_TENSOR_BUILDERS:
+        return False
+    chain = attributes.class_chain(owner)
+    scope = context.scope
+    unconditional = False
+    subclasses = [cls for cls in scope.classes if cls not in chain and owner in attributes.class_chain(cls)]
+    for cls in chain + subclasses:
+        if cls in subclasses and attributes.made_by(cls, attr) not in SINGLE_TENSOR_BUILDERS:
+            return False  # a subclass binds it too (``made_by`` wants one binding in the chain)
+        node = scope.classes[cls].node
+        for stmt in suite_statements(node.body):
+            if attr in assigned_in([stmt]) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                return False  # a class attribute
+        if cls in subclasses:
+            continue
+        init = scope.classes[cls].methods.get("__init__")
+        if init is not None and any(
+                isinstance(small, cst.Assign) and any(is_self_attr(target.target, attr) for target in small.targets)
+                for stmt in suite_statements(init.body) if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body):
+            unconditional = True
+    if not unconditional:
+        return False
+    project = context.project
+    if project is not None and project.subclassed_elsewhere(owner):
+        return False
+    return not any(
+        type(target) is cst.Attribute and target.attr.value == attr and not is_self_attr(target)
+        for node in find(context.module, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target]))
 
 
 def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: str, active: Set[str]) -> bool:

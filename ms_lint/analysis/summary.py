@@ -16,6 +16,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from ms_lint.prefilter import JIT_WORDS
 
 NOT_LITERAL = "<expr>"  # the default of a parameter that is not a Python literal
+SUPER_PREFIX = "super:"  # a construction's callee: ``super().__init__(...)`` in a class of several bases
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class FunctionSummary:
     passed: List[str]  # dotted names passed as arguments (``ms.jit(self.step)``, ``HyperMap()(f, ...)``)
     jit_targets: List[str]  # dotted names this function hands to a ``jit`` call (``ms.jit(fn)``)
     annotations: Dict[str, str] = field(default_factory=dict)  # parameter -> class named by its annotation
+    positional: int = -1  # how many of ``params`` a call can fill by position (-1: all of them)
 
 
 @dataclass(frozen=True)
@@ -374,6 +376,7 @@ class _Summarizer(ast.NodeVisitor):
         info = FunctionSummary(
             name=node.name, qualname=qualname, owner=owner.qualname if owner else None, line=node.lineno,
             params=[p.arg for p in positional] + [p.arg for p in args.kwonlyargs], defaults=defaults,
+            positional=len(positional),
             decorators=[dotted_name(d.func if isinstance(d, ast.Call) else d) or "<expr>" for d in node.decorator_list],
             calls=[], passed=[], jit_targets=[],
             annotations={p.arg: found for p in positional + list(args.kwonlyargs)
@@ -462,6 +465,10 @@ class _Summarizer(ast.NodeVisitor):
         base = self._super_init_base(node, current)
         if base is not None:  # ``super().__init__(hidden, max_len=cfg.max_len)`` builds the base class too
             self._record_construction(base, node)
+        elif (callee is not None and callee.endswith(".__init__") and node.args and type(node.args[0]) is ast.Name
+              and node.args[0].id == "self" and current is not None and current.name == "__init__"):  # type: ignore
+            # ``Base.__init__(self, hidden, max_len=4)``: builds the base class with the arguments after ``self``
+            self._record_construction(callee[: -len(".__init__")], node, skip=1)
         if callee is None and isinstance(node.func, ast.Subscript):  # ``self.blocks[i](x)``: a CellList item
             held = dotted_name(node.func.value)
             if held is not None and current is not None:
@@ -531,7 +538,7 @@ class _Summarizer(ast.NodeVisitor):
                     self._follow(call)
                 self._jit_argument(call, dotted_name(call.func))
 
-    def _record_construction(self, callee: str, node: ast.Call) -> None:
+    def _record_construction(self, callee: str, node: ast.Call, skip: int = 0) -> None:
         current = self.function_stack[-1] if self.function_stack else None
         passed_on = self.passed_on.get(id(current)) if current is not None else None
 
@@ -547,10 +554,12 @@ class _Summarizer(ast.NodeVisitor):
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             kwargs["**"] = NOT_LITERAL  # unpacked arguments: any parameter may be passed
         self.summary.constructions.append(
-            (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else value(a) for a in node.args], kwargs))
+            (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else value(a) for a in node.args[skip:]], kwargs))
 
     def _super_init_base(self, node: ast.Call, current: Optional[FunctionSummary]) -> Optional[str]:
-        """The first base of the class whose ``__init__`` calls ``super().__init__(...)`` here."""
+        """The bases of the class whose ``__init__`` calls ``super().__init__(...)`` here, as ``super:B1,B2``
+        (the project index builds the first whose chain defines ``__init__``: a mixin without one passes the call
+        on)."""
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
                 and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
@@ -558,7 +567,9 @@ class _Summarizer(ast.NodeVisitor):
         if current is None or current.name != "__init__" or not self.class_stack:
             return None
         bases = [b for b in self.class_stack[-1].bases if b != "<expr>"]
-        return bases[0] if bases else None
+        if len(bases) != len(self.class_stack[-1].bases):
+            return bases[0] if bases else None  # (as before: a base written as an expression is not followed)
+        return f"{SUPER_PREFIX}{','.join(bases)}" if len(bases) > 1 else (bases[0] if bases else None)
 
     def _argparse(self, node: ast.Call) -> None:
         dest = None

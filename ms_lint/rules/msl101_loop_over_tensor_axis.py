@@ -396,6 +396,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         super().__init__(context)
         self._resolvers: dict = {}
         self._sum_fixes: dict = {}  # id(loop) -> (the map-and-sum fix or None, why not)
+        self._function_parents: dict = {}  # id(function) -> its nodes' parents (``_parents``)
 
     def _resolver(self) -> ShapeResolver:
         assert self.function is not None
@@ -512,12 +513,49 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         """A Tensor (or ``ops.unstack(x)``, ``self.split(x)``: a Tensor's pieces) iterated directly; see
         ``surely_tensor`` for the evidence needed."""
         owner = self.context.scope.owner_of.get(self.function)
-        if unstack_source(self.context, owner, expr) is not None or pieces_of(self.context, owner, expr) is not None:
-            return True
-        if surely_tensor(self._resolver(), expr, self.function):
-            return True
-        self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
-        return self._by_callers is not None
+        found = (unstack_source(self.context, owner, expr) is not None
+                 or pieces_of(self.context, owner, expr) is not None
+                 or surely_tensor(self._resolver(), expr, self.function))
+        if not found:
+            self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
+            found = self._by_callers is not None
+        if found and type(expr) is cst.Name and self._comprehension_target(expr):
+            self._by_callers = None
+            return False  # the function's value model read its own binding of the name, not the target's
+        return found
+
+    def _comprehension_target(self, name: cst.Name) -> bool:
+        """``name`` is read inside a comprehension that binds it as a target (``[... for s in scales] for scales
+        in self.levels``): in the element, a condition or a later clause, not in the clause's own iterable."""
+        parents = self._parents()
+        child, node = name, parents.get(name)
+        while node is not None and node is not self.function:
+            if isinstance(node, cst.CompFor) and child is not node.iter and name.value in target_names(node.target):
+                return True
+            if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)) \
+                    and child is not node.for_in:
+                clause: Optional[cst.CompFor] = node.for_in
+                while clause is not None:
+                    if name.value in target_names(clause.target):
+                        return True
+                    clause = clause.inner_for_in
+            child, node = node, parents.get(node)
+        return False
+
+    def _parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
+        """Each node's parent in the current function (``context.parent`` may not hold a comprehension's yet)."""
+        function = self.function
+        assert function is not None
+        if id(function) not in self._function_parents:
+            parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+            pending: List[cst.CSTNode] = [function]
+            while pending:
+                node = pending.pop()
+                for child in node.children:
+                    parents[child] = node
+                    pending.append(child)
+            self._function_parents[id(function)] = parents
+        return self._function_parents[id(function)]
 
     def _callers_note(self) -> str:
         """Why a loop found through ``tensor_by_callers`` gets no fix."""
