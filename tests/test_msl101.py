@@ -2082,3 +2082,18 @@ def test_init_arithmetic_through_int_and_math_is_a_python_number():
     module = cst.parse_module(HEADER + textwrap.dedent(SSPLIT.format(step="width")))
     context = ModuleContext(module, module.code, "m.py", Config())
     assert context.attributes.kind("Encoder", "width") is Kind.CONST
+
+
+# -- a comprehension that calls one cell per step (mindnlp's MusicGen embeds each codebook with its own cell) ------
+def test_a_comprehension_that_calls_a_cell_by_its_index_is_a_cell_loop():
+    body = """\
+        class Embed(nn.Cell):
+            def __init__(self, books=4):
+                super().__init__()
+                self.embed_tokens = nn.CellList([nn.Embedding(16, 8) for _ in range(books)])
+
+            def construct(self, codes):
+                return sum(self.embed_tokens[k](codes[:, k]) for k in range(codes.shape[1]))
+        """
+    assert flagged_lines(body) == []
+    assert flagged_lines(body.replace("self.embed_tokens[k](codes[:, k])", "ops.relu(codes[:, k])")) == [7]

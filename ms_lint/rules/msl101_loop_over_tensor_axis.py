@@ -31,7 +31,7 @@ from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBuff
 from ms_lint.analysis.pieces import pieces_of
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
-from ms_lint.walk import run_visitor
+from ms_lint.walk import find, run_visitor
 
 Comprehension = Union[cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp]
 
@@ -609,7 +609,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if what is None or clause is None:
             return
         parts = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
-        if not any(does_graph_work(part, self.values) for part in parts):
+        if not any(does_graph_work(part, self.values) for part in parts) or _comprehension_calls_by_index(
+                parts, clause):
             return
         description, trip = what
         fix, why = None, "iterates in an inner `for` clause"
@@ -676,6 +677,15 @@ def _calls_by_index(loop: Union[cst.For, cst.While], counter: Optional[str] = No
     finder = _Finder()
     run_visitor(loop.body, finder)
     return finder.found
+
+
+def _comprehension_calls_by_index(parts: List[cst.BaseExpression], clause: cst.CompFor) -> bool:
+    """The element calls ``seq[i](...)`` with ``i`` a target of the clause that runs over the axis
+    (``sum(self.embed_tokens[k](x[:, k]) for k in range(x.shape[1]))``): one cell per step, as ``_calls_by_index``
+    says of a loop."""
+    targets = set(target_names(clause.target))
+    return any(isinstance(call.func, cst.Subscript) and any(n.value in targets for n in read_name_nodes(call.func))
+               for part in parts for call in find(part, cst.Call))
 
 
 def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], Set[str]]:
