@@ -2097,3 +2097,24 @@ def test_a_comprehension_that_calls_a_cell_by_its_index_is_a_cell_loop():
         """
     assert flagged_lines(body) == []
     assert flagged_lines(body.replace("self.embed_tokens[k](codes[:, k])", "ops.relu(codes[:, k])")) == [7]
+
+
+def test_a_zip_with_a_cell_list_is_a_layer_stack_whatever_the_other_sequences_are():
+    """mindone's and mindnlp's SegFormer decode head: ``zip(encoder_hidden_states, self.linear_c)`` pairs per-stage
+    features (annotated ``Tensor``, passed a tuple) with one cell each; the adapter's ``zip(xs, weights,
+    self.adapters)`` too. One cell per step: unrolled by the cells, as ``self.blocks[i](x)`` is."""
+    body = """\
+        class DecodeHead(nn.Cell):
+            def __init__(self, stages=4):
+                super().__init__()
+                self.linear_c = nn.CellList([nn.Dense(8, 8) for _ in range(stages)])
+
+            def construct(self, encoder_hidden_states: ms.Tensor, weights: ms.Tensor):
+                outs = ()
+                for state, w, mlp in zip(encoder_hidden_states, ops.relu(weights), self.linear_c):
+                    outs += (mlp(state) * w,)
+                return outs
+        """
+    assert flagged_lines(body) == []
+    without_cells = body.replace(", self.linear_c)", ")").replace("mlp(state)", "state").replace("w, mlp in", "w in")
+    assert flagged_lines(without_cells) == [8]

@@ -25,6 +25,7 @@ from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
 from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_time_helper, read_name_nodes
 from ms_lint.analysis.effects import does_graph_work
 from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, tensor_by_callers, while_counter
+from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
@@ -501,6 +502,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 else ShapeRef(shape.origin)
             return f"loop trip count `{shape.origin}` comes from a Tensor's shape", exact
         if _is_builtin_call(iterable, "enumerate") or _is_builtin_call(iterable, "zip"):
+            if any(self.values.kind(arg.value) is Kind.CELL_SEQ for arg in call_name_args(iterable)):  # type: ignore
+                return None  # ``zip(features, self.heads)``: one cell per step, a layer stack (as ``seq[i](x)``)
             for arg in call_name_args(iterable):  # type: ignore[arg-type]
                 if self._tensor_iterable(arg.value):
                     return f"loop iterates Tensor `{code_of(arg.value)}` row by row", ShapeRef(code_of(arg.value))
