@@ -1386,3 +1386,18 @@ def test_host_queries_of_mint_distributed_are_python_values(query, flagged):
             return x
         """, extra="from mindspore import mint\n\n\n")
     assert bool(findings(code)) is flagged
+
+
+@pytest.mark.parametrize("method", ["split(2)", "chunk(2)", "unbind(0)", "tensor_split(2)", "vsplit(2)"])
+def test_the_truth_of_what_a_tensor_splitting_method_returns_is_a_tuple_s(method):
+    """``past = prompt.permute(...).split(2)`` then ``if past:`` (mindnlp's ChatGLM2 prefix prompt): these
+    methods return a tuple of Tensors in MindSpore 2.10, whose truth is known when the graph is compiled."""
+    code = jit(f"""
+        past = ops.relu(x).{method}
+        if past:
+            y = y * 2
+        if past[0].sum() > 0:
+            y = y + 1
+        return y
+        """)
+    assert [f.line for f in findings(code)] == [line_of(code, "if past[0]")]

@@ -78,6 +78,8 @@ NON_TENSOR_OPS = {"mindspore.ops.partial", "mindspore.ops.HyperMap", "mindspore.
 TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mindspore.ops.split",
                       "mindspore.ops.chunk", "mindspore.ops.Unstack", "mindspore.ops.Split",
                       "mindspore.ops.tensor_split", "mindspore.ops.meshgrid"}
+# Tensor methods that always return a tuple of Tensors (MindSpore 2.10's ``Tensor.split``/``chunk``/``unbind``...).
+TENSOR_TUPLE_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
 MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
 TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor", "mindspore.numpy"}
 CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
@@ -709,6 +711,8 @@ class ExpressionKinds:
             receiver = self.kind(func.value)
             method = func.attr.value
             if receiver is Kind.TENSOR:
+                if method in TENSOR_TUPLE_METHODS:
+                    return Kind.TENSOR_SEQ  # ``x.split(2)``: a tuple of Tensors (``if pieces:`` tests a tuple)
                 return Kind.CONST if method in SHAPE_METHODS else Kind.TENSOR
             if receiver is Kind.CONST:
                 return Kind.CONST
