@@ -2118,3 +2118,40 @@ def test_a_zip_with_a_cell_list_is_a_layer_stack_whatever_the_other_sequences_ar
     assert flagged_lines(body) == []
     without_cells = body.replace(", self.linear_c)", ")").replace("mlp(state)", "state").replace("w, mlp in", "w in")
     assert flagged_lines(without_cells) == [8]
+
+
+@pytest.mark.parametrize("annotation", ["Optional[ms.Tensor] = None", "ms.Tensor | None = None"])
+def test_an_optional_tensor_argument_iterated_or_ranged_by_its_shape_is_a_tensor(annotation):
+    body = f"""\
+        from typing import Optional
+
+
+        class Rows(nn.Cell):
+            def construct(self, x: {annotation}):
+                out = []
+                for row in x:
+                    out.append(ops.relu(row))
+                for i in range(x.shape[0]):
+                    out.append(ops.relu(x[i]))
+                return out
+        """
+    assert flagged_lines(body) == [7, 9]
+    assert flagged_lines(body.replace(annotation, "Optional[int] = None")) == []
+
+
+def test_a_comprehension_under_an_isinstance_list_test_walks_the_list():
+    """mindone's and mindnlp's BLIP: ``if isinstance(mask, list): [self.invert(m) for m in mask]`` runs only for a
+    Python list of masks, whatever the ``Optional[Tensor]`` annotation says; the ``else`` branch takes the Tensor."""
+    body = """\
+        from typing import Optional
+
+
+        class Text(nn.Cell):
+            def construct(self, x, mask: Optional[ms.Tensor] = None):
+                if isinstance(mask, list):
+                    masks = [ops.relu(m) for m in mask]
+                else:
+                    masks = [ops.relu(m) for m in mask]
+                return masks
+        """
+    assert flagged_lines(body) == [9]

@@ -1401,3 +1401,46 @@ def test_the_truth_of_what_a_tensor_splitting_method_returns_is_a_tuple_s(method
         return y
         """)
     assert [f.line for f in findings(code)] == [line_of(code, "if past[0]")]
+
+
+@pytest.mark.parametrize("annotation, tensor", [
+    ("Optional[ms.Tensor] = None", True),
+    ("Union[ms.Tensor, None] = None", True),
+    ("Union[None, ms.Tensor] = None", True),
+    ("ms.Tensor | None = None", True),
+    ("ms.Tensor = None", True),
+    ("Optional[int] = None", False),
+    ("Optional[List[ms.Tensor]] = None", False),  # a list of Tensors: its truth is a Python list's
+    ("Union[ms.Tensor, int] = None", False),  # another type than None: not known
+    ("= None", False),  # a None default without an annotation: a Python value, as the label policy says
+    ("Optional[ms.Tensor] = False", False),  # the default contradicts the annotation (mindone's FastSpeech2 flags)
+])
+def test_an_optional_tensor_argument_is_a_tensor_where_the_code_uses_it_as_one(annotation, tensor):
+    """HF-style ``construct(self, input_ids: Optional[Tensor] = None)``: ``None`` is decided when the graph is
+    compiled; wherever the code reads the argument as a Tensor it is one, as for ``x: Tensor = None``."""
+    code = HEAD.replace("import mindspore as ms\n", "from typing import List, Optional, Union\nimport mindspore as ms\n") + (
+        "class M(nn.Cell):\n"
+        f"    def construct(self, x, mask{':' if not annotation.startswith('=') else ''} {annotation}):\n"
+        "        if mask is None:\n"
+        "            return x\n"
+        "        if mask.sum() > 0:\n"
+        "            x = x * 2\n"
+        "        return x\n")
+    found = findings(code)
+    assert [f.line for f in found] == ([line_of(code, "if mask.sum()")] if tensor else [])
+
+
+def test_a_method_no_tensor_has_says_its_receiver_is_no_tensor():
+    """mindone's SqueezeBERT: ``head_mask.count(None) == len(head_mask)`` on what ``get_head_mask`` returns, a
+    Python list; MindSpore 2.10's Tensor has no ``count`` (nor ``append``, ``keys``, ``get``...)."""
+    code = HEAD.replace("import mindspore as ms\n", "from typing import Optional\nimport mindspore as ms\n") + (
+        "class M(nn.Cell):\n"
+        "    def construct(self, x, head_mask: Optional[ms.Tensor] = None):\n"
+        "        if head_mask is None:\n"
+        "            empty = True\n"
+        "        elif head_mask.count(None) == len(head_mask):\n"
+        "            empty = True\n"
+        "        elif head_mask.sum() > 0:\n"
+        "            empty = False\n"
+        "        return x\n")
+    assert [f.line for f in findings(code)] == [line_of(code, "head_mask.sum()")]

@@ -6,7 +6,7 @@ test guards) only runs when it held. MindSpore's own ``numpy._to_tensor`` conver
 """
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import Callable, Optional, Set
 
 import libcst as cst
 
@@ -34,19 +34,22 @@ def python_typed(test: cst.BaseExpression) -> Set[str]:
     return set()
 
 
-def narrowed_names(context, node: cst.CSTNode, func: Optional[cst.FunctionDef]) -> Set[str]:
+def narrowed_names(context, node: cst.CSTNode, func: Optional[cst.FunctionDef],
+                   parent_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None) -> Set[str]:
     """Names proven to be Python values where ``node`` is evaluated: by the left operands of the ``and`` chains
     ``node`` sits on the right of, and by the tests of the ``if`` statements whose body (not ``else``) holds it,
-    up to ``func``; a name the ``if`` body rebinds is left out."""
+    up to ``func``; a name the ``if`` body rebinds is left out. ``parent_of``: the parents to walk up (the
+    context's by default)."""
     found: Set[str] = set()
-    child, parent = node, context.parent(node)
+    parent_of = parent_of or context.parent
+    child, parent = node, parent_of(node)
     while parent is not None and parent is not func:
         if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.And) \
                 and parent.right is child:
             found |= python_typed(parent.left)
         if isinstance(parent, cst.If) and child is parent.body:
             found |= python_typed(parent.test) - assigned_in(list(suite_statements(parent.body)))
-        child, parent = parent, context.parent(parent)
+        child, parent = parent, parent_of(parent)
     return found
 
 

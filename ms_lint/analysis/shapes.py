@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
-from ms_lint.analysis.values import FunctionValues, Kind
+from ms_lint.analysis.values import FunctionValues, Kind, optional_member
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
@@ -660,7 +660,7 @@ def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function
 def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleContext) -> bool:
     for param in parameters_of(function.params):
         if param.name.value == name and param.annotation is not None:
-            annotation = param.annotation.annotation
+            annotation = optional_member(param.annotation.annotation)
             qualified = context.imports.qualify(annotation)
             return qualified in ("mindspore.Tensor", "mindspore.Parameter") or (
                 isinstance(annotation, cst.Name) and annotation.value == "Tensor")

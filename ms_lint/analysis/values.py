@@ -80,6 +80,9 @@ TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mind
                       "mindspore.ops.tensor_split", "mindspore.ops.meshgrid"}
 # Tensor methods that always return a tuple of Tensors (MindSpore 2.10's ``Tensor.split``/``chunk``/``unbind``...).
 TENSOR_TUPLE_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
+# Methods of Python lists, dicts and strings that MindSpore 2.10's Tensor lacks (checked with ``hasattr``).
+NOT_TENSOR_METHODS = frozenset({"count", "append", "extend", "insert", "remove", "pop", "keys", "values", "items",
+                                "get", "update", "setdefault", "startswith", "join", "lower"})
 MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
 TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor", "mindspore.numpy"}
 CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
@@ -710,6 +713,8 @@ class ExpressionKinds:
         if isinstance(func, cst.Attribute):
             receiver = self.kind(func.value)
             method = func.attr.value
+            if receiver is Kind.TENSOR and method in NOT_TENSOR_METHODS:
+                return Kind.UNKNOWN  # ``head_mask.count(None)``: no Tensor has it, so the receiver is no Tensor
             if receiver is Kind.TENSOR:
                 if method in TENSOR_TUPLE_METHODS:
                     return Kind.TENSOR_SEQ  # ``x.split(2)``: a tuple of Tensors (``if pieces:`` tests a tuple)
@@ -1338,10 +1343,39 @@ def _python_values_only(ann: cst.BaseExpression) -> bool:
     return True
 
 
+def optional_member(ann: cst.BaseExpression) -> cst.BaseExpression:
+    """``T`` for ``Optional[T]``, ``Union[T, None]``, ``Union[None, T]`` or ``T | None``; the annotation itself
+    otherwise. A ``None`` default is decided when the graph is compiled, so a parameter annotated
+    ``Optional[Tensor] = None`` is a Tensor wherever the code reads it as one, as ``x: Tensor = None`` is."""
+    if isinstance(ann, cst.Subscript) and dotted(ann.value) in ("Optional", "typing.Optional") and len(ann.slice) == 1 \
+            and isinstance(ann.slice[0].slice, cst.Index):
+        return ann.slice[0].slice.value
+    if isinstance(ann, cst.Subscript) and dotted(ann.value) in ("Union", "typing.Union") and len(ann.slice) == 2:
+        items = [element.slice.value for element in ann.slice if isinstance(element.slice, cst.Index)]
+        others = [item for item in items if not (isinstance(item, cst.Name) and item.value == "None")]
+        if len(items) == 2 and len(others) == 1:
+            return others[0]
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        sides = [ann.left, ann.right]
+        others = [side for side in sides if not (isinstance(side, cst.Name) and side.value == "None")]
+        if len(others) == 1:
+            return others[0]
+    return ann
+
+
+def _none_or_absent(default: Optional[cst.BaseExpression]) -> bool:
+    return default is None or (isinstance(default, cst.Name) and default.value == "None")
+
+
 def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
     if param.annotation is None:
         return Kind.UNKNOWN
     ann = param.annotation.annotation
+    if not (isinstance(ann, cst.Subscript) and _python_values_only(ann)):
+        member = optional_member(ann)
+        if member is not ann and not _none_or_absent(param.default):
+            return Kind.UNKNOWN  # ``output_attentions: Optional[Tensor] = False``: the default says otherwise
+        ann = member
     name = dotted(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
     if name in ("int", "bool", "str", "float") or (isinstance(ann, cst.Subscript) and _python_values_only(ann)):
         return Kind.CONST

@@ -24,6 +24,7 @@ import libcst as cst
 from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
 from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_time_helper, read_name_nodes
 from ms_lint.analysis.effects import does_graph_work
+from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, tensor_by_callers, while_counter
 from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
@@ -522,9 +523,10 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if not found:
             self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
             found = self._by_callers is not None
-        if found and type(expr) is cst.Name and self._comprehension_target(expr):
+        if found and type(expr) is cst.Name and (self._comprehension_target(expr) or expr.value in narrowed_names(
+                self.context, expr, self.function, self._parents().get)):
             self._by_callers = None
-            return False  # the function's value model read its own binding of the name, not the target's
+            return False  # a comprehension's own target, or a name an ``isinstance(x, list)`` test holds true for
         return found
 
     def _comprehension_target(self, name: cst.Name) -> bool:
