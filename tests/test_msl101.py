@@ -2155,3 +2155,55 @@ def test_a_comprehension_under_an_isinstance_list_test_walks_the_list():
                 return masks
         """
     assert flagged_lines(body) == [9]
+
+
+@pytest.mark.parametrize("guarded", [
+    "if isinstance(mask, list):\n    out = [ops.relu(mask[i]) for i in range(len(mask))]",
+    "if isinstance(mask, (list, tuple)):\n    out = [ops.relu(m) * e for m, e in zip(mask, enc)]",
+    "if type(mask) is list:\n    out = [ops.relu(m) for m in mask]",
+    "if isinstance(mask, List):\n    out = [ops.relu(m) for m in mask]",
+    "if isinstance(mask, ms.Tensor):\n    return x * mask\nelse:\n    out = [ops.relu(m) for m in mask]",
+    "if not isinstance(mask, list):\n    return x * mask\nout = [ops.relu(m) for m in mask]",
+    "out = [ops.relu(m) for m in mask] if isinstance(mask, list) else ops.relu(mask)",
+])
+def test_an_optional_tensor_argument_that_a_type_test_proves_a_list_is_walked_as_one(guarded):
+    """An independent review's reproducers: ``isinstance``/``type`` tests hold in the ``if`` body, the ``else``
+    of a Tensor test, after an early ``return`` and in a conditional expression (graph mode folds them)."""
+    body = ("from typing import List, Optional\n\n\n"
+            "class Net(nn.Cell):\n"
+            "    def construct(self, x, mask: Optional[ms.Tensor] = None, enc: Optional[ms.Tensor] = None):\n"
+            "        out = x\n"
+            + textwrap.indent(guarded, " " * 8) + "\n"
+            "        return out\n")
+    assert flagged_lines(body) == []
+    assert flagged_lines(body.replace("isinstance(mask,", "isinstance(x,").replace("type(mask)", "type(x)")) != []
+
+
+@pytest.mark.parametrize("annotation", ["feats: Optional[ms.Tensor] = ()", "*feats: ms.Tensor"])
+def test_a_default_or_a_star_that_says_tuple_beats_the_tensor_annotation(annotation):
+    body = f"""\
+        from typing import Optional
+
+
+        class Net(nn.Cell):
+            def construct(self, x, {annotation}):
+                out = ()
+                for f in feats:
+                    out += (ops.relu(f),)
+                return out
+        """
+    assert flagged_lines(body) == []
+
+
+def test_an_expert_picked_by_a_value_per_row_is_no_cell_per_step():
+    """A per-token MoE dispatch: ``self.experts[int(top[k])](x[k])`` runs once per row of ``x``, not per cell."""
+    body = """\
+        class MoE(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.experts = nn.CellList([nn.Dense(4, 4) for _ in range(4)])
+
+            def construct(self, x, top):
+                return [self.experts[int(top[k])](x[k:k + 1]) for k in range(x.shape[0])]
+        """
+    assert flagged_lines(body) == [7]

@@ -1444,3 +1444,40 @@ def test_a_method_no_tensor_has_says_its_receiver_is_no_tensor():
         "            empty = False\n"
         "        return x\n")
     assert [f.line for f in findings(code)] == [line_of(code, "head_mask.sum()")]
+
+
+def test_the_truth_of_an_optional_tensor_argument_is_as_often_a_mistyped_flag():
+    """``output_attentions: Optional[Tensor] = None`` (mindone's InternVL, mindnlp's MobileBERT): tested for truth
+    alone, an optional argument is read as a flag, as an untyped one is; used as a Tensor it is one."""
+    code = HEAD.replace("import mindspore as ms\n", "from typing import Optional\nimport mindspore as ms\n") + (
+        "class M(nn.Cell):\n"
+        "    def construct(self, x, output_attentions: Optional[ms.Tensor] = None, mask: Optional[ms.Tensor] = None):\n"
+        "        outputs = (x, x) if output_attentions else (x, None)\n"
+        "        if not mask:\n"
+        "            x = x + 1\n"
+        "        if mask is not None and mask.sum() > 0:\n"
+        "            x = x * 2\n"
+        "        return outputs, x\n")
+    assert [f.line for f in findings(code)] == [line_of(code, "mask.sum()")]
+
+
+def test_a_dict_of_tensors_taken_for_a_tensor_still_gives_tensors():
+    """``out = self.backbone(x)`` returning a dict: ``out.get(...)``, ``out.items()`` and ``out.pop(...)`` give its
+    Tensors (only ``count``, list mutators and string methods say the receiver is no Tensor)."""
+    code = HEAD + (
+        "class Backbone(nn.Cell):\n"
+        "    def construct(self, x):\n"
+        "        return {'logits': x * 2, 'aux': x + 1}\n\n\n"
+        "class M(nn.Cell):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.backbone = Backbone()\n\n"
+        "    def construct(self, x):\n"
+        "        out = self.backbone(x)\n"
+        "        if out.get('logits').sum() > 0:\n"
+        "            x = x + 1\n"
+        "        aux = out.pop('aux')\n"
+        "        if aux.mean() > 0:\n"
+        "            x = x - 1\n"
+        "        return x\n")
+    assert [f.line for f in findings(code)] == [line_of(code, "out.get"), line_of(code, "aux.mean")]

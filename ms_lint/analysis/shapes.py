@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
-from ms_lint.analysis.values import FunctionValues, Kind, optional_member
+from ms_lint.analysis.values import FunctionValues, Kind, none_or_absent, optional_member
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
@@ -658,9 +658,15 @@ def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function
 
 
 def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleContext) -> bool:
+    stars = (function.params.star_arg, function.params.star_kwarg)
     for param in parameters_of(function.params):
         if param.name.value == name and param.annotation is not None:
-            annotation = optional_member(param.annotation.annotation)
+            if any(param is star for star in stars):
+                return False  # ``*hidden: Tensor`` is a tuple of them
+            written = param.annotation.annotation
+            annotation = optional_member(written)
+            if annotation is not written and not none_or_absent(param.default):
+                return False  # ``feats: Optional[Tensor] = ()``: the default says a tuple
             qualified = context.imports.qualify(annotation)
             return qualified in ("mindspore.Tensor", "mindspore.Parameter") or (
                 isinstance(annotation, cst.Name) and annotation.value == "Tensor")

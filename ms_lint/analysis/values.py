@@ -80,9 +80,9 @@ TENSOR_SEQ_SOURCES = {"mindspore.ParameterTuple", "mindspore.ops.unstack", "mind
                       "mindspore.ops.tensor_split", "mindspore.ops.meshgrid"}
 # Tensor methods that always return a tuple of Tensors (MindSpore 2.10's ``Tensor.split``/``chunk``/``unbind``...).
 TENSOR_TUPLE_METHODS = frozenset({"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"})
-# Methods of Python lists, dicts and strings that MindSpore 2.10's Tensor lacks (checked with ``hasattr``).
-NOT_TENSOR_METHODS = frozenset({"count", "append", "extend", "insert", "remove", "pop", "keys", "values", "items",
-                                "get", "update", "setdefault", "startswith", "join", "lower"})
+# Methods of Python lists and strings that MindSpore 2.10's Tensor lacks (checked with ``hasattr``) and whose result
+# is no element of the receiver (a dict of Tensors taken for a Tensor still gives Tensors through ``get``/``items``).
+NOT_TENSOR_METHODS = frozenset({"count", "append", "extend", "insert", "remove", "startswith", "join", "lower"})
 MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
 TENSOR_FACTORIES = {"mindspore.Tensor", "mindspore.Parameter", "mindspore.tensor", "mindspore.numpy"}
 CELL_SEQ_FACTORIES = {"mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict"}
@@ -1363,7 +1363,7 @@ def optional_member(ann: cst.BaseExpression) -> cst.BaseExpression:
     return ann
 
 
-def _none_or_absent(default: Optional[cst.BaseExpression]) -> bool:
+def none_or_absent(default: Optional[cst.BaseExpression]) -> bool:
     return default is None or (isinstance(default, cst.Name) and default.value == "None")
 
 
@@ -1373,7 +1373,7 @@ def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
     ann = param.annotation.annotation
     if not (isinstance(ann, cst.Subscript) and _python_values_only(ann)):
         member = optional_member(ann)
-        if member is not ann and not _none_or_absent(param.default):
+        if member is not ann and not none_or_absent(param.default):
             return Kind.UNKNOWN  # ``output_attentions: Optional[Tensor] = False``: the default says otherwise
         ann = member
     name = dotted(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None

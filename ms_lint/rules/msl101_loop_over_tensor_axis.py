@@ -497,14 +497,17 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return None
             bounds = [args[0].value] if len(args) == 1 else [args[1].value, args[0].value]  # stop, then start
             shape = next((found for found in map(resolver.shape_int, bounds) if found is not None), None)
-            if shape is None:
-                return None
+            if shape is None or self._reads_narrowed(iterable, bounds):
+                return None  # (``range(len(mask))`` under ``if isinstance(mask, list):`` counts list items)
             exact = shape if len(args) == 1 and shape.tensor is not None and isinstance(target, cst.Name) \
                 else ShapeRef(shape.origin)
             return f"loop trip count `{shape.origin}` comes from a Tensor's shape", exact
         if _is_builtin_call(iterable, "enumerate") or _is_builtin_call(iterable, "zip"):
-            if any(self.values.kind(arg.value) is Kind.CELL_SEQ for arg in call_name_args(iterable)):  # type: ignore
+            zipped = [arg.value for arg in call_name_args(iterable)]  # type: ignore[arg-type]
+            if any(self.values.kind(value) is Kind.CELL_SEQ for value in zipped):
                 return None  # ``zip(features, self.heads)``: one cell per step, a layer stack (as ``seq[i](x)``)
+            if self._reads_narrowed(iterable, [value for value in zipped if isinstance(value, cst.Name)]):
+                return None  # ``zip(masks, enc)`` with ``masks`` a Python list there: as many steps as it has
             for arg in call_name_args(iterable):  # type: ignore[arg-type]
                 if self._tensor_iterable(arg.value):
                     return f"loop iterates Tensor `{code_of(arg.value)}` row by row", ShapeRef(code_of(arg.value))
@@ -523,11 +526,18 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if not found:
             self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
             found = self._by_callers is not None
-        if found and type(expr) is cst.Name and (self._comprehension_target(expr) or expr.value in narrowed_names(
-                self.context, expr, self.function, self._parents().get)):
+        if found and type(expr) is cst.Name and (self._comprehension_target(expr)
+                                                 or self._reads_narrowed(expr, [expr])):
             self._by_callers = None
             return False  # a comprehension's own target, or a name an ``isinstance(x, list)`` test holds true for
         return found
+
+    def _reads_narrowed(self, at: cst.CSTNode, parts: List[cst.BaseExpression]) -> bool:
+        """``parts`` read a name that an ``isinstance`` or ``type`` test proves a Python value where ``at`` is
+        evaluated (``narrowing.narrowed_names``)."""
+        names = {name.value for part in parts for name in
+                 ([part] if isinstance(part, cst.Name) else read_name_nodes(part))}
+        return bool(names) and bool(names & narrowed_names(self.context, at, self.function, self._parents().get))
 
     def _comprehension_target(self, name: cst.Name) -> bool:
         """``name`` is read inside a comprehension that binds it as a target (``[... for s in scales] for scales
@@ -689,8 +699,11 @@ def _comprehension_calls_by_index(parts: List[cst.BaseExpression], clause: cst.C
     (``sum(self.embed_tokens[k](x[:, k]) for k in range(x.shape[1]))``): one cell per step, as ``_calls_by_index``
     says of a loop."""
     targets = set(target_names(clause.target))
-    return any(isinstance(call.func, cst.Subscript) and any(n.value in targets for n in read_name_nodes(call.func))
-               for part in parts for call in find(part, cst.Call))
+    return any(isinstance(call.func, cst.Subscript) and len(call.func.slice) == 1
+               and isinstance(call.func.slice[0].slice, cst.Index)
+               and isinstance(call.func.slice[0].slice.value, cst.Name)
+               and call.func.slice[0].slice.value.value in targets  # exactly ``seq[k]``: ``seq[top[k]]`` is no
+               for part in parts for call in find(part, cst.Call))  # cell per step (a per-token expert pick)
 
 
 def _carried(body_block: cst.BaseSuite, loop_vars: Set[str]) -> Tuple[Set[str], Set[str]]:

@@ -35,7 +35,7 @@ from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.narrowing import is_narrowed_operand, narrowed_names
 from ms_lint.analysis.values import (
-    FunctionValues, Kind, is_literal, never_tensor, reads_no_locals, root_param_kinds,
+    FunctionValues, Kind, is_literal, never_tensor, optional_member, reads_no_locals, root_param_kinds,
 )
 from ms_lint.walk import find, run_visitor
 
@@ -1064,8 +1064,9 @@ class TensorConditionBranch(Rule):
         params = list(values.func.params.params) + list(values.func.params.kwonly_params) + list(
             values.func.params.posonly_params)
         for param in params:
-            if param.name.value == name:
-                return param.annotation is None
+            if param.name.value == name:  # ``Optional[Tensor] = None`` tested for truth: as often a mistyped flag
+                return param.annotation is None or (  # (``output_attentions: Optional[Tensor] = None``)
+                    optional_member(param.annotation.annotation) is not param.annotation.annotation)
         return True
 
     def _is_elif(self, node: cst.If) -> bool:
