@@ -164,7 +164,7 @@ def _other_bindings(func: cst.FunctionDef) -> FrozenSet[str]:
 
 
 @tree_memo
-def _own_scope_calls(func: cst.FunctionDef) -> FrozenSet[cst.Call]:
+def own_scope_calls(func: cst.FunctionDef) -> FrozenSet[cst.Call]:
     """The calls of ``func``'s body outside its nested defs, classes, lambdas and comprehensions."""
     return frozenset(find(func.body, cst.Call, prune=_SCOPES))
 
@@ -521,7 +521,7 @@ class GraphScope:
         while pending:
             caller = pending.pop()
             owner = self.functions[caller].owner
-            own = _own_scope_calls(caller) if caller in self.local_defs or caller in self.enclosing else ()
+            own = own_scope_calls(caller) if caller in self.local_defs or caller in self.enclosing else ()
             for call in self.calls_in(caller):
                 in_own_scope = call in own
                 for callee, bound in self._callees(call.func, caller, owner, in_own_scope):

@@ -11,11 +11,11 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
-from ms_lint.analysis.values import FunctionValues, Kind, none_or_absent, optional_member
+from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
-from ms_lint.scope import CallSite
+from ms_lint.scope import CallSite, own_scope_calls
 from ms_lint.walk import find
 
 
@@ -543,22 +543,10 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
 
 
 def _in_inner_scope(context: ModuleContext, site: "CallSite") -> bool:
-    """The call sits in a comprehension, a lambda or a def inside the caller, or the caller is itself a def
-    nested in a function: their own names (a comprehension target, a parameter that shadows a local of the
+    """The call sits in a comprehension, a lambda, a def or a class inside the caller, or the caller is itself a
+    def nested in a function: their own names (a comprehension target, a parameter that shadows a local of the
     enclosing function) are not what the caller's value model reads."""
-    if site.caller in context.scope.enclosing:
-        return True
-    pending: List[Tuple[cst.CSTNode, bool]] = [(site.caller.body, False)]  # (not ``context.parent``: the engine
-    while pending:  # records the parents of a graph function's nodes as it walks it, maybe after this one)
-        node, inner = pending.pop()
-        if node is site.call:
-            return inner
-        inner = inner or type(node) in _INNER_SCOPES
-        pending.extend((child, inner) for child in node.children)
-    return False
-
-
-_INNER_SCOPES = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.FunctionDef)
+    return site.caller in context.scope.enclosing or site.call not in own_scope_calls(site.caller)
 
 
 def _one_tensor_attribute(context: ModuleContext, owner: Optional[str], attr: str) -> bool:
@@ -663,13 +651,7 @@ def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleConte
         if param.name.value == name and param.annotation is not None:
             if any(param is star for star in stars):
                 return False  # ``*hidden: Tensor`` is a tuple of them
-            written = param.annotation.annotation
-            annotation = optional_member(written)
-            if annotation is not written and not none_or_absent(param.default):
-                return False  # ``feats: Optional[Tensor] = ()``: the default says a tuple
-            qualified = context.imports.qualify(annotation)
-            return qualified in ("mindspore.Tensor", "mindspore.Parameter") or (
-                isinstance(annotation, cst.Name) and annotation.value == "Tensor")
+            return annotation_kind(param, context.imports) is Kind.TENSOR  # (``Optional[Tensor] = ()``: no)
     return False
 
 

@@ -899,7 +899,7 @@ class _InitEnv(ExpressionKinds):
             if param.default is not None:
                 self.env[param.name.value] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
             else:
-                self.env[param.name.value] = _annotation_kind(param, imports)
+                self.env[param.name.value] = annotation_kind(param, imports)
         _bind_locals(self, method)
         if constructed_class is not None:
             self._constructor_ints(attributes, constructed_class)
@@ -1363,17 +1363,17 @@ def optional_member(ann: cst.BaseExpression) -> cst.BaseExpression:
     return ann
 
 
-def none_or_absent(default: Optional[cst.BaseExpression]) -> bool:
+def _none_or_absent(default: Optional[cst.BaseExpression]) -> bool:
     return default is None or (isinstance(default, cst.Name) and default.value == "None")
 
 
-def _annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
+def annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
     if param.annotation is None:
         return Kind.UNKNOWN
     ann = param.annotation.annotation
     if not (isinstance(ann, cst.Subscript) and _python_values_only(ann)):
         member = optional_member(ann)
-        if member is not ann and not none_or_absent(param.default):
+        if member is not ann and not _none_or_absent(param.default):
             return Kind.UNKNOWN  # ``output_attentions: Optional[Tensor] = False``: the default says otherwise
         ann = member
     name = dotted(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
@@ -1393,7 +1393,7 @@ def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -
         params = params[1:]
     for param in params:
         name = param.name.value
-        annotated = _annotation_kind(param, imports)
+        annotated = annotation_kind(param, imports)
         if annotated is not Kind.UNKNOWN:
             kinds[name] = annotated
         elif param.default is not None:

@@ -508,9 +508,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return None  # ``zip(features, self.heads)``: one cell per step, a layer stack (as ``seq[i](x)``)
             if self._reads_narrowed(iterable, [value for value in zipped if isinstance(value, cst.Name)]):
                 return None  # ``zip(masks, enc)`` with ``masks`` a Python list there: as many steps as it has
-            for arg in call_name_args(iterable):  # type: ignore[arg-type]
-                if self._tensor_iterable(arg.value):
-                    return f"loop iterates Tensor `{code_of(arg.value)}` row by row", ShapeRef(code_of(arg.value))
+            for value in zipped:
+                if self._tensor_iterable(value):
+                    return f"loop iterates Tensor `{code_of(value)}` row by row", ShapeRef(code_of(value))
             return None
         if self._tensor_iterable(iterable):
             return f"loop iterates `{code_of(iterable)}` slice by slice", None
