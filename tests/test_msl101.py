@@ -2207,3 +2207,89 @@ def test_an_expert_picked_by_a_value_per_row_is_no_cell_per_step():
                 return [self.experts[int(top[k])](x[k:k + 1]) for k in range(x.shape[0])]
         """
     assert flagged_lines(body) == [7]
+
+
+# -- a Cell's parameter that the Cell holding it fills with one Tensor (mindaudio's LengthRegulator) ---------------
+REGULATOR = """\
+    class Regulator(nn.Cell):
+        def expand(self, x, duration):
+            out = ()
+            for row, times in zip(x, duration):
+                out += (ops.repeat_elements(row, 2, 0) * times,)
+            return out
+
+        def construct(self, x, duration):
+            {inner}
+
+
+    class Adaptor(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.regulator = Regulator()
+
+        def construct(self, h, log_duration, target=None):
+            {outer}
+    """
+
+
+@pytest.mark.parametrize("inner, outer", [
+    # the holder's argument is an op's result, the Cell passes its own parameter on to a helper
+    ("return self.expand(x, duration)", "return self.regulator(h, ops.round(ops.exp(log_duration)))"),
+    ("return self.expand(x, duration)", "return self.regulator(h, duration=ops.exp(log_duration))"),
+    # a name whose binding that reaches the call is an op's result, whatever the other branch binds
+    ("return self.expand(x, duration)",
+     "if target is not None:\n                d = target\n                return self.regulator(h, target)\n"
+     "            d = ops.round(log_duration)\n            return self.regulator(h, d)"),
+])
+def test_a_cell_parameter_its_holder_fills_with_one_tensor_is_flagged_without_a_fix(inner, outer):
+    body = REGULATOR.format(inner=inner, outer=outer)
+    assert flagged_lines(body) == [4]
+    assert_flagged_without_fix(body)
+    assert "it walks a Tensor as `construct` passes it (`self.regulator(h, " in findings(body)[0].detail
+
+
+def test_a_loop_in_construct_over_its_own_parameter_that_the_holder_fills_with_one_tensor_is_flagged():
+    body = REGULATOR.format(inner="return ops.stack([ops.exp(row) for row in duration])",
+                            outer="return self.regulator(h, ops.exp(log_duration))")
+    assert flagged_lines(body) == [9]
+    assert_flagged_without_fix(body)
+
+
+@pytest.mark.parametrize("inner, outer", [
+    ("return self.expand(x, duration)", "return self.regulator(h, log_duration)"),  # a bare argument: maybe a tuple
+    ("return self.expand(x, duration)", "return self.regulator(h, (log_duration, log_duration))"),
+    ("return self.expand(x, duration)", "return self.regulator(h, *ops.split(log_duration, 1))"),
+    # the binding that reaches the call is the bare argument
+    ("return self.expand(x, duration)",
+     "d = log_duration\n            if target is not None:\n                d = ops.round(target)\n"
+     "            return self.regulator(h, d)"),
+    # construct rebinds the parameter before passing it on
+    ("duration = (duration, duration)\n            return self.expand(x, duration)",
+     "return self.regulator(h, ops.exp(log_duration))"),
+    # the call sits in a comprehension: its ``log_duration`` is the comprehension's own
+    ("return self.expand(x, duration)",
+     "return [self.regulator(h, ops.exp(log_duration)) for log_duration in ((1, 2),)]"),
+])
+def test_a_cell_parameter_no_holder_surely_fills_with_a_tensor_is_not_flagged(inner, outer):
+    assert flagged_lines(REGULATOR.format(inner=inner, outer=outer)) == []
+
+
+def test_a_holder_in_another_module_is_evidence_too(tmp_path):
+    from ms_lint.config import Config
+    from ms_lint.runner import check_files
+
+    regulator, adaptor = REGULATOR.split("\n\n\n")
+    package = tmp_path / "tts"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "regulator.py").write_text(
+        HEADER + textwrap.dedent(regulator.format(inner="return self.expand(x, duration)")), encoding="utf-8")
+    outer = "from .regulator import Regulator\n\n\n" + textwrap.dedent(adaptor)
+    (package / "adaptor.py").write_text(HEADER + outer.format(outer="return self.regulator(h, ops.exp(log_duration))"),
+                                        encoding="utf-8")
+    files = [str(package / name) for name in ("__init__.py", "regulator.py", "adaptor.py")]
+    found = check_files(files, Config().with_overrides(select=["MSL101"]), use_cache=False)
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.fix) for f in found] == [("regulator.py", 8, None)]
+    (package / "adaptor.py").write_text(HEADER + outer.format(outer="return self.regulator(h, log_duration)"),
+                                        encoding="utf-8")
+    assert check_files(files, Config().with_overrides(select=["MSL101"]), use_cache=False) == []

@@ -11,6 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
+from ms_lint.analysis.reaching import reaching_values
 from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
@@ -525,21 +526,61 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
     alias, ``ops.Partial``, ``getattr``, another module) may pass a tuple, so a finding on it gets no fix."""
     context = resolver.context
     info = context.scope.functions.get(function)
-    if (type(expr) is not cst.Name or expr.value not in resolver.values.parameters or info is None or info.is_root
+    if (type(expr) is not cst.Name or expr.value not in resolver.values.parameters or info is None
             or resolver.bindings().get(expr.value)
             or expr.value not in {param.name.value for param in all_params(function, with_stars=False)}):
         return None  # (a ``**kwargs`` parameter takes any keyword: ``scale=`` fills a dict, not ``scale``)
+    if info.is_root:
+        return tensor_by_holders(context, function, expr.value)
     for site in context.scope.call_sites.get(function, []):
         binding = bind_arguments(function, site.bound_method, site.call)
         passed = next((value for name, value in binding[0] if name == expr.value), None) if binding else None
         if passed is None or _in_inner_scope(context, site):
             continue
         caller = ShapeResolver(context, site.caller, context.values(site.caller))
-        if surely_tensor(caller, passed, site.caller) or (
+        if _passes_tensor(caller, passed) or (
                 is_self_attr(passed) and _one_tensor_attribute(
                     context, context.scope.owner_of.get(site.caller), passed.attr.value)):  # type: ignore
             return site
+        if (type(passed) is cst.Name and passed.value in caller.values.parameters
+                and not caller.bindings().get(passed.value)):
+            held = tensor_by_holders(context, site.caller, passed.value)  # ``self.LR(x, ...)`` in ``construct``
+            if held is not None:
+                return held
     return None
+
+
+def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: str) -> Optional[CallSite]:
+    """A call ``self.block(t, ...)`` of the Cell whose ``construct`` this is, from graph code of the project, that
+    hands the parameter ``name`` one certain Tensor (``surely_tensor`` in the holder's method; mindaudio's
+    ``self.length_regulator(x, duration_rounded, max_len)``). The evidence of ``tensor_by_callers``, one Cell
+    up; the caller checks that ``construct`` never rebinds ``name``."""
+    owner = context.scope.owner_of.get(construct)
+    project = context.project
+    if (owner is None or project is None or construct.name.value != "construct"
+            or name not in {param.name.value for param in all_params(construct, with_stars=False)}):
+        return None
+    for holder, caller, call in project.construct_call_sites(owner) or ():
+        binding = bind_arguments(construct, True, call)
+        passed = next((value for param, value in binding[0] if param == name), None) if binding else None
+        if passed is None or caller in holder.scope.enclosing or call not in own_scope_calls(caller):
+            continue
+        if _passes_tensor(ShapeResolver(holder, caller, holder.values(caller)), passed):
+            return CallSite(caller, call, True)
+    return None
+
+
+def _passes_tensor(caller: "ShapeResolver", passed: cst.BaseExpression) -> bool:
+    """The argument is one certain Tensor at this call: ``surely_tensor``, or a name whose bindings that reach
+    the call are each one (``d = ops.clip_by_value(t, ...)`` in the branch of the call, whatever the other branch
+    binds)."""
+    function = caller.function
+    if surely_tensor(caller, passed, function):
+        return True
+    if type(passed) is not cst.Name or passed.value in caller.values.parameters:
+        return False
+    reaching = reaching_values(caller.values.sequence, passed)
+    return bool(reaching) and all(surely_tensor(caller, value, function) for value in reaching)
 
 
 def _in_inner_scope(context: ModuleContext, site: "CallSite") -> bool:
