@@ -971,6 +971,10 @@ class _GraphClosure:
                 for owner, method in self._dispatched(module, function, dotted):
                     self._reach(module, function, (owner[0], method),
                                 f"called from graph function {function.name} ({module}) through `{dotted}`")
+                for alias in self._aliased(module, function, dotted):
+                    self._reach(module, function, alias,
+                                f"called from graph function {function.name} ({module}) through `{dotted}`, "
+                                f"which `__init__` binds to `self.{alias[1].name}`")
         self.index._callers = self.callers
         return self.found
 
@@ -1081,6 +1085,32 @@ class _GraphClosure:
         """The module refuses graph mode, or sets only ``PYNATIVE_MODE``: its Cells' ``construct`` is not compiled."""
         return summary.refuses_graph_mode or (bool(summary.set_context_modes) and all(
             names_mode(mode, "PYNATIVE_MODE") for _, mode in summary.set_context_modes))
+
+    def _aliased(self, module: str, caller: FunctionSummary, dotted: str) -> List[Tuple[str, FunctionSummary]]:
+        """The methods a call of a method alias may run: ``self.step(g)`` or ``self.accumulator.step(g)`` where
+        ``__init__`` binds ``self.step = self._step if n > 1 else self._dummy_step`` (mindone's ``GradAccumulator``):
+        each such method of the class, or of a base, in the project."""
+        head, _, rest = dotted.partition(".")
+        if head != "self" or not rest or rest.count(".") > 1 or caller.owner is None:
+            return []
+        index = self.index
+        holder: Optional[ClassRef] = (module, caller.owner)
+        if "." in rest:
+            attribute, rest = rest.split(".")
+            holder = self._held_class(holder, attribute)  # type: ignore[arg-type]
+        if holder is None:
+            return []
+        found: List[Tuple[str, FunctionSummary]] = []
+        for owner in index.method_owner_chain(holder):
+            info = index.class_summary(owner)
+            for name in (info.method_aliases.get(rest, ()) if info is not None else ()):
+                method = index.find_method(holder, name)
+                if (method is not None and method[0][0] in index.project_modules
+                        and (method[0][0], method[1]) not in found):
+                    found.append((method[0][0], method[1]))
+            if info is not None and rest in info.method_aliases:
+                break  # the nearest class that binds the alias decides
+        return found
 
     def _held_class(self, ref: ClassRef, attribute: str) -> Optional[ClassRef]:
         """The project class of ``self.<attribute>``: built in an ``__init__`` of the class or a base

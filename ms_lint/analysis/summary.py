@@ -75,6 +75,9 @@ class ClassSummary:
     # ``self.attr = param`` or ``self.attr = CellList(param)`` for an ``__init__`` parameter annotated with a
     # class (``controller: Controller``): attr -> that class as written. The object is any subclass of it.
     attribute_declared: Dict[str, str] = field(default_factory=dict)
+    # ``self.step = self._step`` / ``= self._step if n > 1 else self._dummy_step`` in ``__init__``: attr -> the
+    # names of ``self`` it may be bound to (methods, when the class or a base defines them), in order
+    method_aliases: Dict[str, List[str]] = field(default_factory=dict)
 
     @property
     def has_construct(self) -> bool:
@@ -425,6 +428,7 @@ class _Summarizer(ast.NodeVisitor):
                 self.class_stack[-1].attribute_classes.setdefault(target.attr, callee)
         if current is not None and current.name == "__init__" and self.class_stack and len(node.targets) == 1:
             self._declared_sub_cell(node.targets[0], node.value, current)
+            self._method_alias(node.targets[0], node.value)
         if not self.function_stack and not self.class_stack:
             for target in node.targets:
                 for name in _bound_names(target):
@@ -453,6 +457,23 @@ class _Summarizer(ast.NodeVisitor):
             value = value.args[0]
         if isinstance(value, ast.Name) and value.id in init.annotations:
             self.class_stack[-1].attribute_declared.setdefault(target.attr, init.annotations[value.id])
+
+    def _method_alias(self, target: ast.AST, value: ast.AST) -> None:
+        """``self.step = self._step`` (or a conditional expression choosing between such attributes)."""
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+            return
+        chosen: List[str] = []
+        pending = [value]
+        while pending:
+            part = pending.pop(0)
+            if isinstance(part, ast.IfExp):
+                pending[:0] = [part.body, part.orelse]
+            elif isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == "self":
+                chosen.append(part.attr)
+            else:
+                return  # anything else may be bound: no alias at all
+        aliases = self.class_stack[-1].method_aliases.setdefault(target.attr, [])
+        aliases.extend(name for name in chosen if name not in aliases and name != target.attr)
 
     # -- calls -------------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
