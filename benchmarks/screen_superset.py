@@ -9,7 +9,8 @@ walks. ``tests/test_screen.py`` checks it on the fixtures and rule examples; thi
 corpora (``diff_engines.py``'s copies), where the code is nobody's test case: each file is checked in this
 process with the screen turned off, so that every file a graph rule may fire in is parsed, and ``GraphScope``'s
 functions (with the project index) are compared with ``screen.candidates`` on the index's summary of the same
-bytes. Every function missing is listed; exit status 1 when any is. ``diff_engines.py`` compares findings; this
+bytes (a def nested in a function counts as its outermost enclosing function, whose text the screen reads). Every
+function missing is listed; exit status 1 when any is. ``diff_engines.py`` compares findings; this
 catches a gap before a finding falls into it.
 """
 from __future__ import annotations
@@ -29,6 +30,16 @@ sys.path.insert(0, os.path.dirname(HERE))
 import diff_engines  # noqa: E402  (the corpora's copies)
 
 
+def _covering_name(scope, node) -> str:
+    """The qualname of the definition whose text holds ``node``'s: its own, or for a def nested in a function
+    (``learn``'s ``gae``, a ``while_loop`` body) the outermost enclosing function's. The index's summary lists
+    module functions and methods only, and the screen reads a candidate's whole text, its nested defs' included."""
+    while node in scope.enclosing:
+        node = scope.enclosing[node]
+    owner = scope.owner_of.get(node)
+    return f"{owner}.{node.name.value}" if owner else node.name.value
+
+
 def check_corpus(target: str) -> Tuple[int, int, List[Tuple[str, List[str]]]]:
     """(files parsed with the screen off, files with graph code compared, (path, missing functions) for each file
     whose ``GraphScope`` functions are not all candidates)."""
@@ -42,8 +53,7 @@ def check_corpus(target: str) -> Tuple[int, int, List[Tuple[str, List[str]]]]:
     def run_rules(context, rule_classes):
         parsed[0] += 1
         project = context.project
-        graph = {f"{info.owner}.{info.node.name.value}" if info.owner else info.node.name.value
-                 for info in context.scope.graph_functions()}
+        graph = {_covering_name(context.scope, info.node) for info in context.scope.graph_functions()}
         summary = project.index.by_path.get(project.path) if project is not None else None
         if graph and summary is not None:
             found = list(screen.candidates(context.text, summary, engine._project_graph(project),

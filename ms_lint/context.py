@@ -92,6 +92,7 @@ class ModuleContext:
         found = self._class_kinds.get(owner)
         if found is None:
             found = self._class_kinds[owner] = ExpressionKinds(self.imports, self.constants, self.attributes, owner)
+            found.returns = self  # ``self.<property>`` reads what the getter returns, as ``values(func)`` does
         return found
 
     def _model(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> FunctionValues:

@@ -1481,3 +1481,95 @@ def test_a_dict_of_tensors_taken_for_a_tensor_still_gives_tensors():
         "            x = x - 1\n"
         "        return x\n")
     assert [f.line for f in findings(code)] == [line_of(code, "out.get"), line_of(code, "aux.mean")]
+
+
+# -- a Parameter of an object the class holds, read directly or through a @property (mindone's TrainStep) ----------
+HELD = HEAD + """
+class Accumulator:
+    def __init__(self, steps):
+        self.sync = ms.Parameter(ms.Tensor(True), requires_grad=False)
+        self.steps = steps
+
+    def step(self, grads):
+        ops.assign(self.sync, ops.logical_not(self.sync))
+        return grads
+
+
+class TrainStep(nn.Cell):
+    def __init__(self, net, optimizer):
+        super().__init__()
+        self.net = net
+        self.optimizer = optimizer
+        self.accumulator = Accumulator(4)
+
+    @property
+    def sync_gradients(self):
+        return self.accumulator.sync
+
+    def construct(self, x):
+        grads = self.accumulator.step(self.net(x))
+        if {test}:
+            self.optimizer(grads)
+        return grads
+"""
+
+
+@pytest.mark.parametrize("test", ["self.accumulator.sync", "self.sync_gradients", "not self.sync_gradients"])
+def test_a_parameter_of_a_held_object_is_a_tensor_condition(test):
+    code = HELD.format(test=test)
+    assert [f.line for f in findings(code)] == [line_of(code, f"if {test}:")]
+
+
+@pytest.mark.parametrize("test, change", [
+    ("self.accumulator.steps", None),  # a Python number the held object keeps
+    ("self.accumulator.sync", ("        self.accumulator = Accumulator(4)\n",
+                               "        self.accumulator = Accumulator(4)\n        self.accumulator.sync = False\n")),
+    ("self.accumulator.sync", ("    def step(self, grads):\n", "    def reset(self):\n        self.sync = True\n\n"
+                               "    def step(self, grads):\n")),  # the class binds it to a bool too
+    ("self.accumulator.sync", ("        self.accumulator = Accumulator(4)\n",
+                               "        self.accumulator = Accumulator(4) if optimizer else None\n")),
+    ("self.sync_gradients", ("    @property\n", "")),  # a plain method: its bound method is no Tensor
+    ("self.sync_gradients", ("        return self.accumulator.sync\n",
+                             "        return self.accumulator.steps > 1\n")),  # the getter gives a Python bool
+    # a setter binds the name: what it holds then is not only what the getter returns
+    ("self.sync_gradients", ("        self.accumulator = Accumulator(4)\n",
+                             "        self.accumulator = Accumulator(4)\n        self.sync_gradients = True\n")),
+])
+def test_what_a_held_object_or_a_property_may_hold_as_a_python_value_is_not_flagged(test, change):
+    code = HELD.format(test=test)
+    if change is not None:
+        assert change[0] in code
+        code = code.replace(change[0], change[1])
+    assert findings(code) == []
+
+
+def test_a_held_object_of_a_class_in_another_module(tmp_path):
+    from ms_lint.config import Config
+    from ms_lint.runner import check_files
+
+    accumulator, rest = HELD.split("\n\nclass TrainStep")
+    package = tmp_path / "train"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "accumulate.py").write_text(accumulator + "\n", encoding="utf-8")
+    step = HEAD + "from .accumulate import Accumulator\n\n\nclass TrainStep" + rest.format(test="self.sync_gradients")
+    (package / "step.py").write_text(step, encoding="utf-8")
+    files = [str(package / name) for name in ("__init__.py", "accumulate.py", "step.py")]
+    found = check_files(files, Config().with_overrides(select=["MSL201"]), use_cache=False)
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in found] == [
+        ("step.py", step.splitlines().index("        if self.sync_gradients:") + 1)]
+    (package / "step.py").write_text(step.replace("self.accumulator = Accumulator(4)\n",
+                                                  "self.accumulator = Accumulator(4)\n        self.accumulator.sync = 0\n"),
+                                     encoding="utf-8")
+    assert check_files(files, Config().with_overrides(select=["MSL201"]), use_cache=False) == []
+
+
+@pytest.mark.parametrize("imported, test, flagged", [
+    # MindSpore's private helpers are no ops: ``math_func._check_same_type`` is ``dtype1 == dtype2`` (msadapter)
+    ("from mindspore.ops.function.math_func import _check_same_type", "not _check_same_type(x.dtype, y.dtype)", False),
+    ("from mindspore.ops.function import math_func", "math_func._check_same_type(x.dtype, y.dtype)", False),
+    ("from mindspore.ops.function.math_func import logical_not", "logical_not(x).all()", True),
+])
+def test_a_private_mindspore_helper_is_not_taken_for_an_op(imported, test, flagged):
+    code = jit(f"if {test}:\n    x = x + 1\nreturn x").replace(HEAD, HEAD + imported + "\n\n\n")
+    assert [f.line for f in findings(code)] == ([line_of(code, f"if {test}:")] if flagged else [])

@@ -228,15 +228,24 @@ class ProjectView:
         node = context.scope.module_functions.get(target[1])
         return (context, node) if node is not None else None
 
-    def class_method(self, qualified_class: str, method: str) -> Optional[Tuple[object, cst.FunctionDef]]:
-        """A method of a project class named by its qualified name (``pkg.buffer.NStepBuffer``, what
-        ``self.buffer = NStepBuffer(...)`` built): (its module's context, def), inherited ones included."""
+    def project_class(self, qualified_class: str) -> Optional[Tuple[object, str]]:
+        """(its module's context, qualname) of a project class named by its qualified name (``pkg.buffer.NStepBuffer``,
+        what ``self.buffer = NStepBuffer(...)`` built); None when it is no class of the project that can be read."""
         found = self.index.resolve(qualified_class)
         if found is None or not found[1] or found[0] not in self.index.project_modules:
             return None
         context = self.context_for(found[0])
         if context is None or found[1] not in context.scope.classes:
             return None
+        return context, found[1]
+
+    def class_method(self, qualified_class: str, method: str) -> Optional[Tuple[object, cst.FunctionDef]]:
+        """A method of a project class named by its qualified name: (its module's context, def), inherited ones
+        included."""
+        found = self.project_class(qualified_class)
+        if found is None:
+            return None
+        context = found[0]
         node = context.scope.find_method(found[1], method)
         if node is not None:
             return context, node

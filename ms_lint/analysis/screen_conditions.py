@@ -6,12 +6,14 @@ clears what no name decides (``x is None``); :func:`not_tensor` also clears what
 the function's own bindings, by the same rules (``ExpressionKinds._kind_*``):
 
 * ``x.shape``, ``x.ndim``, ``x.dtype``, ``self.training`` (``values.SHAPE_ATTRIBUTES``): CONST whatever ``x`` is;
-  any other attribute but ``self.<attr>`` and a Tensor view (``x.T``): CONST (``ms.float16``) or UNKNOWN
-  (``self.config.use_bias``); subscripts of those;
+  any other attribute but ``self.<attr>``, ``self.<holder>.<attr>`` and a Tensor view (``x.T``): CONST
+  (``ms.float16``) or UNKNOWN (``config.use_bias``); subscripts of those;
 * ``len(...)``, ``isinstance(...)`` and the other builtins ``_kind_Call`` takes for CONST, in a module that imports
   no such name (``ImportTable.qualify`` would then name it);
 * ``self.<attr>`` in a method of class C (:class:`SelfAttributes`): ``ClassAttributes.kind`` joins the kinds of the
   values the methods of C and its in-module bases assign to it, and asks other modules only when they assign none;
+  ``self.<holder>.<attr>`` likewise, cleared unless a method of C's chain binds ``self.<holder>`` to a call
+  (``ClassAttributes.held_tensor``);
 * comparisons, arithmetic, ``not``, ``and``/``or`` of those: ``_combine`` gives TENSOR only for a TENSOR operand;
 * names (:class:`LocalNames`): one the function never binds, or binds only to what is cleared here.
 
@@ -95,8 +97,11 @@ def _attribute_not_tensor(expr: ast.Attribute, self_attribute: Callable[[str], b
     ``ms.float16``, is CONST, and the rest UNKNOWN)."""
     if expr.attr in SHAPE_ATTRIBUTES:
         return True
-    if type(expr.value) is ast.Name and expr.value.id == "self":
+    value = expr.value
+    if type(value) is ast.Name and value.id == "self":
         return self_attribute(expr.attr)
+    if type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
+        return self_attribute(f"{value.attr}.{expr.attr}")  # ``self.accumulator.sync``: ``ClassAttributes.held_tensor``
     return expr.attr not in TENSOR_VIEW_ATTRIBUTES
 
 
@@ -132,13 +137,16 @@ class SelfAttributes:
     ones ``ClassAttributes._collect`` reads.
     """
 
-    def __init__(self, text: str, const_calls: FrozenSet[str] = frozenset()):
+    def __init__(self, text: str, const_calls: FrozenSet[str] = frozenset(), imports: Optional[Dict[str, str]] = None):
         self.text = text
         self.const_calls = const_calls
+        self.imports = imports  # local name -> qualified target (the module summary's), or None: unknown
         self._classes: Optional[Dict[str, Tuple[List[str], Dict[str, ast.AST]]]] = None
         self._harmless: Dict[int, Dict[str, bool]] = {}  # id(method) -> attr -> every write of it there is harmless
 
     def never_tensor(self, owner: Optional[str], attr: str) -> bool:
+        """``attr`` may also be ``holder.attr``, for ``self.holder.attr``: cleared unless a method of the class chain
+        binds ``self.holder`` to a call (``ClassAttributes.held_tensor`` reads such an object's class)."""
         if attr == "training":
             return True
         if owner is None or not self._read():
@@ -147,6 +155,9 @@ class SelfAttributes:
         if owner not in self._classes:
             return False
         methods = [method for name in self._chain(owner) for method in self._classes[name][1].values()]
+        if "." in attr:
+            return not _binds_to_a_call(methods, attr.split(".", 1)[0],
+                                        lambda func: _may_build_project_object(func, self.imports, self._classes))
         if not _assigned_in_blocks(methods, attr):
             return False
         for method in methods:
@@ -182,6 +193,48 @@ class SelfAttributes:
                 chain.append(name)
                 pending.extend(self._classes[name][0])
         return chain
+
+
+def _may_build_project_object(func: ast.expr, imports: Optional[Dict[str, str]], classes) -> bool:
+    """Can calling ``func`` build an object of a class of the project (what ``ClassAttributes.made_by`` names and
+    ``held_tensor`` reads)? Not a name imported from MindSpore (``nn.Dense``), nor a bare name that is neither
+    imported nor a class of the module (``dict``); anything else may."""
+    name = _dotted(func)
+    if name is None or imports is None:
+        return True
+    root = name.split(".", 1)[0]
+    target = imports.get(root)
+    if target is not None:
+        return not (target == "mindspore" or target.startswith("mindspore."))
+    return "." in name or name in classes
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    if type(node) is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if type(node) is ast.Attribute:
+        base = _dotted(node.value)  # type: ignore[attr-defined]
+        return f"{base}.{node.attr}" if base else None  # type: ignore[attr-defined]
+    return None
+
+
+def _binds_to_a_call(methods: List[ast.AST], attr: str, may_build: Callable[[ast.expr], bool]) -> bool:
+    """Does a statement anywhere in the methods bind ``self.<attr> = <call>`` (or ``self.<attr>: T = <call>``) of a
+    callee ``may_build`` keeps?"""
+    for method in methods:
+        for node in ast.walk(method):
+            kind = type(node)
+            if kind is ast.Assign:
+                targets, value = node.targets, node.value  # type: ignore[attr-defined]
+            elif kind is ast.AnnAssign:
+                targets, value = [node.target], node.value  # type: ignore[attr-defined]
+            else:
+                continue
+            if type(value) is ast.Call and may_build(value.func) and any(  # type: ignore[attr-defined]
+                    type(t) is ast.Attribute and t.attr == attr and type(t.value) is ast.Name and t.value.id == "self"
+                    for t in targets):
+                return True
+    return False
 
 
 class LocalNames:

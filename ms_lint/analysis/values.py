@@ -307,6 +307,7 @@ class ClassAttributes:
         self._inherited_kinds: Dict[Tuple[str, str], Kind] = {}
         self._envs: Dict[Tuple[cst.FunctionDef, Optional[str]], "_InitEnv"] = {}
         self._writes: Dict[Tuple[str, str, bool], Optional[List[Tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
+        self._held: Dict[Tuple[Optional[str], str, str], Kind] = {}
 
     def _collect(self, class_name: str) -> None:
         kinds: Dict[str, List[Kind]] = {}
@@ -503,6 +504,37 @@ class ClassAttributes:
                 return value
         return None
 
+    def held_tensor(self, class_name: Optional[str], holder: str, attr: str) -> Kind:
+        """``self.<holder>.<attr>``: TENSOR when ``self.<holder>`` is built from one class of the project
+        (``self.accumulator = GradAccumulator(...)``) whose methods only ever bind ``self.<attr>`` to Tensors
+        (``self.sync = ms.Parameter(...)``), and no statement of either module writes ``<other>.<attr>``;
+        else UNKNOWN."""
+        key = (class_name, holder, attr)
+        found = self._held.get(key)
+        if found is None:
+            found = self._held[key] = self._find_held_tensor(class_name, holder, attr)
+        return found
+
+    def _find_held_tensor(self, class_name: Optional[str], holder: str, attr: str) -> Kind:
+        made = self.made_by(class_name, holder)
+        if not made:
+            return Kind.UNKNOWN
+        if made in self.scope.classes:
+            attributes, held, modules = self, made, [self.scope.module]
+        elif "." in made and self.project is not None:
+            found = self.project.project_class(made)
+            if found is None:
+                return Kind.UNKNOWN
+            context, held = found
+            attributes, modules = context.attributes, [self.scope.module, context.module]
+        else:
+            return Kind.UNKNOWN
+        if attributes.kind(held, attr) is not Kind.TENSOR or attr not in attributes.assigned(held, uniform=True):
+            return Kind.UNKNOWN
+        if any(_written_from_outside(module, attr) for module in modules):
+            return Kind.UNKNOWN  # ``self.accumulator.sync = False`` somewhere
+        return Kind.TENSOR
+
     def made_by(self, class_name: Optional[str], attr: str) -> Optional[str]:
         """What built ``self.attr`` when one ``self.attr = Builder(...)`` in the class chain sets it: the qualified
         name (``mindspore.ops.HyperMap``) or, for a class of this module, its name. A base in another module of
@@ -557,6 +589,14 @@ class ClassAttributes:
         return None
 
 
+def _written_from_outside(module: cst.Module, attr: str) -> bool:
+    """Does a statement of the module bind ``<x>.<attr>`` for an ``x`` other than ``self``?"""
+    return any(
+        type(target) is cst.Attribute and target.attr.value == attr and not is_self_attr(target)
+        for node in find(module, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target]))
+
+
 class _KindMethods(dict):
     """Node class -> the ``_kind_<NodeClass>`` method of one ``ExpressionKinds`` class (None where it has none),
     looked up once per node class (``kind`` runs for every expression a model reads)."""
@@ -572,6 +612,11 @@ class _KindMethods(dict):
 
 class ExpressionKinds:
     """Classifies expressions given an environment of local names. Subclassed per kind of function."""
+
+    # What an in-module function returns (the context: ``ReturnModel``), for ``@property`` reads; None: not asked.
+    returns: Optional["ReturnModel"] = None
+    returns_off = False
+    reads_held_attributes = True  # ``self.holder.attr`` and ``@property`` reads (not while a class is collected)
 
     def __init__(self, imports: ImportTable, constants: ModuleConstants, attributes: Optional[ClassAttributes],
                  owner: Optional[str]):
@@ -612,7 +657,7 @@ class ExpressionKinds:
         if attr in SHAPE_ATTRIBUTES:
             return Kind.CONST
         if isinstance(expr.value, cst.Name) and expr.value.value == "self" and self.attributes is not None:
-            return self.attributes.kind(self.owner, attr)
+            return self._self_attribute(attr)
         qualified = self.imports.qualify(expr)
         if qualified and qualified.startswith("mindspore."):
             return Kind.CONST  # mindspore.float32, ms.GRAPH_MODE...
@@ -620,7 +665,32 @@ class ExpressionKinds:
         # (``a.f(x).g(y).h(z)``, whose calls also evaluate their receivers) cost 2^length.
         if attr in TENSOR_VIEW_ATTRIBUTES and self.kind(expr.value) is Kind.TENSOR:
             return Kind.TENSOR
+        value = expr.value
+        if type(value) is cst.Attribute and is_self_attr(value) and self.reads_held_attributes \
+                and self.attributes is not None and self.owner is not None:  # ``self.accumulator.sync``
+            return self.attributes.held_tensor(self.owner, value.attr.value, attr)  # type: ignore[attr-defined]
         return Kind.UNKNOWN
+
+    def _self_attribute(self, attr: str) -> Kind:
+        """``self.<attr>``: what the class's methods bind it to, else what its ``@property`` returns."""
+        kind = self.attributes.kind(self.owner, attr)  # type: ignore[union-attr]
+        if (kind is Kind.UNKNOWN and self.returns is not None and not self.returns_off and self.owner is not None
+                and self.reads_held_attributes):
+            return self._property_kind(attr)
+        return kind
+
+    def _property_kind(self, name: str) -> Kind:
+        """``self.sync_gradients`` read through a ``@property`` of the class (or an in-module base) that no method
+        binds: what the getter returns, when that is a Tensor or a tuple of them."""
+        attributes = self.attributes
+        getter = attributes.scope.find_method(self.owner, name)  # type: ignore[union-attr]
+        if getter is None or not any(type(d.decorator) is cst.Name and d.decorator.value == "property"
+                                     for d in getter.decorators):
+            return Kind.UNKNOWN
+        if attributes.writes(self.owner, name) != []:  # type: ignore[union-attr]
+            return Kind.UNKNOWN  # a setter's attribute, or bound in a way the writes do not show
+        kind = self.returns.return_kind(getter, {})  # type: ignore[union-attr]
+        return kind if kind in (Kind.TENSOR, Kind.TENSOR_SEQ) else Kind.UNKNOWN
 
     def _kind_Subscript(self, expr: cst.Subscript) -> Kind:
         keyed = keyed_name(expr, self.plain_dicts)
@@ -805,6 +875,8 @@ class ExpressionKinds:
         if qualified == "mindspore.ops.GradOperation" and _first_input_only(expr):
             return Kind.GRAD_OP_FIRST
         if qualified.startswith(("mindspore.ops.", "mindspore.mint.")):
+            if last[:1] == "_":
+                return Kind.UNKNOWN  # a private helper (``math_func._check_same_type``: ``dtype1 == dtype2``), no op
             if qualified in NON_TENSOR_OPS:
                 return Kind.OP
             if last[:1].isupper():
@@ -887,6 +959,8 @@ def self_assignments(method: cst.FunctionDef) -> Tuple[Tuple[str, cst.BaseExpres
 
 class _InitEnv(ExpressionKinds):
     """Environment of a method being read for ``self.attr = ...`` assignments (``__init__`` mostly)."""
+
+    reads_held_attributes = False  # built while the class's attributes are being collected
 
     def __init__(self, attributes: ClassAttributes, method: cst.FunctionDef, imports: ImportTable,
                  constructed_class: Optional[str] = None):
