@@ -2293,3 +2293,76 @@ def test_a_holder_in_another_module_is_evidence_too(tmp_path):
     (package / "adaptor.py").write_text(HEADER + outer.format(outer="return self.regulator(h, log_duration)"),
                                         encoding="utf-8")
     assert check_files(files, Config().with_overrides(select=["MSL101"]), use_cache=False) == []
+
+
+# -- the pieces of a split held by a name, or mapped (mindcv's JSD loss) -----------------------------------------
+PIECES = """\
+    class JSD(nn.Cell):
+        def __init__(self, num_splits=3):
+            super().__init__()
+            self.map = ops.Map()
+            self.softmax = ops.Softmax(axis=1)
+            self.num_splits = num_splits
+
+        def construct(self, logits, sizes):
+            {bind}
+            loss = 0
+            for piece in {name}:
+                loss += ops.exp(piece).sum()
+            return loss
+    """
+
+
+@pytest.mark.parametrize("bind, name", [
+    ("pieces = ops.split(logits, 0, self.num_splits)", "pieces"),
+    ("pieces = ops.chunk(logits, 4)", "pieces"),
+    ("pieces = ops.split(logits, 2)\n            probs = self.map(self.softmax, pieces)", "probs"),
+    ("probs = ops.HyperMap()(ops.exp, ops.unstack(logits))", "probs"),
+])
+def test_a_name_holding_the_pieces_of_a_split_is_flagged_without_a_fix(bind, name):
+    body = PIECES.format(bind=bind, name=name)
+    line = textwrap.dedent(body).splitlines().index(f"        for piece in {name}:") + 1
+    assert flagged_lines(body) == [line]
+    assert_flagged_without_fix(body)
+    assert f"it walks `{name}`, a tuple of the pieces of `logits`" in findings(body)[0].detail
+
+
+@pytest.mark.parametrize("bind, name", [
+    ("pieces = ops.split(logits, [2, 3, 4])", "pieces"),  # pieces of given sizes: one shape each, no map
+    ("sizes = [2] * self.num_splits\n            pieces = ops.split(logits, sizes)", "pieces"),
+    ("pieces = mint.split(logits, split_size_or_sections=(2, 6), dim=1)", "pieces"),
+    ("pieces = ops.split(logits, 2)\n            if sizes is None:\n                pieces = (logits,)", "pieces"),
+    ("sizes = ops.split(logits, 2)", "sizes"),  # a parameter: what the caller passes on entry
+])
+def test_names_that_may_hold_something_else_are_not_followed(bind, name):
+    body = PIECES.format(bind=bind, name=name).replace("from mindspore import nn, ops", "from mindspore import mint, nn, ops")
+    code = HEADER.replace("from mindspore import nn, ops", "from mindspore import mint, nn, ops") + textwrap.dedent(body)
+    assert [f.line for f in lint(code) if f.code == "MSL101"] == []
+
+
+def test_a_different_cell_per_piece_by_the_enumerate_index_is_a_layer_stack():
+    """mindaudio's Res2Net block: ``self.blocks[i - 1](x_i)`` for each piece of ``self.split(x)``."""
+    body = """\
+        class Res2Net(nn.Cell):
+            def __init__(self, scale=8):
+                super().__init__()
+                self.split = ops.Split(1, scale)
+                self.blocks = nn.CellList([nn.Dense(4, 4) for _ in range(scale - 1)])
+
+            def construct(self, x):
+                y = ()
+                spx = self.split(x)
+                for i, x_i in enumerate(spx):
+                    y += (self.blocks[i - 1](x_i) if i else x_i,)
+                return ops.concat(y, 1)
+        """
+    assert flagged_lines(body) == []
+    assert flagged_lines(body.replace("self.blocks[i - 1](x_i) if i else x_i", "ops.exp(x_i)")) == [10]
+
+
+def test_a_list_built_from_the_pieces_is_not_taken_for_them():
+    """The comprehension walks the pieces (flagged); the list it builds is a Python list, not followed."""
+    body = PIECES.format(bind="pieces = ops.split(logits, 2)\n            probs = [self.softmax(p) for p in pieces]",
+                         name="probs")
+    assert flagged_lines(body) == [textwrap.dedent(body).splitlines().index(
+        "        probs = [self.softmax(p) for p in pieces]") + 1]

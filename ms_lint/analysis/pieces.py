@@ -4,12 +4,14 @@
 unrolled once per piece (MSL101): the count is the split's, however it is given."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Collection, Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from ms_lint.analysis.shapes import init_value, is_self_attr
 from ms_lint.cstutil import call_name_args
+
+MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
 
 PIECE_FUNCTIONS = {"mindspore.ops.split", "mindspore.ops.chunk", "mindspore.ops.tensor_split",
                    "mindspore.ops.unstack", "mindspore.ops.unbind", "mindspore.mint.split", "mindspore.mint.chunk",
@@ -42,3 +44,53 @@ def _primitive(context, owner: Optional[str], func: cst.BaseExpression) -> Optio
            and func.func.attr.value in _PRIMITIVE_SETTERS and isinstance(func.func.value, cst.Call)):
         func = func.func.value  # ``P.Split(...).shard(...)``: the primitive ``P.Split(...)``
     return context.imports.qualify(func.func) if isinstance(func, cst.Call) else None
+
+
+def pieces_through(context, owner: Optional[str], expr: cst.BaseExpression,
+                   bindings: Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]],
+                   parameters: Collection[str], depth: int = 0) -> Optional[cst.BaseExpression]:
+    """The Tensor whose pieces ``expr`` holds: ``pieces_of``, or a local name every binding of which in the
+    function is such an expression (``log_split = ops.split(x, 3)``), or a ``Map``/``HyperMap`` applied over them
+    (``self.map(self.softmax, log_split)``: one result per piece). ``bindings``: the function's plain bindings
+    (``ShapeResolver.bindings``); a parameter is never followed (its value on entry is the caller's)."""
+    found = pieces_of(context, owner, expr)
+    if found is not None:
+        return None if depth and _uneven(expr, bindings) else found
+    if depth > 3:
+        return None
+    if type(expr) is cst.Name:
+        bound = bindings.get(expr.value)
+        if expr.value in parameters or not bound or any(value is None or index is not None for value, index in bound):
+            return None
+        sources = [pieces_through(context, owner, value, bindings, parameters, depth + 1) for value, _ in bound]
+        return sources[0] if all(source is not None for source in sources) else None
+    if type(expr) is cst.Call and _is_mapper(context, owner, expr.func):
+        for arg in call_name_args(expr)[1:]:
+            found = pieces_through(context, owner, arg.value, bindings, parameters, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+_SECTIONS_KEYWORDS = {"split_size_or_sections", "indices_or_sections", "sections", "split_size"}
+
+
+def _uneven(call: cst.Call, bindings) -> bool:
+    """A split into pieces of given sizes (``mint.split(x, [64, 32, 16], dim=1)``, or a name bound to a list):
+    pieces of different shapes, one per level, which no map over the pieces could take."""
+    args = call.args
+    sections = next((arg.value for arg in args if arg.keyword is not None and arg.keyword.value in _SECTIONS_KEYWORDS),
+                    args[1].value if len(args) > 1 and args[1].keyword is None else None)
+    values = [sections] if sections is not None else []
+    if type(sections) is cst.Name:
+        values += [value for value, _ in bindings.get(sections.value, ()) if value is not None]
+    return any(isinstance(value, (cst.List, cst.Tuple, cst.ListComp))
+               or (type(value) is cst.BinaryOperation and isinstance(value.left, (cst.List, cst.Tuple)))
+               for value in values)
+
+
+def _is_mapper(context, owner: Optional[str], func: cst.BaseExpression) -> bool:
+    """``ops.Map()`` / ``ops.HyperMap()`` called in place, or ``self.map`` bound to one in ``__init__``."""
+    if isinstance(func, cst.Attribute) and is_self_attr(func):
+        func = init_value(context, owner, func.attr.value)
+    return isinstance(func, cst.Call) and context.imports.qualify(func.func) in MAPPERS

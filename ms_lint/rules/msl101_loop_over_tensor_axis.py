@@ -30,7 +30,7 @@ from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
-from ms_lint.analysis.pieces import pieces_of
+from ms_lint.analysis.pieces import pieces_of, pieces_through
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 from ms_lint.walk import find, run_visitor
@@ -392,6 +392,33 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             """,
             unsafe=True,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class LengthRegulator(nn.Cell):
+                def expand(self, x, duration):
+                    out = ()
+                    for frames, times in zip(x, duration):
+                        out += (ops.repeat_elements(frames, 2, 0) * times,)
+                    return out
+
+                def construct(self, x, duration):
+                    return self.expand(x, duration)
+
+
+            class VarianceAdaptor(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.regulator = LengthRegulator()
+
+                def construct(self, h, log_duration):
+                    duration = ops.round(ops.exp(log_duration))
+                    return self.regulator(h, duration)
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -399,6 +426,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         self._resolvers: dict = {}
         self._sum_fixes: dict = {}  # id(loop) -> (the map-and-sum fix or None, why not)
         self._function_parents: dict = {}  # id(function) -> its nodes' parents (``_parents``)
+        self._by_callers = None  # the call that makes the iterable a Tensor (``tensor_by_callers``), per loop
+        self._named_pieces = None  # (name, the Tensor it holds the pieces of) (``pieces_through``), per loop
 
     def _resolver(self) -> ShapeResolver:
         assert self.function is not None
@@ -415,13 +444,13 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
-        if self._by_callers is not None:
+        if self._by_callers is not None or self._named_pieces is not None:
             cure = _cure(carried, sums) if carried else (
                 f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}")
             short = _short_cure(carried, sums, False, builder_refused=False)
             self.report(node, f"{_short_what(description)}: unrolled per slice; {short}", fix=None,
                         detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per slice; "
-                               f"{cure}; {self._callers_note()}")
+                               f"{cure}; {self._no_fix_note()}")
             return
         fix = None
         by_counter = False
@@ -490,6 +519,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         """(description, ShapeRef or None) when the loop runs over a tensor axis; ``_by_callers`` is the call
         whose argument makes the iterable a Tensor when only a caller says so (``tensor_by_callers``)."""
         self._by_callers = None
+        self._named_pieces = None
         resolver = self._resolver()
         if _is_builtin_call(iterable, "range"):
             args = call_name_args(iterable)  # type: ignore[arg-type]
@@ -523,12 +553,16 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         found = (unstack_source(self.context, owner, expr) is not None
                  or pieces_of(self.context, owner, expr) is not None
                  or surely_tensor(self._resolver(), expr, self.function))
+        if not found and type(expr) is cst.Name:
+            source = pieces_through(self.context, owner, expr, self._resolver().bindings(), self.values.parameters)
+            self._named_pieces = (expr, source) if source is not None else None
+            found = source is not None
         if not found:
             self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
             found = self._by_callers is not None
         if found and type(expr) is cst.Name and (self._comprehension_target(expr)
                                                  or self._reads_narrowed(expr, [expr])):
-            self._by_callers = None
+            self._by_callers = self._named_pieces = None
             return False  # a comprehension's own target, or a name an ``isinstance(x, list)`` test holds true for
         return found
 
@@ -572,8 +606,12 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             self._function_parents[id(function)] = parents
         return self._function_parents[id(function)]
 
-    def _callers_note(self) -> str:
-        """Why a loop found through ``tensor_by_callers`` gets no fix."""
+    def _no_fix_note(self) -> str:
+        """Why a loop found through ``tensor_by_callers`` or ``pieces_through`` gets no fix."""
+        if self._named_pieces is not None:
+            name, source = self._named_pieces
+            return (f"no automatic rewrite: it walks `{code_of(name)}`, a tuple of the pieces of "
+                    f"`{cut(code_of(source), 40)}` (or of a map over them), which the rewrite does not map")
         site = self._by_callers
         assert site is not None
         return (f"no automatic rewrite: it walks a Tensor as `{site.caller.name.value}` passes it "
@@ -629,8 +667,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         description, trip = what
         fix, why = None, "iterates in an inner `for` clause"
-        if self._by_callers is not None:
-            why = self._callers_note().replace("no automatic rewrite: ", "", 1)
+        if self._by_callers is not None or self._named_pieces is not None:
+            why = self._no_fix_note().replace("no automatic rewrite: ", "", 1)
         elif clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             fix, why = self._comprehension_fix(node, trip)
         elif clause is node.for_in:
@@ -672,8 +710,12 @@ def _is_builtin_call(expr: cst.BaseExpression, name: str) -> bool:
 
 
 def _calls_by_index(loop: Union[cst.For, cst.While], counter: Optional[str] = None) -> bool:
-    """The body calls ``seq[i](...)`` or ``getattr(obj, ...i...)``: a loop over cells, not over a tensor axis."""
+    """The body calls ``seq[i](...)`` or ``getattr(obj, ...i...)``: a loop over cells, not over a tensor axis
+    (``i`` the loop variable, or the index of ``for i, piece in enumerate(pieces)``)."""
     target = loop.target if isinstance(loop, cst.For) else cst.Name(counter or "")
+    if (isinstance(loop, cst.For) and isinstance(target, cst.Tuple) and _is_builtin_call(loop.iter, "enumerate")
+            and len(target.elements) == 2):
+        target = target.elements[0].value
     if not isinstance(target, cst.Name):
         return False
     index = target.value
