@@ -2269,6 +2269,12 @@ def test_a_loop_in_construct_over_its_own_parameter_that_the_holder_fills_with_o
     # the call sits in a comprehension: its ``log_duration`` is the comprehension's own
     ("return self.expand(x, duration)",
      "return [self.regulator(h, ops.exp(log_duration)) for log_duration in ((1, 2),)]"),
+    # an independent review's reproducers: construct hands the helper only lists (a Tensor never gets there) ...
+    ("if isinstance(duration, (list, tuple)):\n                return self.expand(x, duration)\n"
+     "            return x * duration", "return self.regulator(h, ops.round(log_duration))"),
+    # ... and a binding on the call's own line, which the reaching bindings do not see in order
+    ("return self.expand(x, duration)",
+     "d = ops.round(log_duration)\n            d = (1, 2); return self.regulator(h, d)"),
 ])
 def test_a_cell_parameter_no_holder_surely_fills_with_a_tensor_is_not_flagged(inner, outer):
     assert flagged_lines(REGULATOR.format(inner=inner, outer=outer)) == []

@@ -747,3 +747,61 @@ def test_comments_inside_an_element_mapped_through_ops_partial_are_kept_too():
     out = fixed(code)
     assert "HyperMap" in out or "hyper_map" in out
     assert "# the scale" in out
+
+
+# -- a list with one Tensor per row, handed to a helper of another module (mindaudio's FastSpeech2 ``pad``) ---------
+PAD_UTILS = """\
+import mindspore as ms
+from mindspore import ops
+
+
+def pad(input_ele, max_len):
+    out_list = []
+    for batch in input_ele:
+        out_list.append(ops.pad(batch, ((0, max_len - batch.shape[0]), (0, 0))))
+    return ops.stack(out_list)
+"""
+PAD_CELLS = """\
+import mindspore as ms
+from mindspore import nn, ops
+
+from .utils import pad
+
+
+class LengthRegulator(nn.Cell):
+    def regulate(self, x, duration, max_len):
+        output = list()  # (as mindaudio writes it; a ``[]`` literal is a constant to the value model: rules/MSL102.md)
+        for batch, times in zip(x, duration):
+            output.append(ops.repeat_elements(batch, 2, 0) * times)
+        return pad(output, max_len)
+
+    def construct(self, x, duration, max_len):
+        return self.regulate(x, duration, max_len)
+
+
+class Adaptor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.regulator = LengthRegulator()
+
+    def construct(self, h, log_duration):
+        return self.regulator(h, {duration}, 64)
+"""
+
+
+@pytest.mark.parametrize("duration, flagged", [
+    ("ops.round(ops.exp(log_duration))", True),
+    ("log_duration", False),  # a bare argument passed on: maybe a tuple, the rows are not known to be a Tensor's
+])
+def test_a_list_with_one_tensor_per_row_handed_to_a_helper_of_another_module(tmp_path, duration, flagged):
+    from ms_lint.config import Config
+    from ms_lint.runner import check_files
+
+    package = tmp_path / "tts"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "utils.py").write_text(PAD_UTILS, encoding="utf-8")
+    (package / "cells.py").write_text(PAD_CELLS.format(duration=duration), encoding="utf-8")
+    files = [str(package / name) for name in ("__init__.py", "utils.py", "cells.py")]
+    found = check_files(files, Config().with_overrides(select=["MSL102"]), use_cache=False)
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.fix) for f in found] == ([("utils.py", 7, None)] if flagged else [])

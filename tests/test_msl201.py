@@ -1534,6 +1534,18 @@ def test_a_parameter_of_a_held_object_is_a_tensor_condition(test):
     # a setter binds the name: what it holds then is not only what the getter returns
     ("self.sync_gradients", ("        self.accumulator = Accumulator(4)\n",
                              "        self.accumulator = Accumulator(4)\n        self.sync_gradients = True\n")),
+    # an independent review's reproducers: the attribute or the holder written from outside the class
+    ("self.accumulator.sync", ("        self.accumulator = Accumulator(4)\n",
+                               "        self.accumulator = Accumulator(4)\n"
+                               "        setattr(self.accumulator, \"sync\", True)\n")),
+    ("self.accumulator.sync", ("        self.accumulator = Accumulator(4)\n",
+                               "        self.accumulator = Accumulator(4)\n"
+                               "        self.accumulator.sync, self.every = True, 4\n")),
+    ("self.accumulator.sync", ("class TrainStep(nn.Cell):\n",
+                               "class NoAccumulation:\n    sync = True\n\n\n"
+                               "def build(net, optimizer, steps):\n    step = TrainStep(net, optimizer)\n"
+                               "    if steps == 1:\n        step.accumulator = NoAccumulation()\n    return step\n\n\n"
+                               "class TrainStep(nn.Cell):\n")),
 ])
 def test_what_a_held_object_or_a_property_may_hold_as_a_python_value_is_not_flagged(test, change):
     code = HELD.format(test=test)

@@ -808,3 +808,63 @@ def test_a_long_chain_of_names_is_read_once_per_name(monkeypatch):
     assert cleared("a12") and not cleared("x")
     assert len(calls) < 500, len(calls)
     assert names.cleared(screen_conditions.any_attribute) is cleared
+
+
+# -- ``self.<holder>.<attr>`` tests (``ClassAttributes.held_tensor``): what an independent review found the screen
+# cleared while the value model calls them Tensors
+HOLDER_ACCUMULATE = """
+    import mindspore as ms
+
+
+    class Accumulator:
+        def __init__(self, steps):
+            self.sync = ms.Parameter(ms.Tensor(True), requires_grad=False)
+            self.steps = steps
+    """
+HOLDER_STEP = """
+    from mindspore import nn
+    {imports}
+
+
+    class TrainStep(nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.accumulator = Accumulator(4)
+            self.coef = ms.Parameter(ms.Tensor(1.0))
+
+        def construct(self, x):
+            if {test}:
+                x = self.net(x)
+            return x
+    """
+
+
+@pytest.mark.parametrize("package, imports, test", [
+    # a fallback import: the summary keeps the first, the value model the one that binds last
+    ("pkg", "import mindspore as ms\n    try:\n        from mindspore.experimental.accumulate import Accumulator\n"
+            "    except ImportError:\n        from pkg.accumulate import Accumulator", "self.accumulator.sync"),
+    # MindSpore's own source checked as the project: its modules build project objects
+    ("mindspore", "import mindspore as ms\n    from mindspore.accumulate import Accumulator", "self.accumulator.sync"),
+    # a Tensor's view of a held Parameter
+    ("pkg", "import mindspore as ms\n    from pkg.accumulate import Accumulator", "self.coef.real > 0"),
+])
+def test_held_object_tests_the_value_model_reads_are_kept(tmp_path, monkeypatch, package, imports, test):
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
+        f"{package}/__init__.py": "", f"{package}/accumulate.py": HOLDER_ACCUMULATE,
+        f"{package}/step.py": HOLDER_STEP.format(imports=imports, test=test),
+    }, f"{package}/step.py")
+    assert codes == ["MSL201"] and parsed
+
+
+@pytest.mark.parametrize("imports, test", [
+    ("import mindspore as ms\n    from mindspore.nn import Dense as Accumulator", "self.accumulator.has_bias"),
+    ("import mindspore as ms\n    from pkg.accumulate import Accumulator", "self.accumulator.steps > 1"),
+])
+def test_held_object_tests_nothing_can_make_a_tensor_are_cleared(tmp_path, monkeypatch, imports, test):
+    codes, parsed, verdicts = _check_project(tmp_path, monkeypatch, {
+        "pkg/__init__.py": "", "pkg/accumulate.py": HOLDER_ACCUMULATE,
+        "pkg/step.py": HOLDER_STEP.format(imports=imports, test=test),
+    }, "pkg/step.py")
+    assert codes == []
+    assert not parsed or "steps" in test  # a project class's attribute is read by the libcst side

@@ -238,7 +238,7 @@ def may_fire(text: str, summary: ModuleSummary, external: Iterable[str], needed:
             owner = found.qualname.rsplit(".", 1)[0] if "." in found.qualname else None  # type: ignore[union-attr]
             asked.extend((owner, test, names) for test, names in pending)
     if asked:  # read the module's classes only now: most files are kept by a test nothing clears
-        attributes = SelfAttributes(text, const_calls, summary.imports)
+        attributes = SelfAttributes(text, const_calls, mindspore_outside=summary.name.split(".")[0] != "mindspore")
         for owner, test, names in asked:
             self_attribute = functools.partial(attributes.never_tensor, owner)
             if not not_tensor(test, self_attribute, const_calls,

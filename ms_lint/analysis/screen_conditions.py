@@ -100,9 +100,11 @@ def _attribute_not_tensor(expr: ast.Attribute, self_attribute: Callable[[str], b
     value = expr.value
     if type(value) is ast.Name and value.id == "self":
         return self_attribute(expr.attr)
+    if expr.attr in TENSOR_VIEW_ATTRIBUTES:
+        return False  # ``self.coef.real``: a Tensor's view
     if type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
         return self_attribute(f"{value.attr}.{expr.attr}")  # ``self.accumulator.sync``: ``ClassAttributes.held_tensor``
-    return expr.attr not in TENSOR_VIEW_ATTRIBUTES
+    return True
 
 
 def any_attribute(attr: str) -> bool:
@@ -137,12 +139,17 @@ class SelfAttributes:
     ones ``ClassAttributes._collect`` reads.
     """
 
-    def __init__(self, text: str, const_calls: FrozenSet[str] = frozenset(), imports: Optional[Dict[str, str]] = None):
+    def __init__(self, text: str, const_calls: FrozenSet[str] = frozenset(), mindspore_outside: bool = False):
         self.text = text
         self.const_calls = const_calls
-        self.imports = imports  # local name -> qualified target (the module summary's), or None: unknown
+        # names imported from ``mindspore`` build no object of the project (not so when MindSpore's own source is
+        # the project): ``False`` takes every callee for one that may
+        self.mindspore_outside = mindspore_outside
+        self._imported: Optional[Dict[str, Set[str]]] = None  # local name -> every module an import binds it from
         self._classes: Optional[Dict[str, Tuple[List[str], Dict[str, ast.AST]]]] = None
         self._harmless: Dict[int, Dict[str, bool]] = {}  # id(method) -> attr -> every write of it there is harmless
+        self._tree: Optional[ast.Module] = None
+        self._bound: Set[str] = set()
 
     def never_tensor(self, owner: Optional[str], attr: str) -> bool:
         """``attr`` may also be ``holder.attr``, for ``self.holder.attr``: cleared unless a method of the class chain
@@ -156,8 +163,7 @@ class SelfAttributes:
             return False
         methods = [method for name in self._chain(owner) for method in self._classes[name][1].values()]
         if "." in attr:
-            return not _binds_to_a_call(methods, attr.split(".", 1)[0],
-                                        lambda func: _may_build_project_object(func, self.imports, self._classes))
+            return not _binds_to_a_call(methods, attr.split(".", 1)[0], self._may_build_project_object)
         if not _assigned_in_blocks(methods, attr):
             return False
         for method in methods:
@@ -170,6 +176,46 @@ class SelfAttributes:
                 return False
         return True
 
+    def _may_build_project_object(self, func: ast.expr) -> bool:
+        """Can calling ``func`` build an object of a class of the project (what ``ClassAttributes.made_by`` names
+        and ``held_tensor`` reads)? Not a name every binding of which in the module is an import from MindSpore
+        (``nn.Dense``, with MindSpore outside the project), nor a bare name that is neither bound nor a class of
+        the module (``dict``); anything else may."""
+        name = _dotted(func)
+        if name is None or not self.mindspore_outside:
+            return True
+        root = name.split(".", 1)[0]
+        imported = self._imports().get(root)
+        if imported is not None:
+            return not all(target == "mindspore" or target.startswith("mindspore.") for target in imported)
+        assert self._classes is not None
+        return "." in name or name in self._classes or root in self._bound
+
+    def _imports(self) -> Dict[str, Set[str]]:
+        """Every import anywhere in the module (``try``/``except`` fallbacks, function bodies): local name -> the
+        modules it may come from (a relative import counts as the project's); ``_bound``: names bound otherwise."""
+        if self._imported is None:
+            imported: Dict[str, Set[str]] = {}
+            bound: Set[str] = set()
+            tree = self._tree
+            for node in ast.walk(tree) if tree is not None else ():
+                if type(node) is ast.Import:
+                    for alias in node.names:  # type: ignore[attr-defined]
+                        local = alias.asname or alias.name.split(".")[0]
+                        imported.setdefault(local, set()).add(alias.name if alias.asname else local)
+                elif type(node) is ast.ImportFrom:
+                    source = "." if node.level else (node.module or "")  # type: ignore[attr-defined]
+                    for alias in node.names:  # type: ignore[attr-defined]
+                        imported.setdefault(alias.asname or alias.name, set()).add(source)
+                elif type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                    bound.add(node.name)  # type: ignore[attr-defined]
+                elif type(node) is ast.Name and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    bound.add(node.id)  # type: ignore[attr-defined]
+            for name in bound & set(imported):
+                imported[name].add("<bound>")  # also assigned: not only MindSpore's
+            self._imported, self._bound = imported, bound
+        return self._imported
+
     def _read(self) -> bool:
         if self._classes is None:
             try:
@@ -180,6 +226,7 @@ class SelfAttributes:
                 self._classes = {}
                 return False
             self._classes = {}
+            self._tree = tree
             _collect_classes(tree.body, "", self._classes)
         return bool(self._classes)
 
@@ -193,20 +240,6 @@ class SelfAttributes:
                 chain.append(name)
                 pending.extend(self._classes[name][0])
         return chain
-
-
-def _may_build_project_object(func: ast.expr, imports: Optional[Dict[str, str]], classes) -> bool:
-    """Can calling ``func`` build an object of a class of the project (what ``ClassAttributes.made_by`` names and
-    ``held_tensor`` reads)? Not a name imported from MindSpore (``nn.Dense``), nor a bare name that is neither
-    imported nor a class of the module (``dict``); anything else may."""
-    name = _dotted(func)
-    if name is None or imports is None:
-        return True
-    root = name.split(".", 1)[0]
-    target = imports.get(root)
-    if target is not None:
-        return not (target == "mindspore" or target.startswith("mindspore."))
-    return "." in name or name in classes
 
 
 def _dotted(node: ast.expr) -> Optional[str]:

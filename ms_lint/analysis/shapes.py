@@ -11,12 +11,14 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
+from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.reaching import reaching_values
 from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
 from ms_lint.scope import CallSite, own_scope_calls
+from ms_lint.treememo import tree_memo
 from ms_lint.walk import find
 
 
@@ -543,11 +545,25 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
                     context, context.scope.owner_of.get(site.caller), passed.attr.value)):  # type: ignore
             return site
         if (type(passed) is cst.Name and passed.value in caller.values.parameters
-                and not caller.bindings().get(passed.value)):
+                and not caller.bindings().get(passed.value)
+                and passed.value not in narrowed_names(context, site.call, site.caller, _parents_in(site.caller).get)):
             held = tensor_by_holders(context, site.caller, passed.value)  # ``self.LR(x, ...)`` in ``construct``
-            if held is not None:
+            if held is not None:  # (not under ``if isinstance(x, (list, tuple)):``: a Tensor never gets there)
                 return held
     return None
+
+
+@tree_memo
+def _parents_in(function: cst.FunctionDef) -> Dict[cst.CSTNode, cst.CSTNode]:
+    """Each node's parent inside ``function``."""
+    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+    pending: List[cst.CSTNode] = [function]
+    while pending:
+        node = pending.pop()
+        for child in node.children:
+            parents[child] = node
+            pending.append(child)
+    return parents
 
 
 def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: str) -> Optional[CallSite]:
@@ -579,6 +595,11 @@ def _passes_tensor(caller: "ShapeResolver", passed: cst.BaseExpression) -> bool:
         return True
     if type(passed) is not cst.Name or passed.value in caller.values.parameters:
         return False
+    line = _parents_in(function).get(passed)
+    while line is not None and not isinstance(line, cst.BaseStatement):
+        line = _parents_in(function).get(line)
+    if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
+        return False  # ``d = (1, 2); f(d)``: the reaching bindings are read per line, not per statement
     reaching = reaching_values(caller.values.sequence, passed)
     return bool(reaching) and all(surely_tensor(caller, value, function) for value in reaching)
 

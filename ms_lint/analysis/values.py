@@ -531,8 +531,8 @@ class ClassAttributes:
             return Kind.UNKNOWN
         if attributes.kind(held, attr) is not Kind.TENSOR or attr not in attributes.assigned(held, uniform=True):
             return Kind.UNKNOWN
-        if any(_written_from_outside(module, attr) for module in modules):
-            return Kind.UNKNOWN  # ``self.accumulator.sync = False`` somewhere
+        if any(_written_from_outside(module, name) for module in modules for name in (attr, holder)):
+            return Kind.UNKNOWN  # ``self.accumulator.sync = False`` / ``step.accumulator = Other()`` somewhere
         return Kind.TENSOR
 
     def made_by(self, class_name: Optional[str], attr: str) -> Optional[str]:
@@ -590,11 +590,25 @@ class ClassAttributes:
 
 
 def _written_from_outside(module: cst.Module, attr: str) -> bool:
-    """Does a statement of the module bind ``<x>.<attr>`` for an ``x`` other than ``self``?"""
-    return any(
-        type(target) is cst.Attribute and target.attr.value == attr and not is_self_attr(target)
-        for node in find(module, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-        for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target]))
+    """Does a statement of the module bind ``<x>.<attr>`` for an ``x`` other than ``self`` (also inside a tuple
+    target), or call ``setattr(<any>, "<attr>", ...)``? (A write in a third module is not seen.)"""
+    for node in find(module, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Call)):
+        if type(node) is cst.Call:
+            args = node.args
+            if (type(node.func) is cst.Name and node.func.value == "setattr" and len(args) > 1
+                    and type(args[1].value) is cst.SimpleString and args[1].value.evaluated_value == attr):
+                return True
+            continue
+        pending = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+        while pending:
+            target = pending.pop()
+            if type(target) in (cst.Tuple, cst.List):
+                pending.extend(element.value for element in target.elements)
+            elif type(target) is cst.StarredElement:
+                pending.append(target.value)
+            elif type(target) is cst.Attribute and target.attr.value == attr and not is_self_attr(target):
+                return True
+    return False
 
 
 class _KindMethods(dict):

@@ -35,7 +35,7 @@ from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
 from ms_lint.analysis.reaching import reaching_values
-from ms_lint.analysis.shapes import init_value
+from ms_lint.analysis.shapes import ShapeResolver, init_value, surely_tensor, tensor_by_callers
 from ms_lint.walk import find, run_visitor
 from ms_lint.analysis.values import OPTIMIZER_BASES, FunctionValues, Kind, inherits_base
 
@@ -65,6 +65,8 @@ BRANCH_MESSAGE = ("map the per-element work with ops.HyperMap over ops.Multitype
 class Origin:
     description: str
     container: str  # "tuple", "list", or "unknown" (a list passed to a jit function stays a list)
+    # why the loop gets no rewrite whatever its body is (a caller in another module gives the evidence), or None
+    unfixable: Optional[str] = None
 
 
 # What a parameter sequence is built from in ``__init__``: ``ParameterTuple(...)``, ``net.trainable_params()``,
@@ -128,7 +130,7 @@ class _Origins:
             if inner is None:
                 return None
             container = {"tuple": "tuple", "list": "list"}.get(func.value, inner.container)
-            return Origin(inner.description, container)
+            return Origin(inner.description, container, inner.unfixable)
         if self._is_mapper(func):  # ops.HyperMap()(f, grads): a tuple as long as grads
             for arg in args[1:]:
                 inner = self.of(arg.value, depth + 1)
@@ -145,7 +147,7 @@ class _Origins:
                 return Origin(f"`{short_code(expr)}`", "list")
             if func.attr.value == "clone":
                 inner = self.of(func.value, depth + 1)
-                return Origin(f"`{short_code(expr)}`", "tuple") if inner else None
+                return Origin(f"`{short_code(expr)}`", "tuple", inner.unfixable) if inner else None
         return None
 
     def _comprehension(self, expr, depth: int) -> Optional[Origin]:
@@ -159,7 +161,7 @@ class _Origins:
                 and len(iterable.args) == 1 and any(a.attr.value == "shape" for a in find(iterable, cst.Attribute))):
             return Origin(f"a list with one tensor per `{short_code(iterable.args[0].value)}`", "list")
         inner = self.of(iterable, depth + 1)
-        return Origin(inner.description, "list") if inner is not None else None
+        return Origin(inner.description, "list", inner.unfixable) if inner is not None else None
 
     def _mapped(self, expr: cst.BaseExpression) -> bool:
         """``ops.HyperMap()(f, seq)``, or a local name bound only to such calls."""
@@ -191,8 +193,20 @@ class _Origins:
             header = parse_header(stmt.iter, stmt.target)
             found = self.of_length(header.length, depth + 1) if header.length is not None else next(
                 (o for o in (self.of(seq, depth + 1) for seq in header.sequences) if o is not None), None)
+            if found is None and header.length is None:
+                found = self._rows_of(header.sequences)
             if found is not None:
                 return found
+        return None
+
+    def _rows_of(self, sequences: List[cst.BaseExpression]) -> Optional[Origin]:
+        """A loop over the rows of one certain Tensor (``zip(x, duration)`` in mindaudio's ``LengthRegulator.LR``,
+        where a holder passes ``x`` and ``duration`` from ops): what it appends is one tensor per row. The evidence
+        MSL101 asks of a loop over a Tensor (``surely_tensor``, ``tensor_by_callers``)."""
+        resolver = ShapeResolver(self.ctx, self.values.func, self.values)
+        for seq in sequences:
+            if surely_tensor(resolver, seq, self.values.func) or tensor_by_callers(resolver, seq, self.values.func):
+                return Origin(f"a list with one tensor per row of `{short_code(seq)}`", "list")
         return None
 
     def _attribute(self, expr: cst.Attribute, kind: Kind) -> Optional[Origin]:
@@ -276,7 +290,7 @@ class _Origins:
         for value in bindings:
             found = self.of(value, depth + 1)
             if found is not None:
-                return Origin(f"`{name}`", found.container if len(bindings) == 1 else "unknown")
+                return Origin(f"`{name}`", found.container if len(bindings) == 1 else "unknown", found.unfixable)
         if SEQUENCE_NAME.match(name) and GRAD_NAME.search(name) and kind in (Kind.TENSOR_SEQ, Kind.UNKNOWN) \
                 and bindings and not any(isinstance(v, (cst.Tuple, cst.List)) for v in bindings):
             made_by_grad = all(self._is_gradient_call(v) for v in bindings)
@@ -284,7 +298,8 @@ class _Origins:
         built = self._built_by_loop(name, depth)
         if built is not None:
             empty = {_empty_container(v) for v in bindings}
-            return Origin(f"`{name}`", empty.pop() if len(empty) == 1 and None not in empty else "unknown")
+            return Origin(f"`{name}`", empty.pop() if len(empty) == 1 and None not in empty else "unknown",
+                          built.unfixable)
         return None
 
     def _is_gradient_call(self, value: cst.BaseExpression) -> bool:
@@ -348,14 +363,22 @@ class _Origins:
         position = names.index(name)
         found_any: Optional[Origin] = None
         containers = set()
-        for site in self.ctx.scope.call_sites.get(func, []):
-            positional = [a for a in site.call.args if a.keyword is None and not a.star]
-            arg = next((a.value for a in site.call.args if a.keyword is not None and a.keyword.value == name), None)
+        sites = [(self.ctx, site.caller, site.call) for site in self.ctx.scope.call_sites.get(func, [])]
+        project = self.ctx.project
+        unfixable = None
+        if project is not None and not sites:  # a helper of ``utils.py`` that another module's graph code calls
+            owner = self.ctx.scope.owner_of.get(func)
+            sites = [site for site in project.each_external_call_site(func, owner) if site is not None]
+            unfixable = ("a caller in another module gives the sequence; a rewrite of the helper would be made for "
+                         "every caller")
+        for context, caller, call in sites:
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
             if arg is None and position < len(positional):
                 arg = positional[position].value
             if arg is None:
                 continue
-            found = getattr(_Origins(self.ctx, self.ctx.values(site.caller)), how)(arg, depth + 1)
+            found = getattr(_Origins(context, context.values(caller)), how)(arg, depth + 1)
             if found is not None:
                 if how == "of_length":
                     return found
@@ -365,7 +388,8 @@ class _Origins:
                 containers.add("unknown")
         if found_any is None:
             return None
-        return Origin(f"`{name}`", containers.pop() if len(containers) == 1 else "unknown")
+        return Origin(f"`{name}`", containers.pop() if len(containers) == 1 else "unknown",
+                      unfixable or found_any.unfixable)
 
 
 def _self_assignments(ctx, owner: Optional[str], attr: str) -> List[cst.BaseExpression]:
@@ -1071,6 +1095,8 @@ class LoopOverTensorSequence(Rule):
 
     def _loop_fix(self, values: FunctionValues, node: cst.For, header: Header, origin: Origin
                   ) -> Tuple[Optional[Fix], Optional[str]]:
+        if origin.unfixable:
+            return None, origin.unfixable
         effects = _Effects(self.context, values)
         run_visitor(node.body, effects)
         if effects.found and effects.state:
@@ -1408,6 +1434,8 @@ class LoopOverTensorSequence(Rule):
 
     def _comprehension_fix(self, values: FunctionValues, node, header: Header, origin: Origin,
                            wrapper: Optional[cst.Call]) -> Tuple[Optional[Fix], Optional[str]]:
+        if origin.unfixable:
+            return None, origin.unfixable
         effects = _Effects(self.context, values)
         run_visitor(node.elt, effects)
         if effects.found:
