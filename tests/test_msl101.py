@@ -2372,3 +2372,49 @@ def test_a_list_built_from_the_pieces_is_not_taken_for_them():
                          name="probs")
     assert flagged_lines(body) == [textwrap.dedent(body).splitlines().index(
         "        probs = [self.softmax(p) for p in pieces]") + 1]
+
+
+# An independent review's reproducers for the pieces: sizes that may differ, and code that differs per piece.
+@pytest.mark.parametrize("bind, name", [
+    ("pieces = ops.split(logits, self.level_sizes, axis=1)", "pieces"),  # sizes kept in ``__init__``
+    ("pieces = ops.split(logits, sizes, axis=1)", "pieces"),  # sizes a parameter: a list as often as an int
+    ("pieces = self.splitv(logits)", "pieces"),  # ``P.SplitV(size_splits=...)``
+    ("pieces = logits", "mint.split(logits, [64, 32, 16], dim=1)"),  # in place, given sizes
+])
+def test_pieces_of_sizes_that_may_differ_are_not_walked(bind, name):
+    body = PIECES.format(bind=bind, name=name).replace(
+        "            self.num_splits = num_splits\n",
+        "            self.num_splits = num_splits\n            self.level_sizes = [6400, 1600, 400]\n"
+        "            self.splitv = ops.SplitV(size_splits=[1, 2, 5], split_dim=1, num_split=3)\n")
+    code = HEADER.replace("from mindspore import nn, ops", "from mindspore import mint, nn, ops") + textwrap.dedent(body)
+    assert [f.line for f in lint(code) if f.code == "MSL101"] == []
+
+
+LEVELS = """\
+    class Levels(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.softmax = ops.Softmax(axis=1)
+            self.blocks = nn.CellList([nn.Dense(4, 4) for _ in range(3)])
+
+        def construct(self, logits):
+            pieces = ops.split(logits, 0, 3)
+            loss = 0
+{loop}
+            return loss
+    """
+
+
+@pytest.mark.parametrize("loop", [
+    # other code for each piece: a structure, not a map
+    "for i, piece in enumerate(pieces):\n"
+    "    if i == 0:\n        loss += self.softmax(piece).sum()\n"
+    "    else:\n        loss += ops.exp(piece).sum()",
+    # a hand-kept counter picking a different cell per piece (Res2Net)
+    "i = 0\nfor piece in pieces:\n    loss += self.blocks[i](piece).sum()\n    i += 1",
+])
+def test_a_walk_over_pieces_with_code_per_piece_is_not_flagged(loop):
+    body = LEVELS.format(loop=textwrap.indent(loop, " " * 12))
+    assert flagged_lines(body) == []
+    same_code = LEVELS.format(loop=textwrap.indent("for piece in pieces:\n    loss += ops.exp(piece).sum()", " " * 12))
+    assert flagged_lines(same_code) == [10]

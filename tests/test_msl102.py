@@ -805,3 +805,43 @@ def test_a_list_with_one_tensor_per_row_handed_to_a_helper_of_another_module(tmp
     files = [str(package / name) for name in ("__init__.py", "utils.py", "cells.py")]
     found = check_files(files, Config().with_overrides(select=["MSL102"]), use_cache=False)
     assert [(f.path.rsplit("/", 1)[-1], f.line, f.fix) for f in found] == ([("utils.py", 7, None)] if flagged else [])
+
+
+# An independent review's reproducers for the rows origin: a wrong "safe" fix, and lists that are no row lists.
+ROWS = HEAD + """
+class Head(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.CellList([nn.Dense(4, 4) for _ in range(3)])
+
+    def normalize(self, seq):
+        out = ()
+        for s in seq:
+            out += (ops.softmax(s, axis=0),)
+        return out
+
+    def construct(self, x):
+        h = ops.relu(x)
+        rows = list()
+{build}
+        return self.normalize(rows){also}
+"""
+
+
+def test_a_helper_handed_a_row_list_and_the_tensor_itself_gets_no_fix():
+    """HyperMap applies the function to a Tensor whole: the caller that passes ``h`` would get another result."""
+    code = ROWS.format(build="        for r in h:\n            rows.append(r * 2)", also=", self.normalize(h)")
+    found = [f for f in findings(code) if f.line == line_of(code, "for s in seq:")]
+    assert found and all(f.fix is None for f in found)
+
+
+@pytest.mark.parametrize("build", [
+    "        for f, head in zip(h, self.heads):\n            rows.append(head(f))",  # a cell per step
+    "        for i, f in enumerate(h):\n            rows.append(self.heads[i](f))",
+    "        if isinstance(x, (list, tuple)):\n            for r in x:\n                rows.append(r * 2)",  # a list there
+    "        for r in h:\n            rows.append(r.shape[0])",  # Python ints
+    "        for r in h:\n            rows.append(r * 2)\n            break",  # one row
+])
+def test_lists_that_are_no_row_lists_give_no_sequence(build):
+    code = ROWS.format(build=build, also="")
+    assert [f for f in findings(code) if f.line == line_of(code, "for s in seq:")] == []

@@ -55,7 +55,7 @@ def pieces_through(context, owner: Optional[str], expr: cst.BaseExpression,
     (``ShapeResolver.bindings``); a parameter is never followed (its value on entry is the caller's)."""
     found = pieces_of(context, owner, expr)
     if found is not None:
-        return None if depth and _uneven(expr, bindings) else found
+        return None if _uneven(context, owner, expr, bindings) else found  # type: ignore[arg-type]
     if depth > 3:
         return None
     if type(expr) is cst.Name:
@@ -73,20 +73,31 @@ def pieces_through(context, owner: Optional[str], expr: cst.BaseExpression,
 
 
 _SECTIONS_KEYWORDS = {"split_size_or_sections", "indices_or_sections", "sections", "split_size"}
+# functions whose second argument may be a list of sizes or indices, not only a count
+_SIZED_SPLITS = {"mindspore.ops.split", "mindspore.ops.tensor_split", "mindspore.mint.split"}
 
 
-def _uneven(call: cst.Call, bindings) -> bool:
-    """A split into pieces of given sizes (``mint.split(x, [64, 32, 16], dim=1)``, or a name bound to a list):
-    pieces of different shapes, one per level, which no map over the pieces could take."""
+def _uneven(context, owner: Optional[str], call: cst.Call, bindings) -> bool:
+    """May the split give pieces of different shapes (one per feature level), which no map over the pieces could
+    take? ``P.SplitV(size_splits=...)`` always; ``ops.split``/``mint.split``/``tensor_split`` unless their sizes are
+    one int: a literal, or a name or ``self.<attr>`` bound only to one (``ops.split(x, 0, self.num_splits)``).
+    ``ops.chunk``, ``unstack``, ``unbind`` and ``P.Split(axis, n)`` give pieces of one shape."""
+    if len(call.args) == 1 and _primitive(context, owner, call.func) == "mindspore.ops.SplitV":
+        return True
+    if context.imports.qualify(call.func) not in _SIZED_SPLITS:
+        return False
     args = call.args
     sections = next((arg.value for arg in args if arg.keyword is not None and arg.keyword.value in _SECTIONS_KEYWORDS),
                     args[1].value if len(args) > 1 and args[1].keyword is None else None)
-    values = [sections] if sections is not None else []
+    if sections is None:
+        return True
     if type(sections) is cst.Name:
-        values += [value for value, _ in bindings.get(sections.value, ()) if value is not None]
-    return any(isinstance(value, (cst.List, cst.Tuple, cst.ListComp))
-               or (type(value) is cst.BinaryOperation and isinstance(value.left, (cst.List, cst.Tuple)))
-               for value in values)
+        values = [value for value, index in bindings.get(sections.value, ()) if index is None]
+        return not values or len(values) != len(bindings.get(sections.value, ())) or not all(
+            type(value) is cst.Integer for value in values)  # (a parameter has no binding: unknown)
+    if isinstance(sections, cst.Attribute) and is_self_attr(sections):
+        return type(init_value(context, owner, sections.attr.value)) is not cst.Integer
+    return type(sections) is not cst.Integer
 
 
 def _is_mapper(context, owner: Optional[str], func: cst.BaseExpression) -> bool:

@@ -546,7 +546,7 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
             return site
         if (type(passed) is cst.Name and passed.value in caller.values.parameters
                 and not caller.bindings().get(passed.value)
-                and passed.value not in narrowed_names(context, site.call, site.caller, _parents_in(site.caller).get)):
+                and passed.value not in narrowed_names(context, site.call, site.caller, parents_in(site.caller).get)):
             held = tensor_by_holders(context, site.caller, passed.value)  # ``self.LR(x, ...)`` in ``construct``
             if held is not None:  # (not under ``if isinstance(x, (list, tuple)):``: a Tensor never gets there)
                 return held
@@ -554,7 +554,7 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
 
 
 @tree_memo
-def _parents_in(function: cst.FunctionDef) -> Dict[cst.CSTNode, cst.CSTNode]:
+def parents_in(function: cst.FunctionDef) -> Dict[cst.CSTNode, cst.CSTNode]:
     """Each node's parent inside ``function``."""
     parents: Dict[cst.CSTNode, cst.CSTNode] = {}
     pending: List[cst.CSTNode] = [function]
@@ -595,9 +595,9 @@ def _passes_tensor(caller: "ShapeResolver", passed: cst.BaseExpression) -> bool:
         return True
     if type(passed) is not cst.Name or passed.value in caller.values.parameters:
         return False
-    line = _parents_in(function).get(passed)
+    line = parents_in(function).get(passed)
     while line is not None and not isinstance(line, cst.BaseStatement):
-        line = _parents_in(function).get(line)
+        line = parents_in(function).get(line)
     if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
         return False  # ``d = (1, 2); f(d)``: the reaching bindings are read per line, not per statement
     reaching = reaching_values(caller.values.sequence, passed)

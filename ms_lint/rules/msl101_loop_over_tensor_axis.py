@@ -442,6 +442,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         what = self._iteration(node.iter, node.target)
         if what is None or not does_graph_work(node.body, self.values) or _calls_by_index(node):
             return
+        if self._named_pieces is not None and _branches_on_index(node):
+            return  # ``if i == 0: q = self.q(piece)``: other code for each piece, a structure, not a map
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
         if self._by_callers is not None or self._named_pieces is not None:
@@ -540,6 +542,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return None  # ``zip(masks, enc)`` with ``masks`` a Python list there: as many steps as it has
             for value in zipped:
                 if self._tensor_iterable(value):
+                    if self._named_pieces is not None:
+                        return f"loop iterates the pieces in `{code_of(value)}` one by one", None
                     return f"loop iterates Tensor `{code_of(value)}` row by row", ShapeRef(code_of(value))
             return None
         if self._tensor_iterable(iterable):
@@ -551,7 +555,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         ``surely_tensor`` for the evidence needed."""
         owner = self.context.scope.owner_of.get(self.function)
         found = (unstack_source(self.context, owner, expr) is not None
-                 or pieces_of(self.context, owner, expr) is not None
+                 or (pieces_of(self.context, owner, expr) is not None and pieces_through(
+                     self.context, owner, expr, self._resolver().bindings(), self.values.parameters) is not None)
                  or surely_tensor(self._resolver(), expr, self.function))
         if not found and type(expr) is cst.Name:
             source = pieces_through(self.context, owner, expr, self._resolver().bindings(), self.values.parameters)
@@ -712,28 +717,47 @@ def _is_builtin_call(expr: cst.BaseExpression, name: str) -> bool:
 def _calls_by_index(loop: Union[cst.For, cst.While], counter: Optional[str] = None) -> bool:
     """The body calls ``seq[i](...)`` or ``getattr(obj, ...i...)``: a loop over cells, not over a tensor axis
     (``i`` the loop variable, or the index of ``for i, piece in enumerate(pieces)``)."""
-    target = loop.target if isinstance(loop, cst.For) else cst.Name(counter or "")
-    if (isinstance(loop, cst.For) and isinstance(target, cst.Tuple) and _is_builtin_call(loop.iter, "enumerate")
-            and len(target.elements) == 2):
-        target = target.elements[0].value
-    if not isinstance(target, cst.Name):
+    indices = _index_names(loop) if isinstance(loop, cst.For) else {counter or ""}
+    if not indices:
         return False
-    index = target.value
 
     class _Finder(cst.CSTVisitor):
         found = False
 
         def visit_Call(self, call: cst.Call) -> None:
             func = call.func
-            if isinstance(func, cst.Subscript) and any(n.value == index for n in read_name_nodes(func)):
+            if isinstance(func, cst.Subscript) and any(n.value in indices for n in read_name_nodes(func)):
                 self.found = True
             if isinstance(func, cst.Name) and func.value == "getattr" and any(
-                    n.value == index for n in read_name_nodes(call)):
+                    n.value in indices for n in read_name_nodes(call)):
                 self.found = True
 
     finder = _Finder()
     run_visitor(loop.body, finder)
     return finder.found
+
+
+def _index_names(loop: cst.For) -> Set[str]:
+    """The names that count a ``for`` loop's steps: its target when a name, the index of ``for i, x in
+    enumerate(...)``, and a counter the body steps by one (``i = 0`` before, ``i += 1`` in it: Res2Net's)."""
+    target = loop.target
+    if isinstance(target, cst.Tuple) and _is_builtin_call(loop.iter, "enumerate") and len(target.elements) == 2:
+        target = target.elements[0].value
+    found = {target.value} if isinstance(target, cst.Name) else set()
+    for stmt in suite_statements(loop.body):
+        for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+            if (isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign)
+                    and isinstance(small.target, cst.Name) and isinstance(small.value, cst.Integer)
+                    and small.value.value == "1"):
+                found.add(small.target.value)
+    return found
+
+
+def _branches_on_index(loop: cst.For) -> bool:
+    """An ``if`` (or conditional expression) in the body tests a name that counts the loop's steps."""
+    indices = _index_names(loop)
+    return bool(indices) and any(
+        name.value in indices for node in find(loop.body, (cst.If, cst.IfExp)) for name in read_name_nodes(node.test))
 
 
 def _comprehension_calls_by_index(parts: List[cst.BaseExpression], clause: cst.CompFor) -> bool:

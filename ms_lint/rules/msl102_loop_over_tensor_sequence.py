@@ -35,7 +35,8 @@ from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
 from ms_lint.analysis.reaching import reaching_values
-from ms_lint.analysis.shapes import ShapeResolver, init_value, surely_tensor, tensor_by_callers
+from ms_lint.analysis.narrowing import narrowed_names
+from ms_lint.analysis.shapes import ShapeResolver, init_value, parents_in, surely_tensor, tensor_by_callers
 from ms_lint.walk import find, run_visitor
 from ms_lint.analysis.values import OPTIMIZER_BASES, FunctionValues, Kind, inherits_base
 
@@ -194,19 +195,37 @@ class _Origins:
             found = self.of_length(header.length, depth + 1) if header.length is not None else next(
                 (o for o in (self.of(seq, depth + 1) for seq in header.sequences) if o is not None), None)
             if found is None and header.length is None:
-                found = self._rows_of(header.sequences)
+                found = self._rows_of(stmt, header, name)
             if found is not None:
                 return found
         return None
 
-    def _rows_of(self, sequences: List[cst.BaseExpression]) -> Optional[Origin]:
-        """A loop over the rows of one certain Tensor (``zip(x, duration)`` in mindaudio's ``LengthRegulator.LR``,
-        where a holder passes ``x`` and ``duration`` from ops): what it appends is one tensor per row. The evidence
-        MSL101 asks of a loop over a Tensor (``surely_tensor``, ``tensor_by_callers``)."""
-        resolver = ShapeResolver(self.ctx, self.values.func, self.values)
-        for seq in sequences:
-            if surely_tensor(resolver, seq, self.values.func) or tensor_by_callers(resolver, seq, self.values.func):
-                return Origin(f"a list with one tensor per row of `{short_code(seq)}`", "list")
+    def _rows_of(self, loop: cst.For, header: "Header", name: str) -> Optional[Origin]:
+        """A loop over the rows of one certain Tensor that appends one Tensor per row to ``name`` (``zip(x,
+        duration)`` in mindaudio's ``LengthRegulator.LR``, where a holder passes ``x`` and ``duration`` from ops): a
+        list with one tensor per row. The evidence MSL101 asks of a loop over a Tensor (``surely_tensor``,
+        ``tensor_by_callers``), and its exemptions: a loop that calls a cell per step (a ``CellList`` zipped in,
+        ``seq[i](...)``), one under an ``isinstance(x, list)`` test, one that may stop early. Never fixed: a helper
+        handed such a list may be handed the Tensor itself elsewhere, which ``HyperMap`` would not walk by rows."""
+        func = self.values.func
+        body = [small for inner in walk_statements(suite_statements(loop.body), into_defs=False)
+                for small in (inner.body if isinstance(inner, cst.SimpleStatementLine) else ())]
+        appended = [found[1] for found in map(_collection, body) if found is not None and found[0] == name]
+        if not appended or any(self.values.kind(value) is not Kind.TENSOR for value in appended):
+            return None  # ``lens.append(r.shape[0])``: Python ints
+        if (find(loop.body, (cst.Break, cst.Return), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+                or any(self.values.kind(seq) is Kind.CELL_SEQ for seq in header.sequences)
+                or any(isinstance(call.func, cst.Subscript) for call in find(loop.body, cst.Call))):
+            return None
+        narrowed = narrowed_names(self.ctx, loop, func, parents_in(func).get)
+        resolver = ShapeResolver(self.ctx, func, self.values)
+        for seq in header.sequences:
+            if isinstance(seq, cst.Name) and seq.value in narrowed:
+                continue
+            if surely_tensor(resolver, seq, func) or tensor_by_callers(resolver, seq, func):
+                return Origin(f"a list with one tensor per row of `{short_code(seq)}`", "list",
+                              f"it holds one tensor per row of `{short_code(seq)}`: where the helper is handed the "
+                              "Tensor itself, `HyperMap` would not walk its rows")
         return None
 
     def _attribute(self, expr: cst.Attribute, kind: Kind) -> Optional[Origin]:
@@ -381,7 +400,7 @@ class _Origins:
             found = getattr(_Origins(context, context.values(caller)), how)(arg, depth + 1)
             if found is not None:
                 if how == "of_length":
-                    return found
+                    return found if unfixable is None else Origin(found.description, found.container, unfixable)
                 found_any = found_any or found
                 containers.add(found.container)
             else:
