@@ -845,3 +845,27 @@ def test_a_helper_handed_a_row_list_and_the_tensor_itself_gets_no_fix():
 def test_lists_that_are_no_row_lists_give_no_sequence(build):
     code = ROWS.format(build=build, also="")
     assert [f for f in findings(code) if f.line == line_of(code, "for s in seq:")] == []
+
+
+def test_a_helper_another_call_hands_what_may_be_one_tensor_gets_no_fix():
+    """An independent review's reproducer (an older gap): ``normalize(y)`` with ``y`` a ``construct`` argument."""
+    code = HEAD + """
+class Net(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.weights = ms.ParameterTuple(net.trainable_params())
+
+    def normalize(self, seq):
+        out = ()
+        for s in seq:
+            out += (ops.softmax(s, axis=0),)
+        return out
+
+    def construct(self, x, y):
+        return self.normalize(self.weights), self.normalize({second})
+"""
+    found = findings(code.format(second="y"))
+    assert len(found) == 1 and found[0].fix is None
+    assert "`construct` also passes `y`, which may be one Tensor" in found[0].detail
+    found = findings(code.format(second="self.weights"))
+    assert len(found) == 1 and found[0].fix is not None

@@ -405,6 +405,9 @@ class _Origins:
                 containers.add(found.container)
             else:
                 containers.add("unknown")
+                if how == "of" and context.values(caller).kind(arg) is Kind.TENSOR and unfixable is None:
+                    unfixable = (f"`{caller.name.value}` also passes `{cut(short_code(arg), 30)}`, which may be one "
+                                 "Tensor: `HyperMap` would apply the function to it whole, not row by row")
         if found_any is None:
             return None
         return Origin(f"`{name}`", containers.pop() if len(containers) == 1 else "unknown",
