@@ -25,7 +25,8 @@ from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
 from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_time_helper, read_name_nodes
 from ms_lint.analysis.effects import does_graph_work
 from ms_lint.analysis.narrowing import narrowed_names
-from ms_lint.analysis.shapes import ShapeRef, ShapeResolver, surely_tensor, tensor_by_callers, while_counter
+from ms_lint.analysis.shapes import (ShapeRef, ShapeResolver, parents_in, surely_tensor, tensor_by_callers,
+                                     while_counter)
 from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
@@ -425,7 +426,6 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         super().__init__(context)
         self._resolvers: dict = {}
         self._sum_fixes: dict = {}  # id(loop) -> (the map-and-sum fix or None, why not)
-        self._function_parents: dict = {}  # id(function) -> its nodes' parents (``_parents``)
         self._by_callers = None  # the call that makes the iterable a Tensor (``tensor_by_callers``), per loop
         self._named_pieces = None  # (name, the Tensor it holds the pieces of) (``pieces_through``), per loop
 
@@ -598,18 +598,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
 
     def _parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
         """Each node's parent in the current function (``context.parent`` may not hold a comprehension's yet)."""
-        function = self.function
-        assert function is not None
-        if id(function) not in self._function_parents:
-            parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-            pending: List[cst.CSTNode] = [function]
-            while pending:
-                node = pending.pop()
-                for child in node.children:
-                    parents[child] = node
-                    pending.append(child)
-            self._function_parents[id(function)] = parents
-        return self._function_parents[id(function)]
+        assert self.function is not None
+        return parents_in(self.function)
 
     def _no_fix_note(self) -> str:
         """Why a loop found through ``tensor_by_callers`` or ``pieces_through`` gets no fix."""
