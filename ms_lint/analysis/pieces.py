@@ -9,9 +9,8 @@ from typing import Collection, Dict, List, Optional, Tuple
 import libcst as cst
 
 from ms_lint.analysis.shapes import init_value, is_self_attr
+from ms_lint.analysis.values import MAPPERS
 from ms_lint.cstutil import call_name_args
-
-MAPPERS = {"mindspore.ops.HyperMap", "mindspore.ops.Map"}
 
 PIECE_FUNCTIONS = {"mindspore.ops.split", "mindspore.ops.chunk", "mindspore.ops.tensor_split",
                    "mindspore.ops.unstack", "mindspore.ops.unbind", "mindspore.mint.split", "mindspore.mint.chunk",

@@ -13,7 +13,7 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.reaching import reaching_values
-from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind
+from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind, written_from_outside
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
@@ -616,7 +616,7 @@ def _one_tensor_attribute(context: ModuleContext, owner: Optional[str], attr: st
     ``__init__``'s own body (not under an ``if``), to ``Parameter(...)``/``Tensor(...)``; no class body of the
     chain binds the name (a class attribute is what an instance without the assignment reads); no subclass in
     the module binds it again, and none derives from ``owner`` in another module (its writes are not read here);
-    and no statement of the module assigns ``<other>.attr``."""
+    and no statement of the module assigns ``<other>.attr`` (``values.written_from_outside``)."""
     attributes = context.attributes
     if owner is None or attributes.made_by(owner, attr) not in SINGLE_TENSOR_BUILDERS:
         return False
@@ -644,10 +644,7 @@ def _one_tensor_attribute(context: ModuleContext, owner: Optional[str], attr: st
     project = context.project
     if project is not None and project.subclassed_elsewhere(owner):
         return False
-    return not any(
-        type(target) is cst.Attribute and target.attr.value == attr and not is_self_attr(target)
-        for node in find(context.module, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-        for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target]))
+    return not written_from_outside(context.module, attr)
 
 
 def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: str, active: Set[str]) -> bool:

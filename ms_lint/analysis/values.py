@@ -531,7 +531,7 @@ class ClassAttributes:
             return Kind.UNKNOWN
         if attributes.kind(held, attr) is not Kind.TENSOR or attr not in attributes.assigned(held, uniform=True):
             return Kind.UNKNOWN
-        if any(_written_from_outside(module, name) for module in modules for name in (attr, holder)):
+        if any(written_from_outside(module, name) for module in modules for name in (attr, holder)):
             return Kind.UNKNOWN  # ``self.accumulator.sync = False`` / ``step.accumulator = Other()`` somewhere
         return Kind.TENSOR
 
@@ -589,7 +589,7 @@ class ClassAttributes:
         return None
 
 
-def _written_from_outside(module: cst.Module, attr: str) -> bool:
+def written_from_outside(module: cst.Module, attr: str) -> bool:
     """Does a statement of the module bind ``<x>.<attr>`` for an ``x`` other than ``self`` (also inside a tuple
     target), or call ``setattr(<any>, "<attr>", ...)``? (A write in a third module is not seen.)"""
     for node in find(module, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Call)):
