@@ -363,46 +363,6 @@ class TensorConditionBranch(Rule):
         Invalid(
             """
             import mindspore as ms
-            from mindspore import nn, ops
-
-
-            class GradAccumulator:
-                def __init__(self, steps):
-                    self.sync = ms.Parameter(ms.Tensor(True), requires_grad=False)
-                    self.count = ms.Parameter(ms.Tensor(0, ms.int32), requires_grad=False)
-                    self.steps = steps
-                    self.step = self._step if steps > 1 else self._no_step
-
-                def _no_step(self, grads):
-                    return grads
-
-                def _step(self, grads):
-                    ops.assign_add(self.count, 1)
-                    ops.assign(self.sync, self.count % self.steps == 0)
-                    return grads
-
-
-            class TrainStep(nn.Cell):
-                def __init__(self, net, optimizer, steps=4):
-                    super().__init__()
-                    self.net = net
-                    self.optimizer = optimizer
-                    self.accumulator = GradAccumulator(steps)
-
-                @property
-                def sync_gradients(self):
-                    return self.accumulator.sync
-
-                def construct(self, x):
-                    grads = self.accumulator.step(self.net(x))
-                    if self.sync_gradients:
-                        self.optimizer(grads)
-                    return grads
-            """,
-        ),
-        Invalid(
-            """
-            import mindspore as ms
             from mindspore import ops
 
 
@@ -921,6 +881,46 @@ class TensorConditionBranch(Rule):
                 def construct(self, energy):
                     energy = ops.where(self.has_padding, energy - self.padding_energy, energy)
                     return energy
+            """,
+        ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class GradAccumulator:
+                def __init__(self, steps):
+                    self.sync = ms.Parameter(ms.Tensor(True), requires_grad=False)
+                    self.count = ms.Parameter(ms.Tensor(0, ms.int32), requires_grad=False)
+                    self.steps = steps
+                    self.step = self._step if steps > 1 else self._no_step
+
+                def _no_step(self, grads):
+                    return grads
+
+                def _step(self, grads):
+                    ops.assign_add(self.count, 1)
+                    ops.assign(self.sync, self.count % self.steps == 0)
+                    return grads
+
+
+            class TrainStep(nn.Cell):
+                def __init__(self, net, optimizer, steps=4):
+                    super().__init__()
+                    self.net = net
+                    self.optimizer = optimizer
+                    self.accumulator = GradAccumulator(steps)
+
+                @property
+                def sync_gradients(self):
+                    return self.accumulator.sync
+
+                def construct(self, x):
+                    grads = self.accumulator.step(self.net(x))
+                    if self.sync_gradients:
+                        self.optimizer(grads)
+                    return grads
             """,
         ),
     ]
