@@ -1585,3 +1585,51 @@ def test_a_held_object_of_a_class_in_another_module(tmp_path):
 def test_a_private_mindspore_helper_is_not_taken_for_an_op(imported, test, flagged):
     code = jit(f"if {test}:\n    x = x + 1\nreturn x").replace(HEAD, HEAD + imported + "\n\n\n")
     assert [f.line for f in findings(code)] == ([line_of(code, f"if {test}:")] if flagged else [])
+
+
+# -- a test only evaluated when not training, on a name that is a Tensor only when training (mindone's DAC) --------
+QUANTIZE = HEAD + """
+class Quantize(nn.Cell):
+    def __init__(self, n_codebooks=8):
+        super().__init__()
+        self.n_codebooks = n_codebooks
+        self.quantizers = nn.CellList([nn.Dense(4, 4) for _ in range(n_codebooks)])
+
+    def construct(self, hidden, n_quantizers: int = None):
+        n_quantizers = n_quantizers if n_quantizers is not None else self.n_codebooks
+{training}
+        out = hidden
+        for i, quantizer in enumerate(self.quantizers):
+{test}
+            out = out + quantizer(hidden)
+        return out
+"""
+TRAINING = "        if self.training:\n            n_quantizers = ops.ones((hidden.shape[0],), ms.int32) * self.n_codebooks"
+
+
+@pytest.mark.parametrize("training, test", [
+    (TRAINING, "            if self.training is False and i >= n_quantizers:\n                break"),
+    (TRAINING, "            if not self.training and i >= n_quantizers:\n                break"),
+    (TRAINING, "            if not self.training:\n                if i >= n_quantizers:\n                    break"),
+    (TRAINING, "            if self.training:\n                pass\n            elif i >= n_quantizers:\n"
+               "                break"),
+    (TRAINING.replace("if self.training:", "if not self.training:\n            pass\n        else:"),
+     "            if self.training is False and i >= n_quantizers:\n                break"),
+])
+def test_a_name_that_is_a_tensor_only_when_training_is_a_python_value_where_training_is_false(training, test):
+    code = QUANTIZE.format(training=training, test=test)
+    assert findings(code) == []
+
+
+@pytest.mark.parametrize("training, test", [
+    (TRAINING, "            if self.training and i >= n_quantizers:\n                break"),  # training: a Tensor
+    (TRAINING, "            if i >= n_quantizers:\n                break"),  # either way
+    # a Tensor when not training too
+    (TRAINING + "\n        else:\n            n_quantizers = ops.ones((1,), ms.int32)",
+     "            if self.training is False and i >= n_quantizers:\n                break"),
+    ("        n_quantizers = ops.ones((hidden.shape[0],), ms.int32)",
+     "            if self.training is False and i >= n_quantizers:\n                break"),
+])
+def test_where_the_name_may_be_a_tensor_the_test_is_still_flagged(training, test):
+    code = QUANTIZE.format(training=training, test=test)
+    assert [f.line for f in findings(code)] == [line_of(code, "i >= n_quantizers")]

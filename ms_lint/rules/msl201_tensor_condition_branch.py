@@ -34,6 +34,8 @@ from ms_lint.rewrites.where_shapes import names_bound_in, names_read, select_sha
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
 from ms_lint.analysis.narrowing import is_narrowed_operand, narrowed_names
+from ms_lint.analysis.shapes import parents_in
+from ms_lint.analysis.training import training_only_tensor
 from ms_lint.analysis.values import (
     FunctionValues, Kind, is_literal, never_tensor, optional_member, reads_no_locals, root_param_kinds,
 )
@@ -991,7 +993,8 @@ class TensorConditionBranch(Rule):
         # argument: as often a Python flag the caller passes as a Tensor; call sites in this module decide it.
         operands = [o for o in _truth_operands(test) if values.kind(o) is Kind.TENSOR]
         operands = [o for o in operands
-                    if not is_narrowed_operand(o, narrowed_names(self.context, o, values.func))]
+                    if not is_narrowed_operand(o, narrowed_names(self.context, o, values.func))
+                    and not training_only_tensor(values, o, parents_in(values.func).get)]
         if not operands:
             return False  # ``isinstance(arg, (list, tuple)) and not arg``: a Python list, whatever callers pass
         return not all(self._python_operand(values, o) for o in operands)
