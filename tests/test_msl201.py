@@ -1629,6 +1629,11 @@ def test_a_name_that_is_a_tensor_only_when_training_is_a_python_value_where_trai
      "            if self.training is False and i >= n_quantizers:\n                break"),
     ("        n_quantizers = ops.ones((hidden.shape[0],), ms.int32)",
      "            if self.training is False and i >= n_quantizers:\n                break"),
+    # an independent review's reproducers: the flag changes inside construct, after the Tensor binding
+    (TRAINING + "\n            self.training = False",
+     "            if self.training is False and i >= n_quantizers:\n                break"),
+    (TRAINING + "\n            self.set_train(False)",
+     "            if not self.training and i >= n_quantizers:\n                break"),
 ])
 def test_where_the_name_may_be_a_tensor_the_test_is_still_flagged(training, test):
     code = QUANTIZE.format(training=training, test=test)

@@ -13,6 +13,8 @@ import libcst as cst
 
 from ms_lint.analysis.reaching import ENTRY
 from ms_lint.cstutil import is_self_attr
+from ms_lint.treememo import tree_memo
+from ms_lint.walk import find
 
 
 def _training_truth(test: cst.BaseExpression) -> Optional[bool]:
@@ -68,6 +70,24 @@ def _in_training_block(stmt: cst.CSTNode, func: cst.FunctionDef,
     return False
 
 
+@tree_memo
+def _changes_training(func: cst.FunctionDef) -> bool:
+    """Does the function bind ``self.training`` or ``self`` itself, or call ``self.set_train(...)`` /
+    ``self.train(...)``? Then the flag a test reads may not be the one a binding ran under."""
+    for node in find(func, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Call)):
+        if type(node) is cst.Call:
+            if is_self_attr(node.func, "set_train") or is_self_attr(node.func, "train"):
+                return True
+            continue
+        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+        for target in targets:
+            for part in [target, *find(target, (cst.Attribute, cst.Name))]:
+                if is_self_attr(part, "training") or (type(part) is cst.Name and part.value == "self"
+                                                      and part is target):
+                    return True
+    return False
+
+
 def _plain_names(expr: cst.BaseExpression) -> Optional[list]:
     """The names of an operand made only of names, literals, comparisons and arithmetic; None otherwise (a call,
     a subscript, an attribute have kinds of their own, not told apart here)."""
@@ -101,7 +121,7 @@ def training_only_tensor(values, operand: cst.BaseExpression,
 
     func = values.func
     names = _plain_names(operand)
-    if not names or not not_training_at(operand, func, parent_of):
+    if not names or _changes_training(func) or not not_training_at(operand, func, parent_of):
         return False
     sequence = values.sequence
     found_tensor = False
