@@ -52,9 +52,8 @@ def pieces_through(context, owner: Optional[str], expr: cst.BaseExpression,
     function is such an expression (``log_split = ops.split(x, 3)``), or a ``Map``/``HyperMap`` applied over them
     (``self.map(self.softmax, log_split)``: one result per piece). ``bindings``: the function's plain bindings
     (``ShapeResolver.bindings``); a parameter is never followed (its value on entry is the caller's)."""
-    found = pieces_of(context, owner, expr)
-    if found is not None:
-        return None if _uneven(context, owner, expr, bindings) else found  # type: ignore[arg-type]
+    if pieces_of(context, owner, expr) is not None:
+        return even_pieces_of(context, owner, expr, bindings)  # type: ignore[arg-type]
     if depth > 3:
         return None
     if type(expr) is cst.Name:
@@ -74,6 +73,13 @@ def pieces_through(context, owner: Optional[str], expr: cst.BaseExpression,
 _SECTIONS_KEYWORDS = {"split_size_or_sections", "indices_or_sections", "sections", "split_size"}
 # functions whose second argument may be a list of sizes or indices, not only a count
 _SIZED_SPLITS = {"mindspore.ops.split", "mindspore.ops.tensor_split", "mindspore.mint.split"}
+
+
+def even_pieces_of(context, owner: Optional[str], expr: cst.BaseExpression, bindings
+                   ) -> Optional[cst.BaseExpression]:
+    """``pieces_of``, unless the split may give pieces of different shapes (``_uneven``)."""
+    found = pieces_of(context, owner, expr)
+    return None if found is None or _uneven(context, owner, expr, bindings) else found  # type: ignore[arg-type]
 
 
 def _uneven(context, owner: Optional[str], call: cst.Call, bindings) -> bool:

@@ -595,9 +595,10 @@ def _passes_tensor(caller: "ShapeResolver", passed: cst.BaseExpression) -> bool:
         return True
     if type(passed) is not cst.Name or passed.value in caller.values.parameters:
         return False
-    line = parents_in(function).get(passed)
+    parents = parents_in(function)
+    line = parents.get(passed)
     while line is not None and not isinstance(line, cst.BaseStatement):
-        line = parents_in(function).get(line)
+        line = parents.get(line)
     if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
         return False  # ``d = (1, 2); f(d)``: the reaching bindings are read per line, not per statement
     reaching = reaching_values(caller.values.sequence, passed)

@@ -7,7 +7,7 @@ from bindings made inside ``if self.training:`` blocks: then, where it is evalua
 bindings give."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Set
 
 import libcst as cst
 
@@ -38,36 +38,38 @@ def _training_truth(test: cst.BaseExpression) -> Optional[bool]:
     return None
 
 
+def _proven_training(node: cst.CSTNode, func: cst.FunctionDef,
+                     parent_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> Set[bool]:
+    """What the ancestors of ``node`` up to ``func`` prove ``self.training`` is where ``node`` runs: the left of an
+    ``and`` whose right holds it, the test of an ``if`` whose body (``else``) holds it."""
+    proven: Set[bool] = set()
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not func:
+        kind = type(parent)
+        truth = None
+        if kind is cst.BooleanOperation and parent.right is child and type(parent.operator) is cst.And:
+            truth = _training_truth(parent.left)
+        elif kind is cst.If and child is not parent.test:
+            truth = _training_truth(parent.test)
+            truth = None if truth is None else truth == (child is parent.body)
+        if truth is not None:
+            proven.add(truth)
+        child, parent = parent, parent_of(parent)
+    return proven
+
+
 def not_training_at(node: cst.CSTNode, func: cst.FunctionDef,
                     parent_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> bool:
     """Is ``self.training`` proven False where ``node`` is evaluated: on the right of ``<not training> and ...``,
     in the body of ``if <not training>:``, in the ``else`` of ``if self.training:``?"""
-    child, parent = node, parent_of(node)
-    while parent is not None and parent is not func:
-        kind = type(parent)
-        if kind is cst.BooleanOperation and parent.right is child and type(parent.operator) is cst.And:
-            if _training_truth(parent.left) is False:
-                return True
-        elif kind is cst.If and child is not parent.test:
-            truth = _training_truth(parent.test)
-            if truth is not None and (truth is False) == (child is parent.body):
-                return True
-        child, parent = parent, parent_of(parent)
-    return False
+    return False in _proven_training(node, func, parent_of)
 
 
 def _in_training_block(stmt: cst.CSTNode, func: cst.FunctionDef,
                        parent_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> bool:
     """Does ``stmt`` run only when ``self.training`` is True (the body of ``if self.training:``, the ``else`` of
-    ``if not self.training:``)?"""
-    child, parent = stmt, parent_of(stmt)
-    while parent is not None and parent is not func:
-        if type(parent) is cst.If and child is not parent.test:
-            truth = _training_truth(parent.test)
-            if truth is not None and truth == (child is parent.body):
-                return True
-        child, parent = parent, parent_of(parent)
-    return False
+    ``if not self.training:``)? (A statement is never the right of an ``and``.)"""
+    return True in _proven_training(stmt, func, parent_of)
 
 
 @tree_memo
@@ -81,10 +83,9 @@ def _changes_training(func: cst.FunctionDef) -> bool:
             continue
         targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
         for target in targets:
-            for part in [target, *find(target, (cst.Attribute, cst.Name))]:
-                if is_self_attr(part, "training") or (type(part) is cst.Name and part.value == "self"
-                                                      and part is target):
-                    return True
+            if (type(target) is cst.Name and target.value == "self") or any(
+                    is_self_attr(part, "training") for part in [target, *find(target, cst.Attribute)]):
+                return True
     return False
 
 

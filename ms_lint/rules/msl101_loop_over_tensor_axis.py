@@ -31,7 +31,7 @@ from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
-from ms_lint.analysis.pieces import pieces_of, pieces_through
+from ms_lint.analysis.pieces import even_pieces_of, pieces_through
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 from ms_lint.walk import find, run_visitor
@@ -555,8 +555,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         ``surely_tensor`` for the evidence needed."""
         owner = self.context.scope.owner_of.get(self.function)
         found = (unstack_source(self.context, owner, expr) is not None
-                 or (pieces_of(self.context, owner, expr) is not None and pieces_through(
-                     self.context, owner, expr, self._resolver().bindings(), self.values.parameters) is not None)
+                 or even_pieces_of(self.context, owner, expr, self._resolver().bindings()) is not None
                  or surely_tensor(self._resolver(), expr, self.function))
         if not found and type(expr) is cst.Name:
             source = pieces_through(self.context, owner, expr, self._resolver().bindings(), self.values.parameters)

@@ -185,33 +185,31 @@ class _Origins:
         for stmt in walk_statements(suite_statements(self.values.func.body), into_defs=False):
             if not isinstance(stmt, cst.For):
                 continue
-            collects = any(
-                (_collection(small) or ("",))[0] == name
-                for inner in walk_statements(suite_statements(stmt.body), into_defs=False)
-                for small in (inner.body if isinstance(inner, cst.SimpleStatementLine) else ()))
-            if not collects:
+            appended = [found[1] for found in map(_collection, (
+                small for inner in walk_statements(suite_statements(stmt.body), into_defs=False)
+                for small in (inner.body if isinstance(inner, cst.SimpleStatementLine) else ())))
+                if found is not None and found[0] == name]
+            if not appended:
                 continue
             header = parse_header(stmt.iter, stmt.target)
             found = self.of_length(header.length, depth + 1) if header.length is not None else next(
                 (o for o in (self.of(seq, depth + 1) for seq in header.sequences) if o is not None), None)
             if found is None and header.length is None:
-                found = self._rows_of(stmt, header, name)
+                found = self._rows_of(stmt, header, appended)
             if found is not None:
                 return found
         return None
 
-    def _rows_of(self, loop: cst.For, header: "Header", name: str) -> Optional[Origin]:
-        """A loop over the rows of one certain Tensor that appends one Tensor per row to ``name`` (``zip(x,
+    def _rows_of(self, loop: cst.For, header: "Header", appended: List[cst.BaseExpression]) -> Optional[Origin]:
+        """A loop over the rows of one certain Tensor that appends one Tensor per row (``appended``: what it adds to
+        the list, each a Tensor) (``zip(x,
         duration)`` in mindaudio's ``LengthRegulator.LR``, where a holder passes ``x`` and ``duration`` from ops): a
         list with one tensor per row. The evidence MSL101 asks of a loop over a Tensor (``surely_tensor``,
         ``tensor_by_callers``), and its exemptions: a loop that calls a cell per step (a ``CellList`` zipped in,
         ``seq[i](...)``), one under an ``isinstance(x, list)`` test, one that may stop early. Never fixed: a helper
         handed such a list may be handed the Tensor itself elsewhere, which ``HyperMap`` would not walk by rows."""
         func = self.values.func
-        body = [small for inner in walk_statements(suite_statements(loop.body), into_defs=False)
-                for small in (inner.body if isinstance(inner, cst.SimpleStatementLine) else ())]
-        appended = [found[1] for found in map(_collection, body) if found is not None and found[0] == name]
-        if not appended or any(self.values.kind(value) is not Kind.TENSOR for value in appended):
+        if any(self.values.kind(value) is not Kind.TENSOR for value in appended):
             return None  # ``lens.append(r.shape[0])``: Python ints
         if (find(loop.body, (cst.Break, cst.Return), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
                 or any(self.values.kind(seq) is Kind.CELL_SEQ for seq in header.sequences)
