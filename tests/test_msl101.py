@@ -2418,3 +2418,102 @@ def test_a_walk_over_pieces_with_code_per_piece_is_not_flagged(loop):
     assert flagged_lines(body) == []
     same_code = LEVELS.format(loop=textwrap.indent("for piece in pieces:\n    loss += ops.exp(piece).sum()", " " * 12))
     assert flagged_lines(same_code) == [10]
+
+
+# -- a list with one item per row of a Tensor, built by a comprehension (mindnlp's ChatGLM ``get_masks``) ---------
+ROW_LIST = """\
+    class Masks(nn.Cell):
+        def __init__(self, bos=3):
+            super().__init__()
+            self.bos = bos
+            self.blocks = nn.CellList([nn.Dense(4, 4) for _ in range(3)])
+
+        def construct(self, input_ids: ms.Tensor, mask: ms.Tensor):
+            lengths = [row.sum() for row in input_ids]
+            {between}
+            {loop}
+            return mask
+    """
+ROW_LIST_LOOP = "for i, n in enumerate(lengths):\n                mask[i, :n] = 1"
+
+
+def row_list_case(loop: str = ROW_LIST_LOOP, between: str = "pass", bind: str = "lengths = [row.sum() for row in input_ids]"):
+    return ROW_LIST.format(loop=loop, between=between).replace("lengths = [row.sum() for row in input_ids]", bind)
+
+
+@pytest.mark.parametrize("loop", [
+    ROW_LIST_LOOP,
+    "for n in lengths:\n                mask = mask + ops.ones_like(mask) * n",
+    "for n, row in zip(lengths, input_ids):\n                mask = mask + row * n",
+    "mask = ops.stack([ops.ones_like(mask[0]) * n for n in lengths])",
+])
+def test_a_loop_over_a_list_built_per_row_of_a_tensor_is_unrolled_per_row(loop):
+    body = row_list_case(loop)
+    assert flagged_lines(body) == [8, 10]  # the comprehension that builds it, and the walk over it
+    walk = [f for f in findings(body) if f.line - HEADER.count("\n") == 10][0]
+    assert walk.fix is None
+    if "zip" not in loop:
+        assert "`lengths` (one per row of `input_ids`)" in walk.message
+        assert "it walks `lengths`, a list with one item per row of `input_ids`" in walk.detail
+
+
+@pytest.mark.parametrize("between, bind", [
+    ("lengths.append(ops.ones(()))", None),  # grown: one more than the rows
+    ("lengths = lengths[1:]", None),  # rebound
+    ("lengths[0:1] = []", None),  # a slice assignment may change its length
+    ("del lengths[0]", None),
+    ("self.trim(lengths)", None),  # a call it is handed may change it
+    ("f = lambda: lengths.pop()", None),  # a nested function that reads it
+    ("pass", "lengths = [row.sum() for row in input_ids if row.sum() > 0]"),  # filtered
+    ("pass", "lengths = [a for row in input_ids for a in row]"),  # two clauses: rows times columns
+    ("pass", "lengths = [cell(input_ids) for cell in self.blocks]"),  # a CellList, not a Tensor
+    ("pass", "lengths = [row for row in ops.split(input_ids, 2)]"),  # a split's pieces: not followed
+    ("pass", "lengths = [ids for ids in self.bos_ids]"),  # config
+])
+def test_a_list_that_may_not_hold_one_item_per_row_is_not_followed(between, bind):
+    body = row_list_case(between=between, bind=bind or "lengths = [row.sum() for row in input_ids]")
+    walk_line = textwrap.dedent(body).splitlines().index("        for i, n in enumerate(lengths):") + 1
+    assert walk_line not in flagged_lines(body)
+
+
+def test_a_list_walk_over_rows_keeps_the_layer_stack_exemption():
+    body = row_list_case("for i, n in enumerate(lengths):\n                mask = self.blocks[i](mask) * n")
+    assert flagged_lines(body) == [8]
+
+
+# An independent review's reproducers for the row lists.
+NARROWED_ROWS = """\
+    class Masks(nn.Cell):
+        def get_masks(self, ids{annotation}):
+            {guard}
+            lengths = [len(r) for r in ids]
+            out = ops.zeros((2,))
+            for i, n in enumerate(lengths):
+                out = out + ops.ones((2,)) * n
+            return out
+
+        def construct(self, x: ms.Tensor):
+            return self.get_masks(x)
+    """
+
+
+@pytest.mark.parametrize("annotation, guard", [
+    ("", "if isinstance(ids, ms.Tensor):\n                return ids"),  # a list after the early return
+    (": ms.Tensor", "if not isinstance(ids, (list, tuple)):\n                return ids"),
+])
+def test_a_row_list_of_a_name_narrowed_to_a_python_list_is_not_followed(annotation, guard):
+    body = NARROWED_ROWS.format(annotation=annotation, guard=guard)
+    assert flagged_lines(body) == []
+    plain = NARROWED_ROWS.format(annotation=": ms.Tensor", guard="pass")
+    assert 6 in flagged_lines(plain)
+
+
+@pytest.mark.parametrize("bind, flagged", [
+    ("self.cache = lengths = [row.sum() for row in input_ids]", False),  # another name may grow it
+    ("lengths: list = [row.sum() for row in input_ids]", True),
+    ("lengths = [int(v) for v in input_ids.numpy()]", False),  # a NumPy array: host code
+])
+def test_row_list_bindings(bind, flagged):
+    body = row_list_case(bind=bind)
+    walk_line = textwrap.dedent(body).splitlines().index("        for i, n in enumerate(lengths):") + 1
+    assert (walk_line in flagged_lines(body)) is flagged

@@ -1,16 +1,20 @@
 """Expressions whose value is the pieces of one Tensor along an axis: ``ops.split(x, 2)``, ``ops.chunk(x, 4)``,
 ``ops.unstack(x)``, ``P.Split(axis, n)(x)`` or ``self.split(x)`` with ``self.split = P.Split(...)`` set in
 ``__init__`` (through ``.shard(...)`` / ``.add_prim_attr(...)``, as parallel code writes it). A loop over them is
-unrolled once per piece (MSL101): the count is the split's, however it is given."""
+unrolled once per piece (MSL101): the count is the split's, however it is given.
+
+Also a local list built by a comprehension over a Tensor (``lengths = [row.sum() for row in ids]``: one item per
+row, ``rows_through``): a loop over it is unrolled once per row again."""
 from __future__ import annotations
 
-from typing import Collection, Dict, List, Optional, Tuple
+from typing import Callable, Collection, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.shapes import init_value, is_self_attr
+from ms_lint.analysis.shapes import init_value, is_self_attr, parents_in
 from ms_lint.analysis.values import MAPPERS
-from ms_lint.cstutil import call_name_args
+from ms_lint.cstutil import call_name_args, code_of
+from ms_lint.walk import find
 
 PIECE_FUNCTIONS = {"mindspore.ops.split", "mindspore.ops.chunk", "mindspore.ops.tensor_split",
                    "mindspore.ops.unstack", "mindspore.ops.unbind", "mindspore.mint.split", "mindspore.mint.chunk",
@@ -110,3 +114,84 @@ def _is_mapper(context, owner: Optional[str], func: cst.BaseExpression) -> bool:
     if isinstance(func, cst.Attribute) and is_self_attr(func):
         func = init_value(context, owner, func.attr.value)
     return isinstance(func, cst.Call) and context.imports.qualify(func.func) in MAPPERS
+
+
+# Builtins that read a list without changing its length (``enumerate(rows)``, ``len(rows)``).
+_READERS = {"enumerate", "zip", "len"}
+_TARGET_HOLDERS = (cst.Element, cst.StarredElement, cst.Tuple, cst.List)
+
+
+def rows_through(expr: cst.BaseExpression, function: cst.FunctionDef,
+                 bindings: Dict[str, List[Tuple[Optional[cst.BaseExpression], Optional[int]]]],
+                 parameters: Collection[str], is_tensor: Callable[[cst.BaseExpression], bool]
+                 ) -> Optional[cst.BaseExpression]:
+    """The Tensor a local list holds one item per row of, or None: ``expr`` is a name every binding of which in
+    ``function`` is a list comprehension with one ``for`` clause and no condition, over an expression
+    ``is_tensor`` accepts (the evidence MSL101 asks before it reports the comprehension itself); and the function
+    only iterates the name, indexes it or hands it to ``enumerate``/``zip``/``len``, so its length stays the
+    Tensor's first axis (an ``append``, a slice assignment, a call that is handed it, a nested function that reads
+    it, a second target of its binding: not followed). ChatGLM's ``context_lengths = [seq.asnumpy().tolist().index(bos) for seq in input_ids]``
+    then ``for i, n in enumerate(context_lengths)``: the second loop is unrolled per row as the first."""
+    if type(expr) is not cst.Name or expr.value in parameters:
+        return None
+    bound = bindings.get(expr.value)
+    if not bound or any(index is not None or type(value) is not cst.ListComp for value, index in bound):
+        return None
+    sources = []
+    for value, _index in bound:
+        clause = value.for_in  # type: ignore[union-attr]
+        if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None \
+                or not is_tensor(clause.iter):
+            return None
+        sources.append(clause.iter)
+    if any(code_of(source) != code_of(sources[0]) for source in sources[1:]):
+        return None
+    return sources[0] if _only_read(expr.value, function) else None
+
+
+def _only_read(name: str, function: cst.FunctionDef) -> bool:
+    """Every use of ``name`` in ``function`` binds it (a plain ``name = ...``), iterates it, indexes it without
+    writing, or hands it to ``enumerate``/``zip``/``len``; none inside a nested function or lambda."""
+    parents = parents_in(function)
+    for node in find(function.body, cst.Name):
+        if node.value != name:
+            continue
+        parent = parents.get(node)
+        if (isinstance(parent, cst.Attribute) and parent.attr is node) or (
+                isinstance(parent, cst.Arg) and parent.keyword is node):
+            continue  # ``x.rows``, ``f(rows=...)``: another thing of that name
+        ancestor = parent
+        while ancestor is not None and ancestor is not function:
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            ancestor = parents.get(ancestor)
+        if isinstance(parent, cst.AssignTarget) and parent.target is node:
+            if len(parents[parent].targets) > 1:  # type: ignore[attr-defined]
+                return False  # ``self.cache = rows = [...]``: the other name may grow it
+            continue
+        if isinstance(parent, cst.AnnAssign) and parent.target is node and parent.value is not None:
+            continue
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+            continue
+        if isinstance(parent, cst.Arg) and parent.value is node and not parent.star and parent.keyword is None:
+            call = parents.get(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _READERS:
+                continue
+            return False
+        if isinstance(parent, cst.Subscript) and parent.value is node and not _written(parent, parents):
+            continue
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in ("index", "count"):
+            continue  # ``rows.index(v)``: a read
+        return False
+    return True
+
+
+def _written(node: cst.CSTNode, parents) -> bool:
+    """Is ``node`` (a subscript) an assignment, ``del`` or loop target, alone or inside a tuple/list target?"""
+    child, parent = node, parents.get(node)
+    while isinstance(parent, _TARGET_HOLDERS):
+        child, parent = parent, parents.get(parent)
+    return (isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AugAssign)
+            and parent.target is child) or (isinstance(parent, cst.AnnAssign) and parent.target is child)
+            or (isinstance(parent, (cst.For, cst.CompFor)) and parent.target is child)
+            or (isinstance(parent, cst.AsName) and parent.name is child))

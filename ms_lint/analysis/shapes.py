@@ -462,7 +462,7 @@ TUPLE_RESULTS = {
     "split", "chunk", "unstack", "unbind", "meshgrid", "topk", "sort", "unique", "unique_consecutive", "max", "min",
     "median", "mode", "kthvalue", "std_mean", "var_mean", "svd", "qr", "eig", "eigh", "slogdet", "lu", "histogram",
     "frexp", "tensor_split", "vsplit", "hsplit", "dsplit", "nonzero", "broadcast_tensors", "aminmax", "cummax",
-    "cummin", "lstsq", "unique_with_pad", "shape", "dyn_shape", "tolist", "asnumpy", "argwhere", "where",
+    "cummin", "lstsq", "unique_with_pad", "shape", "dyn_shape", "tolist", "asnumpy", "numpy", "argwhere", "where",
 }
 
 

@@ -31,7 +31,7 @@ from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
 from ms_lint.rewrites.peeled_buffer import MESSAGE as PEELED_MESSAGE, PeeledBufferBuilder
-from ms_lint.analysis.pieces import even_pieces_of, pieces_through
+from ms_lint.analysis.pieces import even_pieces_of, pieces_through, rows_through
 from ms_lint.rewrites.vmap import VmapBuilder, concat_axis, stack_axis, tuple_accumulation, unstack_source
 from ms_lint.rules.base import ComprehensionHooks, Invalid, Rule
 from ms_lint.walk import find, run_visitor
@@ -420,6 +420,20 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                     return self.regulator(h, duration)
             """,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class Masks(nn.Cell):
+                def construct(self, input_ids: ms.Tensor, mask: ms.Tensor):
+                    lengths = [row.sum() for row in input_ids]
+                    for i, n in enumerate(lengths):
+                        mask[i, :n] = 1
+                    return mask
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -428,6 +442,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         self._sum_fixes: dict = {}  # id(loop) -> (the map-and-sum fix or None, why not)
         self._by_callers = None  # the call that makes the iterable a Tensor (``tensor_by_callers``), per loop
         self._named_pieces = None  # (name, the Tensor it holds the pieces of) (``pieces_through``), per loop
+        self._named_rows = None  # (name, the Tensor it holds one item per row of) (``rows_through``), per loop
 
     def _resolver(self) -> ShapeResolver:
         assert self.function is not None
@@ -446,6 +461,11 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return  # ``if i == 0: q = self.q(piece)``: other code for each piece, a structure, not a map
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
+        if self._named_rows is not None:
+            self.report(node, f"{_short_what(description)}: unrolled per slice; {self._rows_cure(short=True)}",
+                        fix=None, detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per "
+                                         f"row; {self._rows_cure(short=False)}; {self._no_fix_note()}")
+            return
         if self._by_callers is not None or self._named_pieces is not None:
             cure = _cure(carried, sums) if carried else (
                 f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}")
@@ -522,6 +542,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         whose argument makes the iterable a Tensor when only a caller says so (``tensor_by_callers``)."""
         self._by_callers = None
         self._named_pieces = None
+        self._named_rows = None
         resolver = self._resolver()
         if _is_builtin_call(iterable, "range"):
             args = call_name_args(iterable)  # type: ignore[arg-type]
@@ -544,11 +565,30 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 if self._tensor_iterable(value):
                     if self._named_pieces is not None:
                         return f"loop iterates the pieces in `{code_of(value)}` one by one", None
+                    if self._named_rows is not None:
+                        return self._rows_description(), None
                     return f"loop iterates Tensor `{code_of(value)}` row by row", ShapeRef(code_of(value))
             return None
         if self._tensor_iterable(iterable):
+            if self._named_rows is not None:
+                return self._rows_description(), None
             return f"loop iterates `{code_of(iterable)}` slice by slice", None
         return None
+
+    def _rows_cure(self, short: bool) -> str:
+        """The cure for a walk over a list with one item per row (``rows_through``): a Python list takes neither a
+        Tensor counter nor ``ms.vmap``; the work must become Tensor ops over the Tensor the list came from."""
+        _name, source = self._named_rows
+        tensor = cut(code_of(source), 24 if short else 40)
+        if short:
+            return f"compute it with Tensor ops over `{tensor}`"
+        return (f"a Python list takes neither a Tensor counter nor `ms.vmap`: compute its items and this work as "
+                f"Tensor ops over `{tensor}` (a mask from comparing `ops.arange` with a Tensor of the items, a "
+                "gather), or stack the items into one Tensor and map over it")
+
+    def _rows_description(self) -> str:
+        name, source = self._named_rows
+        return f"loop iterates `{code_of(name)}{_PER_ROW}{cut(code_of(source), 40)}`"
 
     def _tensor_iterable(self, expr: cst.BaseExpression) -> bool:
         """A Tensor (or ``ops.unstack(x)``, ``self.split(x)``: a Tensor's pieces) iterated directly; see
@@ -564,11 +604,25 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         if not found:
             self._by_callers = tensor_by_callers(self._resolver(), expr, self.function)
             found = self._by_callers is not None
+        if not found and type(expr) is cst.Name:
+            source = rows_through(expr, self.function, self._resolver().bindings(), self.values.parameters,
+                                  self._rows_source)
+            self._named_rows = (expr, source) if source is not None else None
+            found = source is not None
         if found and type(expr) is cst.Name and (self._comprehension_target(expr)
                                                  or self._reads_narrowed(expr, [expr])):
-            self._by_callers = self._named_pieces = None
+            self._by_callers = self._named_pieces = self._named_rows = None
             return False  # a comprehension's own target, or a name an ``isinstance(x, list)`` test holds true for
         return found
+
+    def _rows_source(self, expr: cst.BaseExpression) -> bool:
+        """What a comprehension that ``rows_through`` follows must iterate: one Tensor, by the evidence
+        ``_tensor_iterable`` asks before it reports a comprehension over it (a list built from a split's pieces
+        is not followed: ``test_a_list_built_from_the_pieces_is_not_taken_for_them``)."""
+        resolver = self._resolver()
+        return (surely_tensor(resolver, expr, self.function)
+                or tensor_by_callers(resolver, expr, self.function) is not None) and not self._reads_narrowed(
+            expr, [expr])  # (``if isinstance(ids, ms.Tensor): return ...`` before it: a list there)
 
     def _reads_narrowed(self, at: cst.CSTNode, parts: List[cst.BaseExpression]) -> bool:
         """``parts`` read a name that an ``isinstance`` or ``type`` test proves a Python value where ``at`` is
@@ -606,6 +660,10 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             name, source = self._named_pieces
             return (f"no automatic rewrite: it walks `{code_of(name)}`, a tuple of the pieces of "
                     f"`{cut(code_of(source), 40)}` (or of a map over them), which the rewrite does not map")
+        if self._named_rows is not None:
+            name, source = self._named_rows
+            return (f"no automatic rewrite: it walks `{code_of(name)}`, a list with one item per row of "
+                    f"`{cut(code_of(source), 40)}`, which the rewrite does not map")
         site = self._by_callers
         assert site is not None
         return (f"no automatic rewrite: it walks a Tensor as `{site.caller.name.value}` passes it "
@@ -661,7 +719,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         description, trip = what
         fix, why = None, "iterates in an inner `for` clause"
-        if self._by_callers is not None or self._named_pieces is not None:
+        if self._by_callers is not None or self._named_pieces is not None or self._named_rows is not None:
             why = self._no_fix_note().replace("no automatic rewrite: ", "", 1)
         elif clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             fix, why = self._comprehension_fix(node, trip)
@@ -672,6 +730,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                      f"no automatic rewrite: the comprehension {why}")
         what = _short_what(description).replace("loop ", "comprehension ", 1)
         how = "map the expression with `ms.vmap`" if fix else "if the elements are independent, use `ms.vmap`"
+        if self._named_rows is not None:
+            cure, how = f"{self._rows_cure(short=False)}; no automatic rewrite: the comprehension {why}", \
+                self._rows_cure(short=True)
         self.report(node, f"{what}: unrolled per slice; {how}", fix=fix,
                     detail=f"comprehension {description[5:] if description.startswith('loop ') else description}: "
                            f"MindSpore unrolls it, compiling one copy of the expression per slice; {cure}")
@@ -828,6 +889,7 @@ def _grows_by_assign(stmt: cst.CSTNode, name: str) -> bool:
     return found is not None and found[0] == name
 
 
+_PER_ROW = "`, one item per row of `"
 _WHAT_PATTERNS = (
     ("loop trip count `", "` comes from a Tensor's shape", "loop to `{}` (Tensor shape)"),
     ("loop iterates Tensor `", "` row by row", "loop over Tensor `{}` row by row"),
@@ -837,6 +899,9 @@ _WHAT_PATTERNS = (
 
 def _short_what(description: str) -> str:
     """The one-line form of ``_iteration``'s description: the code excerpt cut to fit a short message."""
+    if description.startswith("loop iterates `") and _PER_ROW in description:
+        name, source = description[len("loop iterates `"):-1].split(_PER_ROW, 1)
+        return f"loop over `{cut(name, 24)}` (one per row of `{cut(source, 24)}`)"
     for head, tail, short in _WHAT_PATTERNS:
         if description.startswith(head) and description.endswith(tail):
             return short.format(_origin(description[len(head):-len(tail)]))
