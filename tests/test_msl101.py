@@ -2517,3 +2517,29 @@ def test_row_list_bindings(bind, flagged):
     body = row_list_case(bind=bind)
     walk_line = textwrap.dedent(body).splitlines().index("        for i, n in enumerate(lengths):") + 1
     assert (walk_line in flagged_lines(body)) is flagged
+
+
+def test_a_trip_count_from_a_shape_and_configuration_fields_is_a_tensor_axis_loop():
+    """mindnlp's Encodec ``encode``: chunks of the input, their length and stride from ``self.config``."""
+    body = """\
+        class Encodec(nn.Cell):
+            def __init__(self, config):
+                super().__init__()
+                self.config = config
+
+            def construct(self, input_values: ms.Tensor):
+                _, channels, input_length = input_values.shape
+                chunk_length = self.config.chunk_length
+                if chunk_length is None:
+                    chunk_length = input_length
+                    stride = input_length
+                else:
+                    stride = self.config.chunk_stride
+                step = chunk_length - stride
+                frames = []
+                for offset in range(0, input_length - step, stride):
+                    frames.append(ops.exp(input_values[:, :, offset : offset + chunk_length]))
+                return frames
+        """
+    assert flagged_lines(body) == [16]
+    assert flagged_lines(body.replace("self.config = config", "self.config = self.make()")) == []

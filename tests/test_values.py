@@ -716,3 +716,48 @@ def test_msl201_decides_an_if_on_a_flag_attribute_without_a_value_model(monkeypa
     flagged = lint(code.replace("self.has_bias and", "self.step < 10 and"), select=["MSL201"])
     assert [f.code for f in flagged] == ["MSL201"]  # a Tensor attribute still goes the whole way
     assert built == ["construct"]
+
+
+# -- ``self.config.<field>``: a model's configuration object holds Python values (mindnlp's Encodec) --------------
+CONFIG_HOLDER = """
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Base(nn.Cell):
+    def __init__(self, config):
+        super().__init__()
+        {bind}
+
+
+class Model(Base):
+    def construct(self, x):
+        return {probe}
+"""
+
+
+def config_kind(bind, probe):
+    code = textwrap.dedent(CONFIG_HOLDER).replace("{bind}", bind).replace("{probe}", probe)
+    module, context = context_of(code)
+    cls = [s for s in module.body if isinstance(s, cst.ClassDef)][-1]
+    construct = cls.body.body[0]
+    return context.values(construct).kind(construct.body.body[-1].body[0].value)
+
+
+@pytest.mark.parametrize("bind", [
+    "self.config = config", "self.config = config.text_config", "self.config = ms.train.Config()",
+    "pass",  # kept by a base in another module (``PreTrainedModel.__init__``)
+])
+def test_fields_of_a_configuration_holder_are_python_values(bind):
+    for probe in ("self.config.chunk_length", "self.config.vision.depth", "self.config.sizes[0]"):
+        assert config_kind(bind.replace("ms.train.Config()", "EncodecConfig()"), probe) is Kind.CONST
+    assert config_kind(bind, "x.sum() > self.config.threshold") is Kind.TENSOR
+
+
+@pytest.mark.parametrize("bind", [
+    "self.config = ops.ones((2,))",  # not a configuration object
+    "self.config = self.make()",
+    "self.config, self.other = config, None",  # written in a way the writes do not show
+])
+def test_a_holder_bound_to_something_else_is_not_read_as_a_configuration(bind):
+    assert config_kind(bind, "self.config.chunk_length") is Kind.UNKNOWN

@@ -67,6 +67,8 @@ CONST_PRIMITIVES = {
 STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _NEVER_TENSOR_LEAVES = (cst.Integer, cst.Float, cst.Imaginary) + STRING_NODES
 TENSOR_VIEW_ATTRIBUTES = ("T", "real", "imag", "mT")  # attributes of a Tensor that are Tensors
+# ``self.<holder>`` attributes that hold a model's configuration object: its fields are Python values
+CONFIG_HOLDERS = ("config",)
 SHAPE_METHODS = {"dim", "size", "ndimension", "dtype", "shape", "is_complex", "is_floating_point", "is_signed",
                  "is_contiguous", "numel", "nelement", "element_size"}
 CONST_BUILTINS = {"len", "isinstance", "range", "int", "bool", "str", "float", "tuple", "list", "enumerate",
@@ -504,6 +506,14 @@ class ClassAttributes:
                 return value
         return None
 
+    def holds_config(self, class_name: str, holder: str) -> bool:
+        """Does ``self.<holder>`` hold the model's configuration object, whose fields are Python values (the label
+        policy's "config attributes")? The class chain (in this module) binds it only to a parameter or a field of
+        one (``self.config = config``, ``self.config = config.text_config``) or to a ``...Config(...)`` call, or
+        never (a base in another module keeps it: ``PreTrainedModel.__init__``)."""
+        writes = self.writes(class_name, holder)
+        return writes is not None and all(_config_value(value) for value, _method in writes)
+
     def held_tensor(self, class_name: Optional[str], holder: str, attr: str) -> Kind:
         """``self.<holder>.<attr>``: TENSOR when ``self.<holder>`` is built from one class of the project
         (``self.accumulator = GradAccumulator(...)``) whose methods only ever bind ``self.<attr>`` to Tensors
@@ -680,6 +690,10 @@ class ExpressionKinds:
         if attr in TENSOR_VIEW_ATTRIBUTES and self.kind(expr.value) is Kind.TENSOR:
             return Kind.TENSOR
         value = expr.value
+        holder = _config_root(value)
+        if holder is not None and self.attributes is not None and self.owner is not None \
+                and self.attributes.holds_config(self.owner, holder):
+            return Kind.CONST  # ``self.config.chunk_length``: a field of the model's configuration
         if type(value) is cst.Attribute and is_self_attr(value) and self.reads_held_attributes \
                 and self.attributes is not None and self.owner is not None:  # ``self.accumulator.sync``
             return self.attributes.held_tensor(self.owner, value.attr.value, attr)  # type: ignore[attr-defined]
@@ -1669,3 +1683,23 @@ def _element_binding(model: ExpressionKinds, target: cst.BaseExpression, sequenc
     }.get(sequence_kind, Kind.UNKNOWN)
     for name in target_names(target):
         yield name, element_kind, None
+
+
+def _config_root(expr: cst.BaseExpression) -> Optional[str]:
+    """``config`` for ``self.config`` and ``self.config.vision`` (a chain of plain attributes under it), else None."""
+    while type(expr) is cst.Attribute:
+        if is_self_attr(expr):
+            return expr.attr.value if expr.attr.value in CONFIG_HOLDERS else None
+        expr = expr.value
+    return None
+
+
+def _config_value(value: cst.BaseExpression) -> bool:
+    """A value a configuration holder may be bound to: a name or a chain of attributes (``config``,
+    ``config.text_config``), or a call of a class named ``...Config``."""
+    if type(value) is cst.Call:
+        callee = dotted(value.func)
+        return callee is not None and callee.rsplit(".", 1)[-1].endswith("Config")
+    while type(value) is cst.Attribute:
+        value = value.value
+    return type(value) is cst.Name and value.value != "self"
