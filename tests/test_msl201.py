@@ -1638,3 +1638,43 @@ def test_a_name_that_is_a_tensor_only_when_training_is_a_python_value_where_trai
 def test_where_the_name_may_be_a_tensor_the_test_is_still_flagged(training, test):
     code = QUANTIZE.format(training=training, test=test)
     assert [f.line for f in findings(code)] == [line_of(code, "i >= n_quantizers")]
+
+
+# -- configuration fields (``self.config.<field>`` is a Python value): a review's reproducers ----------------------
+CONFIG_FIELD = """\
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Block(nn.Cell):
+    def construct(self, x, mask):
+        if mask.any():
+            x = x * 2
+        return x
+
+
+class Model(nn.Cell):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.block = Block()
+
+    def construct(self, x, flag):
+        y = x
+        if flag.sum() > 0:
+            y = x + self.config.channel_bias
+        return self.block(y, {mask})
+"""
+
+
+def test_a_configuration_field_in_a_select_may_be_a_list_so_the_fix_is_unsafe():
+    """``config.channel_bias = [0.1, 0.2, 0.3]``: ``ops.where`` would broadcast the branch that keeps ``x``."""
+    found = [f for f in lint(CONFIG_FIELD.format(mask="x > 0"), select=["MSL201"]) if f.line == 20]
+    assert len(found) == 1 and found[0].fix_object.applicability == "unsafe"
+
+
+def test_a_method_of_a_configuration_sub_object_may_return_a_tensor():
+    """``self.config.masking.build_mask(x)`` passed for ``mask``: ``mask.any()`` stays a Tensor test."""
+    code = CONFIG_FIELD.format(mask="self.config.masking.build_mask(x)")
+    assert [f.line for f in lint(code, select=["MSL201"])] == [7, 20]
+    assert [f.line for f in lint(CONFIG_FIELD.format(mask="self.config.use_mask"), select=["MSL201"])] == [20]

@@ -761,3 +761,27 @@ def test_fields_of_a_configuration_holder_are_python_values(bind):
 ])
 def test_a_holder_bound_to_something_else_is_not_read_as_a_configuration(bind):
     assert config_kind(bind, "self.config.chunk_length") is Kind.UNKNOWN
+
+
+def test_a_project_class_named_config_that_keeps_a_parameter_holds_a_tensor():
+    code = textwrap.dedent("""
+    import mindspore as ms
+    from mindspore import nn, Parameter, Tensor
+
+
+    class ScaleConfig:
+        def __init__(self, dim):
+            self.gate = Parameter(Tensor(0.5, ms.float32), name="gate")
+
+
+    class Model(nn.Cell):
+        def __init__(self, dim):
+            super().__init__()
+            self.config = ScaleConfig(dim)
+
+        def construct(self, x):
+            return self.config.gate > 0
+    """)
+    module, context = context_of(code)
+    construct = [s for s in module.body if isinstance(s, cst.ClassDef)][-1].body.body[1]
+    assert context.values(construct).kind(construct.body.body[-1].body[0].value) is Kind.TENSOR

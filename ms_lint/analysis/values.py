@@ -690,13 +690,15 @@ class ExpressionKinds:
         if attr in TENSOR_VIEW_ATTRIBUTES and self.kind(expr.value) is Kind.TENSOR:
             return Kind.TENSOR
         value = expr.value
+        if type(value) is cst.Attribute and is_self_attr(value) and self.reads_held_attributes \
+                and self.attributes is not None and self.owner is not None:  # ``self.accumulator.sync``
+            held = self.attributes.held_tensor(self.owner, value.attr.value, attr)  # type: ignore[attr-defined]
+            if held is not Kind.UNKNOWN:
+                return held  # (a project class named ``...Config`` that keeps a Parameter)
         holder = _config_root(value)
         if holder is not None and self.attributes is not None and self.owner is not None \
                 and self.attributes.holds_config(self.owner, holder):
             return Kind.CONST  # ``self.config.chunk_length``: a field of the model's configuration
-        if type(value) is cst.Attribute and is_self_attr(value) and self.reads_held_attributes \
-                and self.attributes is not None and self.owner is not None:  # ``self.accumulator.sync``
-            return self.attributes.held_tensor(self.owner, value.attr.value, attr)  # type: ignore[attr-defined]
         return Kind.UNKNOWN
 
     def _self_attribute(self, attr: str) -> Kind:
@@ -818,7 +820,9 @@ class ExpressionKinds:
                     return Kind.TENSOR_SEQ  # ``x.split(2)``: a tuple of Tensors (``if pieces:`` tests a tuple)
                 return Kind.CONST if method in SHAPE_METHODS else Kind.TENSOR
             if receiver is Kind.CONST:
-                return Kind.CONST
+                # a configuration object's sub-object may hold code: ``self.config.masking.build_mask(x)`` may
+                # return a Tensor, where ``"a".upper()`` gives a Python value
+                return Kind.UNKNOWN if _config_root(func.value) is not None else Kind.CONST
             if receiver is Kind.TENSOR_SEQ and method in ("index", "count"):
                 return Kind.CONST
             if receiver is Kind.TENSOR_SEQ and method == "clone":

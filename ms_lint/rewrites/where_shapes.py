@@ -152,7 +152,11 @@ class ShapeLeaves:
                 return _literal_sequence(value) if isinstance(
                     value, (cst.Integer, cst.Float, cst.UnaryOperation, cst.BinaryOperation, cst.Tuple,
                             cst.List)) else True
-            return False  # ms.float32 and the like
+            root = expr.value
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            # ``self.config.image_mean``: a configuration field is as often a list as a number
+            return isinstance(root, cst.Name) and root.value == "self"  # else ms.float32 and the like
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
                 return False
