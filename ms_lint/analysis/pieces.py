@@ -130,8 +130,9 @@ def rows_through(expr: cst.BaseExpression, function: cst.FunctionDef,
     ``is_tensor`` accepts (the evidence MSL101 asks before it reports the comprehension itself); and the function
     only iterates the name, indexes it or hands it to ``enumerate``/``zip``/``len``, so its length stays the
     Tensor's first axis (an ``append``, a slice assignment, a call that is handed it, a nested function that reads
-    it, a second target of its binding: not followed). ChatGLM's ``context_lengths = [seq.asnumpy().tolist().index(bos) for seq in input_ids]``
-    then ``for i, n in enumerate(context_lengths)``: the second loop is unrolled per row as the first."""
+    it, a second target of its binding: not followed). ChatGLM's
+    ``context_lengths = [seq.asnumpy().tolist().index(bos) for seq in input_ids]`` then
+    ``for i, n in enumerate(context_lengths)``: the second loop is unrolled per row as the first."""
     if type(expr) is not cst.Name or expr.value in parameters:
         return None
     bound = bindings.get(expr.value)
