@@ -1678,3 +1678,29 @@ def test_a_method_of_a_configuration_sub_object_may_return_a_tensor():
     code = CONFIG_FIELD.format(mask="self.config.masking.build_mask(x)")
     assert [f.line for f in lint(code, select=["MSL201"])] == [7, 20]
     assert [f.line for f in lint(CONFIG_FIELD.format(mask="self.config.use_mask"), select=["MSL201"])] == [20]
+
+
+def test_a_method_of_a_parameter_annotated_with_a_project_class_gives_no_tensor():
+    """mindone's SAM2 video model: ``frame_idx = inference_session.add_new_frame(frame, frame_idx)``, then a helper
+    compares ``frame_idx - t`` with 0 (an audited false positive)."""
+    code = textwrap.dedent("""\
+        import mindspore as ms
+        from typing import Optional
+        from mindspore import nn
+
+
+        class Session:
+            def add_new_frame(self, frame, idx):
+                return idx
+
+
+        class Tracker(nn.Cell):
+            def construct(self, session: {annotation}, frame_idx: Optional[int] = None, frame=None):
+                if frame is not None:
+                    frame_idx = session.add_new_frame(frame, frame_idx)
+                if frame_idx - 1 < 0:
+                    return frame
+                return frame_idx
+        """)
+    assert [f.line for f in lint(code.format(annotation="Session"), select=["MSL201"])] == []
+    assert [f.line for f in lint(code.format(annotation="ms.Tensor"), select=["MSL201"])] == [15]

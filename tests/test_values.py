@@ -785,3 +785,37 @@ def test_a_project_class_named_config_that_keeps_a_parameter_holds_a_tensor():
     module, context = context_of(code)
     construct = [s for s in module.body if isinstance(s, cst.ClassDef)][-1].body.body[1]
     assert context.values(construct).kind(construct.body.body[-1].body[0].value) is Kind.TENSOR
+
+
+@pytest.mark.parametrize("annotation, kind", [
+    ("InferenceSession", Kind.UNKNOWN),  # a class of the project: no Tensor by its declared type
+    ("nn.Cell", Kind.UNKNOWN),
+    ("ops.Size", Kind.UNKNOWN),
+    ("ms.Tensor", Kind.TENSOR),
+    ("mindspore.common.tensor.Tensor", Kind.TENSOR),
+    ("ms.COOTensor", Kind.TENSOR),
+    ("ms.tensor", Kind.TENSOR),  # mindone writes the function ``mindspore.tensor`` as a type
+    ("Any", Kind.TENSOR),  # says nothing: the entry-point guess stands
+    (None, Kind.TENSOR),
+])
+def test_a_construct_parameter_annotated_with_another_class_is_no_tensor_guess(annotation, kind):
+    """mindone's SAM2 video model: ``construct(self, inference_session: Sam2VideoInferenceSession, ...)`` and a
+    frame index from ``inference_session.add_new_frame(...)`` was taken for a Tensor."""
+    code = textwrap.dedent(f"""
+    import mindspore
+    import mindspore as ms
+    from typing import Any
+    from mindspore import nn
+
+
+    class InferenceSession:
+        pass
+
+
+    class Model(nn.Cell):
+        def construct(self, session{': ' + annotation if annotation else ''}):
+            return session
+    """)
+    module, context = context_of(code)
+    construct = [s for s in module.body if isinstance(s, cst.ClassDef)][-1].body.body[0]
+    assert context.values(construct).kind(construct.body.body[-1].body[0].value) is kind

@@ -1491,6 +1491,22 @@ def annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
     return Kind.UNKNOWN
 
 
+# Annotations that say nothing against a Tensor, or name one in any case (``mindspore.common.tensor.Tensor``,
+# ``COOTensor``, and ``ms.tensor``, the function mindone's models write as a type)
+_OPEN_ANNOTATIONS = {"Any", "object", "typing.Any"}
+_TENSOR_CLASS_ENDINGS = ("tensor", "parameter")
+
+
+def _declared_other_class(param: cst.Param) -> bool:
+    """The parameter is annotated with one class by name that is no Tensor (``session: InferenceSession``,
+    ``cell: nn.Cell``): the entry-point guess (a Tensor) does not hold for it."""
+    if param.annotation is None:
+        return False
+    name = dotted(param.annotation.annotation) if isinstance(param.annotation.annotation, (cst.Name, cst.Attribute)) \
+        else None
+    return name is not None and name not in _OPEN_ANNOTATIONS and not name.lower().endswith(_TENSOR_CLASS_ENDINGS)
+
+
 def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -> Dict[str, Kind]:
     """Parameters of a graph entry point: Tensors unless they have a literal default or a Python-type annotation."""
     kinds: Dict[str, Kind] = {}
@@ -1502,6 +1518,8 @@ def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -
         annotated = annotation_kind(param, imports)
         if annotated is not Kind.UNKNOWN:
             kinds[name] = annotated
+        elif _declared_other_class(param):
+            kinds[name] = Kind.UNKNOWN  # ``inference_session: Sam2VideoInferenceSession``: no Tensor by its type
         elif param.default is not None:
             kinds[name] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
         elif name in GRADIENT_SEQ_NAMES:
