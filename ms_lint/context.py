@@ -132,7 +132,7 @@ class ModuleContext:
         info = self.scope.functions.get(func)
         bound = self.scope.takes_self(func)
         if info is None or info.is_root:
-            kinds = root_param_kinds(func, self.imports, bound)
+            kinds = root_param_kinds(func, self.imports, bound, self.scope.classes)
             if info is not None and func.name.value == "construct" and self.project is not None:
                 kinds.update(self._sub_cell_argument_kinds(func, info.owner))
             elif info is not None and info.reason.startswith("decorated"):

@@ -797,6 +797,10 @@ def test_a_project_class_named_config_that_keeps_a_parameter_holds_a_tensor():
     ("ms.tensor", Kind.TENSOR),  # mindone writes the function ``mindspore.tensor`` as a type
     ("Any", Kind.TENSOR),  # says nothing: the entry-point guess stands
     (None, Kind.TENSOR),
+    ("Array", Kind.TENSOR),  # ``Array = ms.Tensor``: a name the module binds, no class (an independent review)
+    ("tuple", Kind.TENSOR),  # a builtin: no evidence either way
+    ("np.ndarray", Kind.TENSOR),
+    ("Callable", Kind.UNKNOWN),
 ])
 def test_a_construct_parameter_annotated_with_another_class_is_no_tensor_guess(annotation, kind):
     """mindone's SAM2 video model: ``construct(self, inference_session: Sam2VideoInferenceSession, ...)`` and a
@@ -804,8 +808,11 @@ def test_a_construct_parameter_annotated_with_another_class_is_no_tensor_guess(a
     code = textwrap.dedent(f"""
     import mindspore
     import mindspore as ms
-    from typing import Any
-    from mindspore import nn
+    import numpy as np
+    from typing import Any, Callable
+    from mindspore import nn, ops
+
+    Array = ms.Tensor
 
 
     class InferenceSession:
@@ -815,6 +822,30 @@ def test_a_construct_parameter_annotated_with_another_class_is_no_tensor_guess(a
     class Model(nn.Cell):
         def construct(self, session{': ' + annotation if annotation else ''}):
             return session
+    """)
+    module, context = context_of(code)
+    construct = [s for s in module.body if isinstance(s, cst.ClassDef)][-1].body.body[0]
+    assert context.values(construct).kind(construct.body.body[-1].body[0].value) is kind
+
+
+@pytest.mark.parametrize("signature, name, kind", [
+    ("gradients: tuple, loss: ms.Tensor = None", "gradients", Kind.TENSOR_SEQ),  # mindsponge's optimizers
+    ("weights: ParameterTuple", "weights", Kind.TENSOR_SEQ),
+    ("x, n: Steps = 200", "n", Kind.CONST),  # a literal default says more than the class
+])
+def test_a_class_annotation_does_not_override_the_name_or_the_default(signature, name, kind):
+    code = textwrap.dedent(f"""
+    import mindspore as ms
+    from mindspore import nn, ParameterTuple
+
+
+    class Steps:
+        pass
+
+
+    class Model(nn.Cell):
+        def construct(self, {signature}):
+            return {name}
     """)
     module, context = context_of(code)
     construct = [s for s in module.body if isinstance(s, cst.ClassDef)][-1].body.body[0]

@@ -12,7 +12,7 @@ The model is deliberately conservative: when in doubt it answers UNKNOWN, and ru
 from __future__ import annotations
 
 import enum
-from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Set, Tuple
+from typing import Collection, Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -1493,21 +1493,28 @@ def annotation_kind(param: cst.Param, imports: ImportTable) -> Kind:
 
 # Annotations that say nothing against a Tensor, or name one in any case (``mindspore.common.tensor.Tensor``,
 # ``COOTensor``, and ``ms.tensor``, the function mindone's models write as a type)
-_OPEN_ANNOTATIONS = {"Any", "object", "typing.Any"}
+_OPEN_ANNOTATIONS = {"Any", "object", "typing.Any", "numpy.ndarray"}  # (a NumPy input may become a Tensor)
 _TENSOR_CLASS_ENDINGS = ("tensor", "parameter")
 
 
-def _declared_other_class(param: cst.Param) -> bool:
-    """The parameter is annotated with one class by name that is no Tensor (``session: InferenceSession``,
-    ``cell: nn.Cell``): the entry-point guess (a Tensor) does not hold for it."""
-    if param.annotation is None:
+def _declared_other_class(param: cst.Param, imports: ImportTable, local_classes: Collection[str]) -> bool:
+    """The parameter is annotated with a class that is no Tensor, defined in this module or imported
+    (``session: InferenceSession``, ``cell: nn.Cell``): the entry-point guess (a Tensor) does not hold for it. A
+    name this module binds otherwise (``Array = ms.Tensor``) or a builtin (``tuple``) is no such evidence."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if not isinstance(annotation, (cst.Name, cst.Attribute)):
         return False
-    name = dotted(param.annotation.annotation) if isinstance(param.annotation.annotation, (cst.Name, cst.Attribute)) \
-        else None
-    return name is not None and name not in _OPEN_ANNOTATIONS and not name.lower().endswith(_TENSOR_CLASS_ENDINGS)
+    name = dotted(annotation)
+    qualified = imports.qualify(annotation)
+    if name is None or name in _OPEN_ANNOTATIONS or qualified in _OPEN_ANNOTATIONS:
+        return False
+    if name.lower().endswith(_TENSOR_CLASS_ENDINGS) or (qualified or "").lower().endswith(_TENSOR_CLASS_ENDINGS):
+        return False
+    return qualified is not None or name in local_classes
 
 
-def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -> Dict[str, Kind]:
+def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool,
+                     local_classes: Collection[str] = ()) -> Dict[str, Kind]:
     """Parameters of a graph entry point: Tensors unless they have a literal default or a Python-type annotation."""
     kinds: Dict[str, Kind] = {}
     params = all_params(func, with_stars=False)
@@ -1518,12 +1525,12 @@ def root_param_kinds(func: cst.FunctionDef, imports: ImportTable, bound: bool) -
         annotated = annotation_kind(param, imports)
         if annotated is not Kind.UNKNOWN:
             kinds[name] = annotated
-        elif _declared_other_class(param):
-            kinds[name] = Kind.UNKNOWN  # ``inference_session: Sam2VideoInferenceSession``: no Tensor by its type
         elif param.default is not None:
             kinds[name] = Kind.CONST if is_literal(param.default) else Kind.UNKNOWN
         elif name in GRADIENT_SEQ_NAMES:
             kinds[name] = Kind.TENSOR_SEQ
+        elif _declared_other_class(param, imports, local_classes):
+            kinds[name] = Kind.UNKNOWN  # ``inference_session: Sam2VideoInferenceSession``: no Tensor by its type
         else:
             kinds[name] = Kind.TENSOR
     star = func.params.star_arg

@@ -1045,7 +1045,7 @@ class TensorConditionBranch(Rule):
             scalars = self._literal_arguments(func)
             if scalars:
                 bound = self.context.scope.takes_self(func)
-                kinds = root_param_kinds(func, self.context.imports, bound)
+                kinds = root_param_kinds(func, self.context.imports, bound, self.context.scope.classes)
                 kinds.update({name: Kind.CONST for name in scalars})
                 view = FunctionValues(self.context.scope, self.context.imports, self.context.constants,
                                       self.context.attributes, func, kinds)
