@@ -462,7 +462,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         description, trip = what
         carried, sums = _carried(node.body, set(target_names(node.target)))
         if self._named_rows is not None:
-            self.report(node, f"{_short_what(description)}: unrolled per slice; {self._rows_cure(short=True)}",
+            self.report(node, f"{self._rows_short_what()}: unrolled per slice; {self._rows_cure(short=True)}",
                         fix=None, detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per "
                                          f"row; {self._rows_cure(short=False)}; {self._no_fix_note()}")
             return
@@ -588,7 +588,12 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
 
     def _rows_description(self) -> str:
         name, source = self._named_rows
-        return f"loop iterates `{code_of(name)}{_PER_ROW}{cut(code_of(source), 40)}`"
+        return f"loop iterates `{code_of(name)}`, one item per row of `{cut(code_of(source), 40)}`"
+
+    def _rows_short_what(self) -> str:
+        """The one-line form of ``_rows_description`` (as ``_short_what`` gives the others')."""
+        name, source = self._named_rows
+        return f"loop over `{cut(code_of(name), 24)}` (one per row of `{cut(code_of(source), 24)}`)"
 
     def _tensor_iterable(self, expr: cst.BaseExpression) -> bool:
         """A Tensor (or ``ops.unstack(x)``, ``self.split(x)``: a Tensor's pieces) iterated directly; see
@@ -728,7 +733,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         cure = (f"the elements are independent: `ms.vmap` maps the expression over the axis, {VMAP_FACT}" if fix
                 else f"if the elements are independent, map the expression with `ms.vmap`, {VMAP_FACT}; "
                      f"no automatic rewrite: the comprehension {why}")
-        what = _short_what(description).replace("loop ", "comprehension ", 1)
+        what = (self._rows_short_what() if self._named_rows is not None else _short_what(description)).replace(
+            "loop ", "comprehension ", 1)
         how = "map the expression with `ms.vmap`" if fix else "if the elements are independent, use `ms.vmap`"
         if self._named_rows is not None:
             cure, how = f"{self._rows_cure(short=False)}; no automatic rewrite: the comprehension {why}", \
@@ -889,7 +895,6 @@ def _grows_by_assign(stmt: cst.CSTNode, name: str) -> bool:
     return found is not None and found[0] == name
 
 
-_PER_ROW = "`, one item per row of `"
 _WHAT_PATTERNS = (
     ("loop trip count `", "` comes from a Tensor's shape", "loop to `{}` (Tensor shape)"),
     ("loop iterates Tensor `", "` row by row", "loop over Tensor `{}` row by row"),
@@ -899,9 +904,6 @@ _WHAT_PATTERNS = (
 
 def _short_what(description: str) -> str:
     """The one-line form of ``_iteration``'s description: the code excerpt cut to fit a short message."""
-    if description.startswith("loop iterates `") and _PER_ROW in description:
-        name, source = description[len("loop iterates `"):-1].split(_PER_ROW, 1)
-        return f"loop over `{cut(name, 24)}` (one per row of `{cut(source, 24)}`)"
     for head, tail, short in _WHAT_PATTERNS:
         if description.startswith(head) and description.endswith(tail):
             return short.format(_origin(description[len(head):-len(tail)]))
