@@ -105,6 +105,23 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         def total(x):
             return x.reshape(axis_sizes(x.shape))
         """,
+        # A list built per cell of a CellList is no list of rows of a Tensor.
+        """
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Heads(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.heads = nn.CellList([nn.Dense(8, 8) for _ in range(3)])
+
+            def construct(self, x: ms.Tensor):
+                outs = [head(x) for head in self.heads]
+                for out in outs:
+                    x = x + out
+                return x
+        """,
     ]
 
     INVALID = [
