@@ -869,3 +869,108 @@ class Net(nn.Cell):
     assert "`construct` also passes `y`, which may be one Tensor" in found[0].detail
     found = findings(code.format(second="self.weights"))
     assert len(found) == 1 and found[0].fix is not None
+
+
+# -- tuples with one output per layer of a CellList (cpmant's all_attentions) ---------------------------------------
+LAYERS = HEAD + """
+class Encoder(nn.Cell):
+    def __init__(self, num_layers={count}):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(8, 8) for _ in range({range_arg})])
+
+    def construct(self, x, keep=False):
+        kept = () if keep else None
+        for layer in self.layers:
+            x = layer(x)
+{between}            kept += (x,)
+        return x, kept
+
+
+class Model(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+
+    def construct(self, x):
+        x, kept = self.encoder(x, True)
+        out = ()
+        for h in kept:
+            out += (h[:, 1:],)
+        return x, out
+"""
+
+
+def per_layer(count="24", range_arg="num_layers", between="            if keep:\n    "):
+    return LAYERS.format(count=count, range_arg=range_arg, between=between)
+
+
+def test_a_tuple_a_sub_cell_builds_per_layer_is_a_model_sized_sequence_flagged_without_a_fix():
+    code = per_layer()
+    found = [f for f in findings(code) if f.line == line_of(code, "for h in kept:")]
+    assert len(found) == 1 and found[0].fix is None
+    assert "`kept` is what `Encoder.construct` returns as `kept`" in found[0].detail
+    assert "one output per layer of `self.layers` (24 layers)" in found[0].detail
+
+
+@pytest.mark.parametrize("count, range_arg, between", [
+    ("4", "num_layers", "            if keep:\n    "),  # a short CellList: 4 copies
+    ("24", "self.num_heads", "            if keep:\n    "),  # not a count of layers by name, and unknown
+    ("24", "num_layers", "            if keep:\n                break\n    "),  # may stop early
+])
+def test_per_layer_tuples_that_are_not_model_sized_are_not_flagged(count, range_arg, between):
+    code = per_layer(count, range_arg, between)
+    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+
+
+def test_a_layer_count_from_a_config_field_counts_by_its_name():
+    code = per_layer().replace("def __init__(self, num_layers=24):", "def __init__(self, config):").replace(
+        "range(num_layers)", "range(config.num_hidden_layers)").replace("self.encoder = Encoder()",
+                                                                         "self.encoder = Encoder(object())")
+    found = [f for f in findings(code) if f.line == line_of(code, "for h in kept:")]
+    assert len(found) == 1 and "(`config.num_hidden_layers`)" in found[0].detail
+
+
+def test_the_same_function_s_per_layer_tuple_is_flagged_and_a_loop_zipping_a_cell_list_is_not():
+    code = HEAD + """
+class Net(nn.Cell):
+    def __init__(self, depth=12):
+        super().__init__()
+        self.blocks = nn.CellList([nn.Dense(8, 8) for _ in range(depth)])
+        self.heads = nn.CellList([nn.Dense(8, 8) for _ in range(depth)])
+
+    def construct(self, x):
+        samples = ()
+        for block in self.blocks:
+            x = block(x)
+            samples = samples + (x,)
+        projected = ()
+        for sample, head in zip(samples, self.heads):
+            projected = projected + (head(sample),)
+        scaled = [s * 0.5 for s in samples]
+        return projected, scaled
+"""
+    lines = {f.line for f in findings(code)}
+    assert line_of(code, "scaled = [s * 0.5") in lines
+    assert line_of(code, "for sample, head in zip") not in lines  # a different cell per element
+
+
+def test_a_sub_cell_whose_returns_disagree_gives_no_per_layer_tuple():
+    code = per_layer().replace("        return x, kept\n", "        if keep:\n            return x, kept\n"
+                                                              "        return x, x\n")
+    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+
+
+def test_slicing_an_element_is_tensor_work_and_indexing_a_pair_is_not():
+    code = per_layer().replace("out += (h[:, 1:],)", "out += (h[0],)")
+    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+
+
+@pytest.mark.parametrize("between", [
+    "            if i >= 20:\n    ",  # only the last layers' outputs: EoMT keeps config.num_blocks of them
+    "            if i == 3:\n                continue\n    ",  # may skip a layer
+])
+def test_a_layer_loop_that_tests_its_index_or_skips_gives_no_per_layer_tuple(between):
+    code = per_layer(between=between).replace("for layer in self.layers:", "for i, layer in enumerate(self.layers):")
+    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+    plain = per_layer().replace("for layer in self.layers:", "for i, layer in enumerate(self.layers):")
+    assert [f for f in findings(plain) if f.line == line_of(plain, "for h in kept:")] != []

@@ -427,3 +427,16 @@ def test_literal_constructions_refine_the_default():
 def test_a_rebound_constructor_parameter_is_not_its_default():
     rebound = CONSTRUCTOR_DEFAULT.replace("self.num_steps = max_len + 1", "max_len = max_len * k\n        self.num_steps = max_len + 1").replace("max_len=25", "max_len=25, k=1")
     assert findings(rebound) == []
+
+
+def test_a_count_read_through_a_local_names_its_default_and_a_dict_construction_may_set_it():
+    """mindocr's SAR decoder: ``seq_len = self.max_seq_len`` before ``range(1, seq_len + 1)``, the head built
+    with ``**sar_args`` from a config dict, which may set the length or leave the default."""
+    local = CONSTRUCTOR_DEFAULT.replace("        for _ in range(self.num_steps):",
+                                        "        steps = self.num_steps\n        for _ in range(1, steps + 1):")
+    built = local + "\n\ndef build(cfg):\n    return Decoder(**cfg)\n"
+    found = findings(built)
+    assert [f.code for f in found] == ["MSL103"]
+    assert "runs 26 iterations (default `max_len=25`)" in found[0].message
+    assert "a construction that unpacks `**` arguments may set it" in found[0].text
+    assert findings(local + "\n\ndef build(cfg):\n    return Decoder(*cfg)\n") == []

@@ -160,12 +160,16 @@ def test_a_parameter_an_init_passes_on_counts_what_its_class_is_built_with(tmp_p
 @pytest.mark.parametrize("build, expected", [
     ("Outer(size=4)", 4),  # a literal construction of the outermost class refines its default
     ("Outer(size=cfg.size)", None),  # an unknown value anywhere up the chain: unknown
-    ("Outer(**cfg)", None),
-    ("Holder(8, **cfg)", None),
+    # ``**cfg`` may set it or leave the default (mindocr's ``SARHead(..., **sar_args)``): the default counts, and
+    # the origin says the dict may set it
+    ("Outer(**cfg)", 30),
+    ("Holder(8, **cfg)", 40),  # Holder's own default, larger than Outer's 30
+    ("Outer(size=4, **cfg)", 4),  # named beside the dict: the dict cannot set it too
+    ("Outer(*cfg)", None),  # unpacked positionally: any parameter, unknown
     ("Holder(8, 20)", 30),  # the largest of what the project builds with
 ])
 def test_constructions_up_the_chain_refine_or_unknown_the_count(tmp_path, build, expected):
-    value, _ = passed_on_count(tmp_path, **{"pkg/build.py": f"""\
+    value, origin = passed_on_count(tmp_path, **{"pkg/build.py": f"""\
         from .heads.outer import Outer
         from .heads.holder import Holder
 
@@ -174,6 +178,7 @@ def test_constructions_up_the_chain_refine_or_unknown_the_count(tmp_path, build,
             return {build}
         """})
     assert value == expected
+    assert ("may set it" in origin) == ("**" in build and "size=" not in build)
 
 
 @pytest.mark.parametrize("rebinding", [

@@ -1183,7 +1183,10 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str,
     """The largest int the project builds class ``ref`` with for ``__init__`` parameter ``param``, and where it
     comes from: the literal default when no construction passes it, the literals constructions pass, and for a
     construction in another ``__init__`` that passes its own parameter on (``InitParam``), what the project
-    builds that class with; None when some construction passes something else (or unpacks arguments)."""
+    builds that class with; None when some construction passes something else (or unpacks ``*`` arguments). A
+    construction that unpacks ``**`` arguments without naming ``param`` counts as one that may leave the default
+    (the dict is a config the index does not read: mindocr's ``SARHead(..., **sar_args)``), and the origin says
+    so."""
     if (ref, param) in _seen or len(_seen) >= PASSED_ON_DEPTH:
         return None, ""
     found = index.find_method(ref, "__init__")
@@ -1198,10 +1201,13 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str,
     values: List[int] = []
     passed_on: Set[str] = set()  # where the values passed on by other ``__init__``s come from
     through = 0  # how many of the values they are
-    omitted = False
+    omitted = unpacked = False
     for args, kwargs in index.constructions(ref):
-        if "**" in kwargs:
+        if "*" in kwargs:
             return None, ""
+        if "**" in kwargs and param not in kwargs:  # ``SARHead(..., **sar_args)``: the dict may set it, or not
+            omitted = unpacked = True
+            continue
         if param in kwargs:
             passed = kwargs[param]
         elif 0 <= position < len(args):
@@ -1225,11 +1231,12 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str,
         values.append(default)
     path = index.modules[found[0][0]].path
     where = f"{os.path.relpath(path, package_of(path)[1]).replace(os.sep, '/')}:{init.line}"
+    unsure = "; a construction that unpacks `**` arguments may set it" if unpacked else ""
     if len(values) == 1 and default is not None and values[0] == default and not passed_on:
-        return default, f"the default `{param}={default}` ({where})"
-    if len(passed_on) == 1 and through == len(values) and len(set(values)) == 1:
+        return default, f"the default `{param}={default}` ({where}{unsure})"
+    if len(passed_on) == 1 and through == len(values) and len(set(values)) == 1 and not unpacked:
         return values[0], passed_on.pop()
-    return max(values), f"`{param}` as the project builds {ref[1]} ({where})"
+    return max(values), f"`{param}` as the project builds {ref[1]} ({where}{unsure})"
 
 
 # Indexes built for files analysed one at a time (the flake8 plugin, tests, the fixer): one per package and

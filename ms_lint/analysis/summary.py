@@ -572,8 +572,10 @@ class _Summarizer(ast.NodeVisitor):
             return literal(arg)
 
         kwargs = {k.arg: value(k.value) for k in node.keywords if k.arg is not None}
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            kwargs["**"] = NOT_LITERAL  # unpacked arguments: any parameter may be passed
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            kwargs["*"] = NOT_LITERAL  # unpacked positional arguments: any parameter may be passed
+        if any(k.arg is None for k in node.keywords):
+            kwargs["**"] = NOT_LITERAL  # unpacked keyword arguments: any parameter not named may be passed
         self.summary.constructions.append(
             (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else value(a) for a in node.args[skip:]], kwargs))
 

@@ -423,6 +423,11 @@ class ClassAttributes:
             env = self._envs[key] = _InitEnv(self, method, self.imports, constructed_class)
         return env
 
+    def fold_in(self, method: cst.FunctionDef, class_name: Optional[str], expr: cst.BaseExpression) -> Optional[int]:
+        """``expr`` folded in a method of the class as its ``self.<attr>`` writes are read (``__init__``'s
+        parameters with literal int defaults, refined by the project's constructor calls)."""
+        return self._method_env(method, class_name).fold(expr)
+
     def class_chain(self, class_name: str) -> List[str]:
         """The class and its bases defined in this module, nearest first (breadth first, each once)."""
         chain, pending = [], [class_name]
@@ -1210,13 +1215,33 @@ class FunctionValues(ExpressionKinds):
             return Kind.TENSOR_SEQ
         return None
 
-    def int_origin(self, expr: cst.BaseExpression) -> Optional[str]:
-        """Where a folded int in ``expr`` comes from when a constructor default made it (``self.num_steps``)."""
+    def int_origin(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """Where a folded int in ``expr`` comes from when a constructor default made it (``self.num_steps``, or a
+        local bound once to an expression of it: ``seq_len = self.max_seq_len``)."""
         for node in find(expr, cst.Attribute) if not isinstance(expr, cst.Attribute) else [expr]:
             if isinstance(node.value, cst.Name) and node.value.value == "self" and self.attributes is not None:
                 origin = self.attributes.int_origin(self.owner, node.attr.value)
                 if origin is not None:
                     return origin
+        if depth >= 3:
+            return None
+        for name in find(expr, cst.Name) if not isinstance(expr, cst.Name) else [expr]:
+            if name.value in self.int_env and name.value not in self.parameters:
+                bound = self._single_binding(name.value)
+                origin = self.int_origin(bound, depth + 1) if bound is not None else None
+                if origin is not None:
+                    return origin
+        return None
+
+    def _single_binding(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value of the one plain ``name = value`` statement of the function, if that is its only binding."""
+        found = [stmt for stmt in walk_statements(suite_statements(self.func.body), into_defs=False)
+                 if name in written_names(stmt)]
+        if len(found) != 1 or not isinstance(found[0], cst.SimpleStatementLine) or len(found[0].body) != 1:
+            return None
+        small = found[0].body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            return small.value
         return None
 
 
@@ -1353,13 +1378,13 @@ def return_kind(model: "FunctionValues") -> Kind:
 def constant_returns(model: "FunctionValues") -> Optional[Tuple[bool, ...]]:
     """For each item of the tuple every ``return`` gives (one length, no starred item): whether every return gives a
     constant there (``return embeddings, num_frames, width`` with ``num_frames`` from ``x.shape``); else None."""
-    tuples = _returned_tuples(model)
+    tuples = returned_tuples(model)
     if tuples is None:
         return None
     return tuple(all(model.kind(t[position].value) is Kind.CONST for t in tuples) for position in range(len(tuples[0])))
 
 
-def _returned_tuples(model: "FunctionValues") -> Optional[List[Sequence[cst.BaseElement]]]:
+def returned_tuples(model: "FunctionValues") -> Optional[List[Sequence[cst.BaseElement]]]:
     """The items of every ``return`` when each gives a tuple display of one length without starred items."""
     found = find(model.func.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
     if not found or any(not isinstance(node, cst.Return) or not isinstance(node.value, cst.Tuple) for node in found):
@@ -1373,7 +1398,7 @@ def _returned_tuples(model: "FunctionValues") -> Optional[List[Sequence[cst.Base
 def return_elements(model: "FunctionValues") -> Optional[Tuple[Kind, ...]]:
     """The kinds of the items when every ``return`` gives a tuple display of one length (``return res, found``),
     each item as strict as :func:`return_kind` (all returns agree, constants count as unknown); else None."""
-    tuples = _returned_tuples(model)
+    tuples = returned_tuples(model)
     if tuples is None:
         return None
     kinds = []

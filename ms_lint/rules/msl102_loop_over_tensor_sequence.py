@@ -30,15 +30,16 @@ from ms_lint.rewrites.multitype_update import plan_update
 from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, UNKNOWN, classify_call, comments_inside
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
-from ms_lint.analysis.dataflow import enclosing_statement, read_after
+from ms_lint.analysis.dataflow import enclosing_statement, read_after, written_names
 from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
-from ms_lint.analysis.reaching import reaching_values
+from ms_lint.analysis.reaching import ENTRY, reaching_values
 from ms_lint.analysis.narrowing import narrowed_names
-from ms_lint.analysis.shapes import ShapeResolver, init_value, parents_in, surely_tensor, tensor_by_callers
+from ms_lint.analysis.shapes import (ShapeResolver, init_assignment, init_value, parents_in, surely_tensor,
+                                    tensor_by_callers)
 from ms_lint.walk import find, run_visitor
-from ms_lint.analysis.values import OPTIMIZER_BASES, FunctionValues, Kind, inherits_base
+from ms_lint.analysis.values import OPTIMIZER_BASES, FunctionValues, Kind, inherits_base, returned_tuples
 
 # Sequences with one entry per parameter. Plural forms only: ``weight``/``moment`` are single tensors.
 SEQUENCE_NAME = re.compile(
@@ -81,6 +82,7 @@ PARAMETER_ATTRIBUTES = {"parameters": "tuple", "_parameters": "tuple", "weights"
 PARAMETER_ARGUMENT = re.compile(r"^_?(?:[a-z0-9]+_)*(?:params|parameters|grads|gradients)$")
 GRAD_NAME = re.compile(r"grad")  # grads, gradients, accu_grads, grads_and_vars: gradients whatever made them
 GRAD_MAKERS = {"mindspore.ops.GradOperation", "mindspore.ops.grad", "mindspore.ops.value_and_grad"}
+LAYER_COUNT = re.compile(r"(?i)layer|depth|block")  # ``num_layers``, ``config.num_hidden_layers``, ``depth``
 
 
 class _Origins:
@@ -95,6 +97,10 @@ class _Origins:
             return None
         if self._mapped(expr):  # the value model calls a HyperMap result a Tensor: it is a sequence
             return self._call(expr, depth) if isinstance(expr, cst.Call) else self._name(expr, Kind.UNKNOWN, depth)
+        if isinstance(expr, cst.Name) and expr.value not in self.values.parameters:
+            item = self._sub_cell_item(expr, depth)  # before the kind: a cell's result items all read as Tensors
+            if item is not None:
+                return item
         kind = self.values.kind(expr)
         if kind in (Kind.CELL_SEQ, Kind.CELL, Kind.CONST, Kind.OP, Kind.TENSOR) or kind.value == "const-op":
             return None
@@ -195,7 +201,7 @@ class _Origins:
             found = self.of_length(header.length, depth + 1) if header.length is not None else next(
                 (o for o in (self.of(seq, depth + 1) for seq in header.sequences) if o is not None), None)
             if found is None and header.length is None:
-                found = self._rows_of(stmt, header, appended)
+                found = self._rows_of(stmt, header, appended) or self._per_layer(stmt, header, appended)
             if found is not None:
                 return found
         return None
@@ -225,6 +231,97 @@ class _Origins:
                               f"it holds one tensor per row of `{short_code(seq)}`: where the helper is handed the "
                               "Tensor itself, `HyperMap` would not walk its rows")
         return None
+
+    def _per_layer(self, loop: cst.For, header: "Header", appended: List[cst.BaseExpression]) -> Optional[Origin]:
+        """``for layer in self.layers: h = layer(h); all_hidden += (h,)``: one output per layer of a ``CellList``
+        built over ``range(N)``, N a count of layers (``config.num_hidden_layers``: not a small literal). Such a
+        tuple is as long as the model is deep (cpmant's ``all_attentions``, 48 by default). Not when the loop may
+        skip or stop (``continue``, ``break``, ``return``) or tests the layer or its index (EoMT keeps the outputs
+        of the last ``config.num_blocks`` layers only). Never fixed: the items are what each layer returns, which
+        ms-lint does not prove are all Tensors."""
+        if len(header.sequences) != 1 or header.elements is None or len(header.elements) != 1:
+            return None
+        seq = header.sequences[0]
+        if not (isinstance(seq, cst.Attribute) and _is_self(seq.value) and self.values.kind(seq) is Kind.CELL_SEQ):
+            return None
+        element = header.elements[0]
+        nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        if (find(loop.body, (cst.Break, cst.Return, cst.Continue), prune=nested)
+                or any(_mentions([test.test], header.names) for test in find(loop.body, (cst.If, cst.While),
+                                                                               prune=nested))
+                or not any(isinstance(c.func, cst.Name) and c.func.value == element for c in find(loop.body, cst.Call))
+                or any(self.values.kind(value) is Kind.CONST for value in appended)):
+            return None
+        count = self._layer_count(seq.attr.value)
+        if count is None:
+            return None
+        where = f"`self.{seq.attr.value}`"
+        return Origin(f"one output per layer of {where}", "unknown",
+                      f"it holds one output per layer of {where} ({count}), each what that layer returns, which "
+                      "ms-lint does not prove is a Tensor")
+
+    def _layer_count(self, attr: str) -> Optional[str]:
+        """``N`` of ``self.<attr> = nn.CellList([Block(...) for _ in range(N)])`` (or of a list comprehension bound
+        to a local first) when it is a count of layers: more than LITERAL_LIMIT when it folds, else spelled as one
+        (``num_layers``, ``config.num_hidden_layers``, ``depth``)."""
+        found = init_assignment(self.ctx, self.values.owner, attr)
+        if found is None:
+            return None
+        value, method = found
+        if not (isinstance(value, cst.Call) and value.args
+                and self.ctx.imports.qualify(value.func) in ("mindspore.nn.CellList", "mindspore.nn.SequentialCell")):
+            return None
+        built = value.args[0].value
+        if isinstance(built, cst.Name):
+            bound = _bindings(method, built.value)
+            built = bound[0] if len(bound) == 1 else None
+        if not (isinstance(built, (cst.ListComp, cst.GeneratorExp)) and built.for_in.inner_for_in is None
+                and not built.for_in.ifs):
+            return None
+        iterable = built.for_in.iter
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
+                and iterable.func.value == "range" and len(iterable.args) == 1 and iterable.args[0].keyword is None):
+            return None
+        count = iterable.args[0].value
+        folded = self.ctx.attributes.fold_in(method, self.values.owner, count)
+        if folded is None and _is_self(getattr(count, "value", None)):
+            folded = self.values.fold(count)
+        if folded is not None:
+            return f"{folded} layers" if folded > LITERAL_LIMIT else None
+        return f"`{short_code(count)}`" if LAYER_COUNT.search(short_code(count)) else None
+
+    def _sub_cell_item(self, use: cst.Name, depth: int) -> Optional[Origin]:
+        """``hidden, all_attentions = self.encoder(x)``: an item of what a sub-cell returns (a Cell class of this
+        module whose every ``return`` is a tuple display as wide as the target) is what its ``construct`` gives
+        there: a tuple it builds per layer is one here too. The value model calls such items Tensors, so this is
+        asked before the kind."""
+        statements = _binding_statements(self.values, use)
+        if not statements:
+            return None
+        found: Optional[Origin] = None
+        for stmt in statements:
+            unpacked = _unpacked_call(stmt, use.value)
+            if unpacked is None:
+                return None
+            call, position, width = unpacked
+            made = self.ctx.attributes.made_by(self.values.owner, call.func.attr.value)
+            cls = self.ctx.scope.classes.get(made) if made else None
+            construct = self.ctx.scope.find_method(made, "construct") if cls is not None and cls.is_cell else None
+            if construct is None:
+                return None
+            model = self.ctx.values(construct)
+            tuples = returned_tuples(model)
+            if tuples is None or len(tuples[0]) != width:
+                return None
+            for items in tuples:
+                inner = _Origins(self.ctx, model).of(items[position].value, depth + 1)
+                if inner is None:
+                    return None
+                found = found or Origin(f"`{use.value}`", "unknown",
+                                        f"`{use.value}` is what `{made}.construct` returns as "
+                                        f"`{cut(short_code(items[position].value), 30)}`"
+                                        + (f": {inner.unfixable}" if inner.unfixable else ""))
+        return found
 
     def _attribute(self, expr: cst.Attribute, kind: Kind) -> Optional[Origin]:
         if not _is_self(expr.value):
@@ -435,6 +532,36 @@ def _is_self(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "self"
 
 
+def _binding_statements(values: FunctionValues, use: cst.Name) -> Optional[List[cst.BaseStatement]]:
+    """The statements whose binding of ``use``'s name reaches it (every binding when the function binds the name
+    once); None when the name may be unbound there or is bound in a way the reaching analysis does not track."""
+    sequence = values.sequence
+    if use.value in sequence.tracked:
+        sites = sequence.sites.get(id(use))
+        if not sites or ENTRY in sites:
+            return None
+        return [sequence.statements[site] for site in sites]
+    found = [stmt for stmt in walk_statements(suite_statements(values.func.body), into_defs=False)
+             if use.value in written_names(stmt)]
+    return found if len(found) == 1 else None
+
+
+def _unpacked_call(stmt: cst.BaseStatement, name: str) -> Optional[Tuple[cst.Call, int, int]]:
+    """(the ``self.<cell>(...)`` call, the name's position, the target's width) of ``a, name, b = self.cell(x)``."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1):
+        return None
+    target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute) and _is_self(value.func.value)):
+        return None
+    names = [e.value.value if isinstance(e, cst.Element) and isinstance(e.value, cst.Name) else None
+             for e in target.elements]
+    if None in names or names.count(name) != 1:
+        return None
+    return value, names.index(name), len(names)
+
+
 def _bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
     found: List[cst.BaseExpression] = []
     for stmt in walk_statements(suite_statements(func.body), into_defs=False):
@@ -557,6 +684,10 @@ class _TensorWork(cst.CSTVisitor):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self._check(node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if any(isinstance(element.slice, cst.Slice) for element in node.slice):  # ``a[:, :, k:]``: a slicing op
+            self._check(node)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if not isinstance(node.operator, cst.Not):
@@ -715,6 +846,27 @@ class LoopOverTensorSequence(Rule):
                 for s in self.scales:
                     outs += (x * s,)
                 return outs
+        """,
+        """
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class ControlNet(nn.Cell):
+            def __init__(self, num_layers=12, hidden=64):
+                super().__init__()
+                self.blocks = nn.CellList([nn.Dense(hidden, hidden) for _ in range(num_layers)])
+                self.zero_convs = nn.CellList([nn.Dense(hidden, hidden) for _ in range(num_layers)])
+
+            def construct(self, x):
+                samples = ()
+                for block in self.blocks:
+                    x = block(x)
+                    samples = samples + (x,)
+                projected = ()
+                for sample, zero_conv in zip(samples, self.zero_convs):
+                    projected = projected + (zero_conv(sample),)
+                return projected
         """,
     ]
     INVALID = [
@@ -1048,6 +1200,40 @@ class LoopOverTensorSequence(Rule):
                     return new_grads
             """,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn
+
+
+            class Encoder(nn.Cell):
+                def __init__(self, num_layers=24, hidden=64):
+                    super().__init__()
+                    self.layers = nn.CellList([nn.Dense(hidden, hidden) for _ in range(num_layers)])
+
+                def construct(self, x, output_hidden_states=False):
+                    all_hidden = () if output_hidden_states else None
+                    for layer in self.layers:
+                        x = layer(x)
+                        if output_hidden_states:
+                            all_hidden += (x,)
+                    return x, all_hidden
+
+
+            class PromptModel(nn.Cell):
+                def __init__(self, prompt_length=4):
+                    super().__init__()
+                    self.encoder = Encoder()
+                    self.prompt_length = prompt_length
+
+                def construct(self, x):
+                    x, all_hidden = self.encoder(x, True)
+                    trimmed = ()
+                    for hidden in all_hidden:
+                        trimmed += (hidden[:, self.prompt_length:],)
+                    return x, trimmed
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -1089,6 +1275,8 @@ class LoopOverTensorSequence(Rule):
         self._report(node, origin, fix, why)
 
     def _origin(self, values: FunctionValues, header: Header) -> Optional[Origin]:
+        if any(values.kind(seq) is Kind.CELL_SEQ for seq in header.sequences):
+            return None  # ``zip(samples, self.blocks)``: a different cell per element, not one function to map
         origins = _Origins(self.context, values)
         if header.length is not None:
             return origins.of_length(header.length)
