@@ -2543,3 +2543,81 @@ def test_a_trip_count_from_a_shape_and_configuration_fields_is_a_tensor_axis_loo
         """
     assert flagged_lines(body) == [16]
     assert flagged_lines(body.replace("self.config = config", "self.config = self.make()")) == []
+
+
+# -- a parameter's docstring type as evidence (mindocr's RobustScanner ``valid_width_masks``) -------------------
+DOCUMENTED = """
+class Attention(nn.Cell):
+    def construct(self, logits, masks=None):
+        out = []
+        if masks is not None:
+            for mask in masks:
+                out.append(ops.cast(mask, ms.float32) * 2)
+        return out
+
+
+class Head(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.attention = Attention()
+
+    def forward_test(self, feat, masks):
+        \"\"\"Decode.
+
+        Args:
+            feat (Tensor): features.
+            masks {doc}: the valid width of each image.
+        \"\"\"
+        return self.attention(feat, masks)
+
+    def construct(self, feat, masks{annotation}):
+        return self.forward_test(feat, masks)
+"""
+
+
+@pytest.mark.parametrize("doc", ["(Tensor)", "(`mindspore.Tensor` of shape `(batch_size, width)`, *optional*)",
+                                 "(ms.Tensor, optional)"])
+def test_a_caller_s_docstring_type_makes_the_loop_a_tensor_walk_reported_without_a_fix(doc):
+    body = DOCUMENTED.format(doc=doc, annotation="")
+    assert_flagged_without_fix(body)
+    assert "only a docstring says `masks` is one Tensor" in findings(body)[0].detail
+
+
+@pytest.mark.parametrize("doc, annotation", [
+    ("", ""),  # nothing says it is one Tensor
+    ("(list[Tensor])", ""),
+    ("(Tensor or tuple)", ""),
+    ("(`tuple(mindspore.Tensor)`)", ""),
+    ("(Tensor)", ": List[ms.Tensor]"),  # the entry point's annotation says otherwise than the docstring
+])
+def test_docstrings_that_name_no_single_tensor_or_are_contradicted_give_no_finding(doc, annotation):
+    header = HEADER.replace("import mindspore as ms\n", "from typing import List\n\nimport mindspore as ms\n")
+    body = DOCUMENTED.format(doc=doc, annotation=annotation)
+    assert findings(body, header) == []
+
+
+def test_a_function_s_own_docstring_counts_and_a_list_display_passed_contradicts_it():
+    own = """
+    class Matcher(nn.Cell):
+        def construct(self, logits, labels):
+            \"\"\"
+            Args:
+                logits (Tensor): class logits.
+                labels (Tensor): the labels of each image.
+            \"\"\"
+            out = []
+            for label in labels:
+                out.append(ops.cast(label, ms.float32) * 2)
+            return out
+    """
+    assert_flagged_without_fix(own)
+    holder = own + """
+    class Loss(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.matcher = Matcher()
+
+        def construct(self, logits, first, second):
+            return self.matcher(logits, [first, second])
+    """
+    assert findings(holder) == []

@@ -26,7 +26,7 @@ from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_t
 from ms_lint.analysis.effects import does_graph_work
 from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.shapes import (ShapeRef, ShapeResolver, parents_in, surely_tensor, tensor_by_callers,
-                                     while_counter)
+                                     passed_a_sequence, trusting_docstrings, while_counter)
 from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
@@ -451,6 +451,38 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                     return mask
             """,
         ),
+        Invalid(
+            """
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            class MaskedAttention(nn.Cell):
+                def construct(self, logits, valid_masks):
+                    out = ()
+                    for logit, mask in zip(logits, valid_masks):
+                        out += (ops.select(mask, logit, ops.zeros_like(logit)),)
+                    return out
+
+
+            class Decoder(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.attention = MaskedAttention()
+
+                def decode(self, logits, valid_masks):
+                    \"\"\"Apply the attention.
+
+                    Args:
+                        logits (Tensor): attention logits, (batch, length).
+                        valid_masks (`mindspore.Tensor` of shape `(batch, length)`): valid positions.
+                    \"\"\"
+                    return self.attention(logits, valid_masks)
+
+                def construct(self, logits, valid_masks):
+                    return self.decode(logits, valid_masks)
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -460,6 +492,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         self._by_callers = None  # the call that makes the iterable a Tensor (``tensor_by_callers``), per loop
         self._named_pieces = None  # (name, the Tensor it holds the pieces of) (``pieces_through``), per loop
         self._named_rows = None  # (name, the Tensor it holds one item per row of) (``rows_through``), per loop
+        self._documented = None  # the name only a docstring makes a Tensor (``trusting_docstrings``), per loop
 
     def _resolver(self) -> ShapeResolver:
         assert self.function is not None
@@ -483,7 +516,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                         fix=None, detail=f"{description}: MindSpore unrolls it, compiling one copy of the body per "
                                          f"row; {self._rows_cure(short=False)}; {self._no_fix_note()}")
             return
-        if self._by_callers is not None or self._named_pieces is not None:
+        if self._by_callers is not None or self._named_pieces is not None or self._documented is not None:
             cure = _cure(carried, sums) if carried else (
                 f"if the iterations are independent, map the body over the axis with `ms.vmap`, {VMAP_FACT}")
             short = _short_cure(carried, sums, False, builder_refused=False)
@@ -560,6 +593,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
         self._by_callers = None
         self._named_pieces = None
         self._named_rows = None
+        self._documented = None
         resolver = self._resolver()
         if _is_builtin_call(iterable, "range"):
             args = call_name_args(iterable)  # type: ignore[arg-type]
@@ -631,11 +665,35 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                                   self._rows_source)
             self._named_rows = (expr, source) if source is not None else None
             found = source is not None
+        if not found and type(expr) is cst.Name:
+            found = self._documented_found(expr)
         if found and type(expr) is cst.Name and (self._comprehension_target(expr)
                                                  or self._reads_narrowed(expr, [expr])):
-            self._by_callers = self._named_pieces = self._named_rows = None
+            self._by_callers = self._named_pieces = self._named_rows = self._documented = None
             return False  # a comprehension's own target, or a name an ``isinstance(x, list)`` test holds true for
         return found
+
+    def _documented_tensor(self, expr: cst.Name) -> bool:
+        """The same evidence with parameters' docstring types taken as annotations (``valid_width_masks
+        (Tensor): ...`` in the docstring of the caller that passes it on): found that way, the loop is reported
+        without a fix, since a docstring is not checked against the code."""
+        if self.values.kind(expr) in (Kind.TENSOR_SEQ, Kind.CELL_SEQ):
+            return False  # the value model reads a sequence here
+        with trusting_docstrings():
+            if surely_tensor(self._resolver(), expr, self.function):
+                self._documented = expr
+                return True
+            site = tensor_by_callers(self._resolver(), expr, self.function)
+        if site is None:
+            return False
+        self._by_callers, self._documented = site, expr
+        return True
+
+    def _documented_found(self, expr: cst.Name) -> bool:
+        """``_documented_tensor``, unless a call of this function hands the parameter a sequence."""
+        if expr.value in self.values.parameters and passed_a_sequence(self.context, self.function, expr.value):
+            return False
+        return self._documented_tensor(expr)
 
     def _rows_source(self, expr: cst.BaseExpression) -> bool:
         """What a comprehension that ``rows_through`` follows must iterate: one Tensor, by the evidence
@@ -686,6 +744,9 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             name, source = self._named_rows
             return (f"no automatic rewrite: it walks `{code_of(name)}`, a list with one item per row of "
                     f"`{cut(code_of(source), 40)}`, which the rewrite does not map")
+        if self._documented is not None:
+            return (f"no automatic rewrite: only a docstring says `{code_of(self._documented)}` is one Tensor (as "
+                    "the code reads it), and docstrings are not checked against the code")
         site = self._by_callers
         assert site is not None
         return (f"no automatic rewrite: it walks a Tensor as `{site.caller.name.value}` passes it "
@@ -741,7 +802,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return
         description, trip = what
         fix, why = None, "iterates in an inner `for` clause"
-        if self._by_callers is not None or self._named_pieces is not None or self._named_rows is not None:
+        if (self._by_callers is not None or self._named_pieces is not None or self._named_rows is not None
+                or self._documented is not None):
             why = self._no_fix_note().replace("no automatic rewrite: ", "", 1)
         elif clause is node.for_in and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             fix, why = self._comprehension_fix(node, trip)
