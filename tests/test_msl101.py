@@ -2621,3 +2621,24 @@ def test_a_function_s_own_docstring_counts_and_a_list_display_passed_contradicts
             return self.matcher(logits, [first, second])
     """
     assert findings(holder) == []
+
+
+def test_only_the_arguments_section_of_a_docstring_types_a_parameter():
+    """An independent review's reproducer: a ``Returns:`` entry that reuses the parameter's name."""
+    body = """
+    class Fuse(nn.Cell):
+        def construct(self, hidden_states):
+            \"\"\"Fuse the per-layer states.
+
+            {args}
+
+            Returns:
+                hidden_states (Tensor): the fused state.
+            \"\"\"
+            out = ()
+            for h in hidden_states:
+                out += (h * 2,)
+            return out
+    """
+    assert findings(body.format(args="Args:\n                hidden_states: one state per layer.")) == []
+    assert_flagged_without_fix(body.format(args="Args:\n                hidden_states (Tensor): the states."))

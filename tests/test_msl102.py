@@ -882,8 +882,8 @@ class Encoder(nn.Cell):
         kept = () if keep else None
         for layer in self.layers:
             x = layer(x)
-{between}            kept += (x,)
-        return x, kept
+{before}            kept += (x,)
+{after}        return x, kept
 
 
 class Model(nn.Cell):
@@ -898,35 +898,44 @@ class Model(nn.Cell):
             out += (h[:, 1:],)
         return x, out
 """
+GUARDED = "            if keep:\n    "  # the append under a test of a flag the loop does not bind (cpmant's)
 
 
-def per_layer(count="24", range_arg="num_layers", between="            if keep:\n    "):
-    return LAYERS.format(count=count, range_arg=range_arg, between=between)
+def per_layer(count="24", range_arg="num_layers", before=GUARDED, after=""):
+    return LAYERS.format(count=count, range_arg=range_arg, before=before, after=after)
+
+
+def kept_loop_findings(code):
+    return [f for f in findings(code) if f.line == line_of(code, "for h in kept:")]
 
 
 def test_a_tuple_a_sub_cell_builds_per_layer_is_a_model_sized_sequence_flagged_without_a_fix():
     code = per_layer()
-    found = [f for f in findings(code) if f.line == line_of(code, "for h in kept:")]
+    found = kept_loop_findings(code)
     assert len(found) == 1 and found[0].fix is None
-    assert "`kept` is what `Encoder.construct` returns as `kept`" in found[0].detail
+    assert "`kept` is what the sub-cell `Encoder.construct` returns as `kept`" in found[0].detail
     assert "one output per layer of `self.layers` (24 layers)" in found[0].detail
 
 
-@pytest.mark.parametrize("count, range_arg, between", [
-    ("4", "num_layers", "            if keep:\n    "),  # a short CellList: 4 copies
-    ("24", "self.num_heads", "            if keep:\n    "),  # not a count of layers by name, and unknown
-    ("24", "num_layers", "            if keep:\n                break\n    "),  # may stop early
+@pytest.mark.parametrize("count, range_arg, before, after", [
+    ("4", "num_layers", GUARDED, ""),  # a short CellList: 4 copies
+    ("24", "self.num_heads", GUARDED, ""),  # not a count of layers by name, and unknown
+    # may stop early or skip a layer after its append (reachable: the append runs first)
+    ("24", "num_layers", GUARDED, "            if x.sum() > 0:\n                break\n"),
+    ("24", "num_layers", GUARDED, "            if x.sum() > 0:\n                continue\n"),
+    ("24", "len(range(num_layers))", GUARDED, ""),  # a count of a list's entries (stages), not of layers
 ])
-def test_per_layer_tuples_that_are_not_model_sized_are_not_flagged(count, range_arg, between):
-    code = per_layer(count, range_arg, between)
-    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+def test_per_layer_tuples_that_are_not_model_sized_are_not_flagged(count, range_arg, before, after):
+    code = per_layer(count, range_arg, before, after)
+    assert after in code
+    assert kept_loop_findings(code) == []
 
 
 def test_a_layer_count_from_a_config_field_counts_by_its_name():
     code = per_layer().replace("def __init__(self, num_layers=24):", "def __init__(self, config):").replace(
         "range(num_layers)", "range(config.num_hidden_layers)").replace("self.encoder = Encoder()",
                                                                          "self.encoder = Encoder(object())")
-    found = [f for f in findings(code) if f.line == line_of(code, "for h in kept:")]
+    found = kept_loop_findings(code)
     assert len(found) == 1 and "(`config.num_hidden_layers`)" in found[0].detail
 
 
@@ -957,20 +966,98 @@ class Net(nn.Cell):
 def test_a_sub_cell_whose_returns_disagree_gives_no_per_layer_tuple():
     code = per_layer().replace("        return x, kept\n", "        if keep:\n            return x, kept\n"
                                                               "        return x, x\n")
-    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+    assert kept_loop_findings(code) == []
 
 
-def test_slicing_an_element_is_tensor_work_and_indexing_a_pair_is_not():
-    code = per_layer().replace("out += (h[:, 1:],)", "out += (h[0],)")
-    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+def test_slicing_the_element_is_tensor_work_and_indexing_it_or_slicing_its_name_is_not():
+    assert kept_loop_findings(per_layer().replace("out += (h[:, 1:],)", "out += (h[0],)")) == []
+    code = HEAD + """
+class Opt(nn.Optimizer):
+    def __init__(self, params, learning_rate=0.1):
+        super().__init__(learning_rate, params)
+
+    def construct(self, grads):
+        prefixes = ()
+        for p in self.parameters:
+            prefixes += (p.name[:7],)
+        scaled = ()
+        for g in grads:
+            scaled += (g[1:] * 2,)
+        return prefixes, scaled
+"""
+    assert [f.line for f in findings(code)] == [line_of(code, "for g in grads:")]
 
 
-@pytest.mark.parametrize("between", [
+@pytest.mark.parametrize("before", [
     "            if i >= 20:\n    ",  # only the last layers' outputs: EoMT keeps config.num_blocks of them
-    "            if i == 3:\n                continue\n    ",  # may skip a layer
+    "            if i == 3:\n                continue\n",  # may skip a layer before its append
 ])
-def test_a_layer_loop_that_tests_its_index_or_skips_gives_no_per_layer_tuple(between):
-    code = per_layer(between=between).replace("for layer in self.layers:", "for i, layer in enumerate(self.layers):")
-    assert [f for f in findings(code) if f.line == line_of(code, "for h in kept:")] == []
+def test_a_layer_loop_that_tests_its_index_or_skips_gives_no_per_layer_tuple(before):
+    code = per_layer(before=before).replace("for layer in self.layers:", "for i, layer in enumerate(self.layers):")
+    assert kept_loop_findings(code) == []
     plain = per_layer().replace("for layer in self.layers:", "for i, layer in enumerate(self.layers):")
-    assert [f for f in findings(plain) if f.line == line_of(plain, "for h in kept:")] != []
+    assert kept_loop_findings(plain) != []
+
+
+def test_an_append_under_a_test_of_a_counter_the_loop_keeps_gives_no_per_layer_tuple():
+    """A backbone that keeps the outputs of ``self.out_indices`` with a hand-kept index (an independent review's
+    reproducer)."""
+    code = per_layer(before="            if idx in (3, 7):\n    ", after="            idx += 1\n").replace(
+        "        kept = () if keep else None\n", "        kept = () if keep else None\n        idx = 0\n")
+    assert kept_loop_findings(code) == []
+
+
+@pytest.mark.parametrize("encoder", [
+    # the CellList a base class builds with its own count, 2, whatever the subclass's parameter says
+    """class Base(nn.Cell):
+    def __init__(self, hidden, num_layers=2):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(hidden, hidden) for _ in range(num_layers)])
+
+
+class Encoder(Base):
+    def __init__(self, num_layers=32):
+        super().__init__(8, 2)
+""",
+    # built by a helper method with its own parameter
+    """class Encoder(nn.Cell):
+    def __init__(self, num_layers=24):
+        super().__init__()
+        self._build(3)
+
+    def _build(self, num_layers):
+        self.layers = nn.CellList([nn.Dense(8, 8) for _ in range(num_layers)])
+""",
+    # a required count the project builds with 3
+    """class Encoder(nn.Cell):
+    def __init__(self, hidden, num_layers):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(hidden, hidden) for _ in range(num_layers)])
+""",
+])
+def test_the_layer_count_is_read_where_the_cell_list_is_built(encoder):
+    """Independent review's reproducers: each count is small, each was flagged."""
+    code = HEAD + encoder + """
+    def construct(self, x, keep=False):
+        kept = ()
+        for layer in self.layers:
+            x = layer(x)
+            kept += (x,)
+        return x, kept
+
+
+class Model(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder(8, num_layers=3)
+
+    def construct(self, x):
+        x, kept = self.encoder(x, True)
+        out = ()
+        for h in kept:
+            out += (h[:, 1:],)
+        return x, out
+"""
+    if "def __init__(self, hidden, num_layers):" not in code:
+        code = code.replace("self.encoder = Encoder(8, num_layers=3)", "self.encoder = Encoder()")
+    assert kept_loop_findings(code) == []

@@ -165,6 +165,7 @@ def test_a_parameter_an_init_passes_on_counts_what_its_class_is_built_with(tmp_p
     ("Outer(**cfg)", 30),
     ("Holder(8, **cfg)", 40),  # Holder's own default, larger than Outer's 30
     ("Outer(size=4, **cfg)", 4),  # named beside the dict: the dict cannot set it too
+    ("Outer(4, **cfg)", 4),  # ... or passed by position
     ("Outer(*cfg)", None),  # unpacked positionally: any parameter, unknown
     ("Holder(8, 20)", 30),  # the largest of what the project builds with
 ])
@@ -178,7 +179,26 @@ def test_constructions_up_the_chain_refine_or_unknown_the_count(tmp_path, build,
             return {build}
         """})
     assert value == expected
-    assert ("may set it" in origin) == ("**" in build and "size=" not in build)
+    assert ("may set it" in origin) == ("**" in build and "4" not in build)
+
+
+def test_an_init_handing_on_its_own_kwargs_leaves_the_count_to_what_its_class_is_built_with(tmp_path):
+    """``super().__init__(**kwargs)`` in a subclass built with ``max_len=4``: not the base's default (an
+    independent review's reproducer); what the subclass is built with is not followed, so it is unknown."""
+    package(tmp_path, **{"pkg/heads/short.py": """\
+        from .base import BaseDecoder
+
+
+        class ShortDecoder(BaseDecoder):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+
+
+        def build():
+            return ShortDecoder(max_len=4)
+        """})
+    index = ProjectIndex.for_files([str(tmp_path / "pkg/heads/head.py")])
+    assert constructor_value(index, ("pkg.heads.base", "BaseDecoder"), "max_len") == (None, "")
 
 
 @pytest.mark.parametrize("rebinding", [

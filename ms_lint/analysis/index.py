@@ -28,7 +28,8 @@ from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, 
                                     module_names, package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base, known_mindspore_name
 from ms_lint.analysis.summary import (
-    NOT_LITERAL, SUPER_PREFIX, ClassSummary, FunctionSummary, InitParam, ModuleSummary, summarize, summarize_trees,
+    FORWARDED, NOT_LITERAL, SUPER_PREFIX, ClassSummary, FunctionSummary, InitParam, ModuleSummary, summarize,
+    summarize_trees,
 )
 from ms_lint.blake import blake2b
 from ms_lint.chunks import ast_runs, chunk_bounds
@@ -1203,17 +1204,15 @@ def constructor_value(index: ProjectIndex, ref: ClassRef, param: str,
     through = 0  # how many of the values they are
     omitted = unpacked = False
     for args, kwargs in index.constructions(ref):
-        if "*" in kwargs:
-            return None, ""
-        if "**" in kwargs and param not in kwargs:  # ``SARHead(..., **sar_args)``: the dict may set it, or not
-            omitted = unpacked = True
-            continue
+        if "*" in kwargs or FORWARDED in kwargs:
+            return None, ""  # ``Cls(*args)``, or ``super().__init__(**kwargs)`` handing on what its builders pass
         if param in kwargs:
             passed = kwargs[param]
         elif 0 <= position < len(args):
             passed = args[position]
-        else:
+        else:  # not passed, or (``SARHead(..., **sar_args)``) passed or not by the dict
             omitted = True
+            unpacked = unpacked or "**" in kwargs
             continue
         if type(passed) is InitParam and passed.module is not None:  # type: ignore[attr-defined]
             holder = (passed.module, passed.owner)  # type: ignore[attr-defined]

@@ -773,12 +773,24 @@ def trusting_docstrings():
 _DOC_TENSOR = re.compile(r"^\(\s*`?(?:mindspore\.|ms\.)?Tensor`?(?:\s+of\s+shape|\s*[,)]|\s*$)")
 
 
+ARGUMENT_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments",
+                     "other parameters"}
+_SECTION = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*$")
+
+
 def _documented_type(function: cst.FunctionDef, name: str) -> Optional[str]:
-    """What the function's docstring writes in parentheses after ``name`` on the line that documents it."""
+    """What the function's docstring writes in parentheses after ``name`` on the line that documents it, in an
+    ``Args:`` (``Parameters:``...) section: a ``Returns:`` entry of the same name is not the parameter's."""
     doc = function.get_docstring(clean=True)
+    section = None
     for line in (doc or "").splitlines():
         stripped = line.strip()
-        if stripped.startswith(name) and stripped[len(name):].lstrip().startswith("("):
+        header = _SECTION.match(stripped)
+        if header is not None and line[:1] not in (" ", "\t"):
+            section = header.group(1).lower()
+            continue
+        if (section in ARGUMENT_SECTIONS and stripped.startswith(name)
+                and stripped[len(name):].lstrip().startswith("(")):
             return stripped[len(name):].lstrip()
     return None
 

@@ -29,6 +29,11 @@ class InitParam:
     module: Optional[str] = None
 
 
+# The key of a construction's keyword literals that says it hands on the building ``__init__``'s own ``**kwargs``
+# (whatever the project builds that class with, which the index does not follow).
+FORWARDED = "**kwargs"
+
+
 @dataclass
 class FunctionSummary:
     name: str
@@ -576,6 +581,10 @@ class _Summarizer(ast.NodeVisitor):
             kwargs["*"] = NOT_LITERAL  # unpacked positional arguments: any parameter may be passed
         if any(k.arg is None for k in node.keywords):
             kwargs["**"] = NOT_LITERAL  # unpacked keyword arguments: any parameter not named may be passed
+            kwarg = passed_on[1].args.kwarg if passed_on is not None else None
+            if kwarg is not None and any(k.arg is None and type(k.value) is ast.Name and k.value.id == kwarg.arg
+                                         for k in node.keywords):
+                kwargs[FORWARDED] = NOT_LITERAL  # ``super().__init__(**kwargs)``: what its own builders pass
         self.summary.constructions.append(
             (callee, [NOT_LITERAL if isinstance(a, ast.Starred) else value(a) for a in node.args[skip:]], kwargs))
 

@@ -22,7 +22,8 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import call_name_args, cut, positional_params, short_code, suite_statements, walk_statements
+from ms_lint.cstutil import (all_params, call_name_args, cut, positional_params, short_code, suite_statements,
+                             walk_statements)
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.addn_sum import MESSAGE as SUM_MESSAGE, accumulation
 from ms_lint.rewrites.hypermap import plan_map
@@ -201,7 +202,7 @@ class _Origins:
             found = self.of_length(header.length, depth + 1) if header.length is not None else next(
                 (o for o in (self.of(seq, depth + 1) for seq in header.sequences) if o is not None), None)
             if found is None and header.length is None:
-                found = self._rows_of(stmt, header, appended) or self._per_layer(stmt, header, appended)
+                found = self._rows_of(stmt, header, appended) or self._per_layer(stmt, header, appended, name)
             if found is not None:
                 return found
         return None
@@ -232,13 +233,15 @@ class _Origins:
                               "Tensor itself, `HyperMap` would not walk its rows")
         return None
 
-    def _per_layer(self, loop: cst.For, header: "Header", appended: List[cst.BaseExpression]) -> Optional[Origin]:
+    def _per_layer(self, loop: cst.For, header: "Header", appended: List[cst.BaseExpression], name: str
+                   ) -> Optional[Origin]:
         """``for layer in self.layers: h = layer(h); all_hidden += (h,)``: one output per layer of a ``CellList``
         built over ``range(N)``, N a count of layers (``config.num_hidden_layers``: not a small literal). Such a
         tuple is as long as the model is deep (cpmant's ``all_attentions``, 48 by default). Not when the loop may
-        skip or stop (``continue``, ``break``, ``return``) or tests the layer or its index (EoMT keeps the outputs
-        of the last ``config.num_blocks`` layers only). Never fixed: the items are what each layer returns, which
-        ms-lint does not prove are all Tensors."""
+        skip or stop (``continue``, ``break``, ``return``), nor when an append sits in an inner loop or under a
+        test of anything the loop binds (the layer, its index, a counter kept by hand: EoMT keeps the outputs of
+        the last ``config.num_blocks`` layers only, a backbone those of ``self.out_indices``). Never fixed: the
+        items are what each layer returns, which ms-lint does not prove are all Tensors."""
         if len(header.sequences) != 1 or header.elements is None or len(header.elements) != 1:
             return None
         seq = header.sequences[0]
@@ -246,9 +249,11 @@ class _Origins:
             return None
         element = header.elements[0]
         nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-        if (find(loop.body, (cst.Break, cst.Return, cst.Continue), prune=nested)
-                or any(_mentions([test.test], header.names) for test in find(loop.body, (cst.If, cst.While),
-                                                                               prune=nested))
+        guards = _append_guards(suite_statements(loop.body), name)
+        bound_here = set(header.names).union(*(written_names(stmt) for stmt in walk_statements(
+            suite_statements(loop.body), into_defs=False)))
+        if (find(loop.body, (cst.Break, cst.Return, cst.Continue), prune=nested) or guards is None
+                or _mentions(guards, bound_here)
                 or not any(isinstance(c.func, cst.Name) and c.func.value == element for c in find(loop.body, cst.Call))
                 or any(self.values.kind(value) is Kind.CONST for value in appended)):
             return None
@@ -271,6 +276,7 @@ class _Origins:
         if not (isinstance(value, cst.Call) and value.args
                 and self.ctx.imports.qualify(value.func) in ("mindspore.nn.CellList", "mindspore.nn.SequentialCell")):
             return None
+        builder = self.ctx.scope.owner_of.get(method) if method.name.value == "__init__" else None
         built = value.args[0].value
         if isinstance(built, cst.Name):
             bound = _bindings(method, built.value)
@@ -283,12 +289,29 @@ class _Origins:
                 and iterable.func.value == "range" and len(iterable.args) == 1 and iterable.args[0].keyword is None):
             return None
         count = iterable.args[0].value
-        folded = self.ctx.attributes.fold_in(method, self.values.owner, count)
+        if self._counts_entries(count, method):
+            return None  # ``range(len(depths))``, ``self.num_layers = len(depths)``: one per stage of a config list
+        folded = self.ctx.attributes.fold_in(method, builder, count)
         if folded is None and _is_self(getattr(count, "value", None)):
             folded = self.values.fold(count)
+        if (folded is None and builder is not None and isinstance(count, cst.Name) and self.ctx.project is not None
+                and count.value in {param.name.value for param in method.params.params}):
+            folded = self.ctx.project.constructor_int(builder, count.value)[0]  # a required ``num_blocks``
+        if folded is None and builder is None and isinstance(count, cst.Name) and count.value in {
+                param.name.value for param in all_params(method)}:
+            return None  # a parameter of a helper method: what its callers pass is not read here
         if folded is not None:
             return f"{folded} layers" if folded > LITERAL_LIMIT else None
         return f"`{short_code(count)}`" if LAYER_COUNT.search(short_code(count)) else None
+
+    def _counts_entries(self, count: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+        """``len(...)``, or ``self.<attr>`` / a local of ``method`` bound once to it."""
+        if isinstance(count, cst.Attribute) and _is_self(count.value):
+            count = init_value(self.ctx, self.values.owner, count.attr.value)
+        elif isinstance(count, cst.Name):
+            bound = _bindings(method, count.value)
+            count = bound[0] if len(bound) == 1 else count
+        return isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value == "len"
 
     def _sub_cell_item(self, use: cst.Name, depth: int) -> Optional[Origin]:
         """``hidden, all_attentions = self.encoder(x)``: an item of what a sub-cell returns (a Cell class of this
@@ -318,9 +341,10 @@ class _Origins:
                 if inner is None:
                     return None
                 found = found or Origin(f"`{use.value}`", "unknown",
-                                        f"`{use.value}` is what `{made}.construct` returns as "
-                                        f"`{cut(short_code(items[position].value), 30)}`"
-                                        + (f": {inner.unfixable}" if inner.unfixable else ""))
+                                        f"`{use.value}` is what the sub-cell `{made}.construct` returns as "
+                                        f"`{cut(short_code(items[position].value), 30)}`, and a loop over another "
+                                        "cell's result is not rewritten"
+                                        + (f"; {inner.unfixable}" if inner.unfixable else ""))
         return found
 
     def _attribute(self, expr: cst.Attribute, kind: Kind) -> Optional[Origin]:
@@ -532,6 +556,37 @@ def _is_self(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "self"
 
 
+def _append_guards(statements: Sequence[cst.BaseStatement], name: str,
+                   tests: Tuple[cst.BaseExpression, ...] = ()) -> Optional[List[cst.BaseExpression]]:
+    """The tests of the ``if``s around each append to ``name`` (``_collection``) in a loop body; None when one sits
+    in an inner loop (more than one per iteration) or in a statement this does not read (``try``, ``match``)."""
+    found: List[cst.BaseExpression] = []
+    for stmt in statements:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if any((hit := _collection(small)) is not None and hit[0] == name for small in stmt.body):
+                found.extend(tests)
+        elif isinstance(stmt, cst.If):
+            arms = [suite_statements(stmt.body)]
+            orelse = stmt.orelse
+            if isinstance(orelse, cst.If):
+                arms.append([orelse])
+            elif orelse is not None:
+                arms.append(suite_statements(orelse.body))
+            for arm in arms:
+                inner = _append_guards(arm, name, tests + (stmt.test,))
+                if inner is None:
+                    return None
+                found.extend(inner)
+        elif isinstance(stmt, cst.With):
+            inner = _append_guards(suite_statements(stmt.body), name, tests)
+            if inner is None:
+                return None
+            found.extend(inner)
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and _mentions([stmt], {name}):
+            return None
+    return found
+
+
 def _binding_statements(values: FunctionValues, use: cst.Name) -> Optional[List[cst.BaseStatement]]:
     """The statements whose binding of ``use``'s name reaches it (every binding when the function binds the name
     once); None when the name may be unbound there or is bound in a way the reaching analysis does not track."""
@@ -686,7 +741,8 @@ class _TensorWork(cst.CSTVisitor):
         self._check(node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if any(isinstance(element.slice, cst.Slice) for element in node.slice):  # ``a[:, :, k:]``: a slicing op
+        if (isinstance(node.value, cst.Name) and node.value.value in self.names  # ``a[:, :, k:]`` of the element
+                and any(isinstance(element.slice, cst.Slice) for element in node.slice)):
             self._check(node)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
