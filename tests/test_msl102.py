@@ -872,12 +872,13 @@ class Net(nn.Cell):
 
 
 # -- tuples with one output per layer of a CellList (cpmant's all_attentions) ---------------------------------------
-LAYERS = HEAD + """
+ENCODER = """
 class Encoder(nn.Cell):
     def __init__(self, num_layers={count}):
         super().__init__()
         self.layers = nn.CellList([nn.Dense(8, 8) for _ in range({range_arg})])
-
+"""
+LAYERS = HEAD + """{encoder}
     def construct(self, x, keep=False):
         kept = () if keep else None
         for layer in self.layers:
@@ -889,7 +890,7 @@ class Encoder(nn.Cell):
 class Model(nn.Cell):
     def __init__(self):
         super().__init__()
-        self.encoder = Encoder()
+        self.encoder = {build}
 
     def construct(self, x):
         x, kept = self.encoder(x, True)
@@ -901,8 +902,9 @@ class Model(nn.Cell):
 GUARDED = "            if keep:\n    "  # the append under a test of a flag the loop does not bind (cpmant's)
 
 
-def per_layer(count="24", range_arg="num_layers", before=GUARDED, after=""):
-    return LAYERS.format(count=count, range_arg=range_arg, before=before, after=after)
+def per_layer(count="24", range_arg="num_layers", before=GUARDED, after="", encoder=ENCODER, build="Encoder()"):
+    return LAYERS.format(encoder=encoder.format(count=count, range_arg=range_arg), before=before, after=after,
+                         build=build)
 
 
 def kept_loop_findings(code):
@@ -1037,27 +1039,6 @@ class Encoder(Base):
 ])
 def test_the_layer_count_is_read_where_the_cell_list_is_built(encoder):
     """Independent review's reproducers: each count is small, each was flagged."""
-    code = HEAD + encoder + """
-    def construct(self, x, keep=False):
-        kept = ()
-        for layer in self.layers:
-            x = layer(x)
-            kept += (x,)
-        return x, kept
-
-
-class Model(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.encoder = Encoder(8, num_layers=3)
-
-    def construct(self, x):
-        x, kept = self.encoder(x, True)
-        out = ()
-        for h in kept:
-            out += (h[:, 1:],)
-        return x, out
-"""
-    if "def __init__(self, hidden, num_layers):" not in code:
-        code = code.replace("self.encoder = Encoder(8, num_layers=3)", "self.encoder = Encoder()")
+    build = "Encoder(8, num_layers=3)" if "def __init__(self, hidden, num_layers):" in encoder else "Encoder()"
+    code = per_layer(encoder="\n" + encoder.replace("{", "{{").replace("}", "}}"), build=build)
     assert kept_loop_findings(code) == []
