@@ -745,8 +745,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return (f"no automatic rewrite: it walks `{code_of(name)}`, a list with one item per row of "
                     f"`{cut(code_of(source), 40)}`, which the rewrite does not map")
         if self._documented is not None:
-            return (f"no automatic rewrite: only a docstring says `{code_of(self._documented)}` is one Tensor (as "
-                    "the code reads it), and docstrings are not checked against the code")
+            return (f"no automatic rewrite: only a docstring says `{code_of(self._documented)}` is one Tensor, and "
+                    "docstrings are not checked against the code")
         site = self._by_callers
         assert site is not None
         return (f"no automatic rewrite: it walks a Tensor as `{site.caller.name.value}` passes it "
