@@ -580,13 +580,18 @@ def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: 
             or name not in {param.name.value for param in all_params(construct, with_stars=False)}):
         return None
     for holder, caller, call in project.construct_call_sites(owner) or ():
-        binding = bind_arguments(construct, True, call)
-        passed = next((value for param, value in binding[0] if param == name), None) if binding else None
+        passed = argument_for(construct, True, call, name)
         if passed is None or caller in holder.scope.enclosing or call not in own_scope_calls(caller):
             continue
         if _passes_tensor(ShapeResolver(holder, caller, holder.values(caller)), passed):
             return CallSite(caller, call, True)
     return None
+
+
+def argument_for(function: cst.FunctionDef, bound: bool, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes ``function``'s parameter ``name`` (None when nothing, or the call does not bind)."""
+    binding = bind_arguments(function, bound, call)
+    return next((value for param, value in binding[0] if param == name), None) if binding else None
 
 
 SEQUENCE_ANNOTATIONS = {"List", "list", "Tuple", "tuple", "Sequence", "Iterable", "typing.List", "typing.Tuple",
@@ -605,8 +610,7 @@ def passed_a_sequence(context: ModuleContext, function: cst.FunctionDef, name: s
         sites += [(holder, caller, call, True) for holder, caller, call in
                   context.project.construct_call_sites(owner) or ()]
     for _holder, caller, call, bound in sites:
-        binding = bind_arguments(function, bound, call)
-        passed = next((value for param, value in binding[0] if param == name), None) if binding else None
+        passed = argument_for(function, bound, call, name)
         if isinstance(passed, (cst.List, cst.Tuple, cst.ListComp)):
             return True
         if not isinstance(passed, cst.Name):

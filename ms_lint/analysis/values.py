@@ -16,7 +16,7 @@ from typing import Collection, Dict, FrozenSet, Iterable, List, Optional, Protoc
 
 import libcst as cst
 
-from ms_lint.analysis.dataflow import body_bindings, written_names
+from ms_lint.analysis.dataflow import body_bindings, local_bindings, written_names
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.analysis.frameworks import gives_tensors
@@ -1168,16 +1168,25 @@ class FunctionValues(ExpressionKinds):
     def _sub_cell_construct(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, Dict[str, Kind]]]:
         """``self.block(x)`` where ``self.block`` is built from a Cell class of this module: its ``construct`` and
         the kinds of its parameters at this call."""
+        found = self.sub_cell(call) if self.returns is not None else None
+        if found is None:
+            return None
+        construct = found[1]
+        kinds = argument_kinds(self, construct, True, call)
+        return (construct, kinds) if kinds is not None else None
+
+    def sub_cell(self, call: cst.Call) -> Optional[Tuple[str, cst.FunctionDef]]:
+        """(the class, its ``construct``) of ``self.block(x)`` where ``self.block`` is built from a Cell class of
+        this module."""
         func = call.func
         if not (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
-                and self.attributes is not None and self.returns is not None):
+                and self.attributes is not None):
             return None
         made = self.attributes.made_by(self.owner, func.attr.value)
         if not made or made not in self.scope.classes or not self.scope.classes[made].is_cell:
             return None
         construct = self.scope.find_method(made, "construct")
-        kinds = argument_kinds(self, construct, True, call) if construct is not None else None
-        return (construct, kinds) if construct is not None and kinds is not None else None
+        return (made, construct) if construct is not None else None
 
     def _local_callee(self, call: cst.Call):
         """(def, its parameters' kinds at this call or None, the context that models it) of a helper of this
@@ -1227,21 +1236,10 @@ class FunctionValues(ExpressionKinds):
             return None
         for name in find(expr, cst.Name) if not isinstance(expr, cst.Name) else [expr]:
             if name.value in self.int_env and name.value not in self.parameters:
-                bound = self._single_binding(name.value)
-                origin = self.int_origin(bound, depth + 1) if bound is not None else None
+                bound = local_bindings(self.func, name.value)
+                origin = self.int_origin(bound[0], depth + 1) if len(bound) == 1 else None
                 if origin is not None:
                     return origin
-        return None
-
-    def _single_binding(self, name: str) -> Optional[cst.BaseExpression]:
-        """The value of the one plain ``name = value`` statement of the function, if that is its only binding."""
-        found = [stmt for stmt in walk_statements(suite_statements(self.func.body), into_defs=False)
-                 if name in written_names(stmt)]
-        if len(found) != 1 or not isinstance(found[0], cst.SimpleStatementLine) or len(found[0].body) != 1:
-            return None
-        small = found[0].body[0]
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            return small.value
         return None
 
 

@@ -666,7 +666,7 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             self._named_rows = (expr, source) if source is not None else None
             found = source is not None
         if not found and type(expr) is cst.Name:
-            found = self._documented_found(expr)
+            found = self._documented_tensor(expr)
         if found and type(expr) is cst.Name and (self._comprehension_target(expr)
                                                  or self._reads_narrowed(expr, [expr])):
             self._by_callers = self._named_pieces = self._named_rows = self._documented = None
@@ -676,9 +676,12 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
     def _documented_tensor(self, expr: cst.Name) -> bool:
         """The same evidence with parameters' docstring types taken as annotations (``valid_width_masks
         (Tensor): ...`` in the docstring of the caller that passes it on): found that way, the loop is reported
-        without a fix, since a docstring is not checked against the code."""
+        without a fix, since a docstring is not checked against the code. Not when a call of this function hands
+        the parameter a sequence."""
         if self.values.kind(expr) in (Kind.TENSOR_SEQ, Kind.CELL_SEQ):
             return False  # the value model reads a sequence here
+        if expr.value in self.values.parameters and passed_a_sequence(self.context, self.function, expr.value):
+            return False
         with trusting_docstrings():
             if surely_tensor(self._resolver(), expr, self.function):
                 self._documented = expr
@@ -688,12 +691,6 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
             return False
         self._by_callers, self._documented = site, expr
         return True
-
-    def _documented_found(self, expr: cst.Name) -> bool:
-        """``_documented_tensor``, unless a call of this function hands the parameter a sequence."""
-        if expr.value in self.values.parameters and passed_a_sequence(self.context, self.function, expr.value):
-            return False
-        return self._documented_tensor(expr)
 
     def _rows_source(self, expr: cst.BaseExpression) -> bool:
         """What a comprehension that ``rows_through`` follows must iterate: one Tensor, by the evidence

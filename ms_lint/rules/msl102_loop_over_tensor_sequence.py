@@ -31,7 +31,7 @@ from ms_lint.rewrites.multitype_update import plan_update
 from ms_lint.rewrites.where import CELL, EFFECT, RANDOM, UNKNOWN, classify_call, comments_inside
 from ms_lint.prefilter import GRAPH_CODE
 from ms_lint.rules.base import Invalid, Rule
-from ms_lint.analysis.dataflow import enclosing_statement, read_after, written_names
+from ms_lint.analysis.dataflow import body_bindings, enclosing_statement, read_after, written_names
 from ms_lint.analysis.effects import EffectChecker
 from ms_lint.analysis.loops import calls_cell_picked_by
 from ms_lint.analysis.per_element import assigned_names
@@ -327,11 +327,10 @@ class _Origins:
             if unpacked is None:
                 return None
             call, position, width = unpacked
-            made = self.ctx.attributes.made_by(self.values.owner, call.func.attr.value)
-            cls = self.ctx.scope.classes.get(made) if made else None
-            construct = self.ctx.scope.find_method(made, "construct") if cls is not None and cls.is_cell else None
-            if construct is None:
+            sub_cell = self.values.sub_cell(call)
+            if sub_cell is None:
                 return None
+            made, construct = sub_cell
             model = self.ctx.values(construct)
             tuples = returned_tuples(model)
             if tuples is None or len(tuples[0]) != width:
@@ -596,8 +595,7 @@ def _binding_statements(values: FunctionValues, use: cst.Name) -> Optional[List[
         if not sites or ENTRY in sites:
             return None
         return [sequence.statements[site] for site in sites]
-    found = [stmt for stmt in walk_statements(suite_statements(values.func.body), into_defs=False)
-             if use.value in written_names(stmt)]
+    found = [stmt for stmt, bound in body_bindings(values.func).statements if use.value in bound]
     return found if len(found) == 1 else None
 
 
