@@ -16,6 +16,7 @@ from ms_lint.names import ImportTable
 from ms_lint.scope import GraphScope, TreeFacts
 from ms_lint.treememo import tree_memo
 from ms_lint.walk import find
+from ms_lint.analysis.const_paths import reachable_returns
 from ms_lint.analysis.dataflow import own_code_names
 from ms_lint.analysis.values import (
     ClassAttributes, ExpressionKinds, FunctionValues, Kind, ModuleConstants, constant_returns, is_literal,
@@ -104,18 +105,29 @@ class ModuleContext:
         UNKNOWN for a function already being evaluated, so recursion ends)."""
         return self._result_of(self._returns, return_kind, Kind.UNKNOWN, func, param_kinds)
 
-    def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[Kind, ...]]:
-        """The item kinds of the tuple every ``return`` of an in-module function gives (``return res, found``)."""
-        return self._result_of(self._elements, return_elements, None, func, param_kinds)
+    def return_elements(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind],
+                        constants: Optional[Dict[str, object]] = None) -> Optional[Tuple[Kind, ...]]:
+        """The item kinds of the tuple every ``return`` of an in-module function gives (``return res, found``);
+        with ``constants`` (parameters a call fills with literals), of the returns such a call can reach
+        (``const_paths.reachable_returns``), None when they rule none out."""
+        if not constants:
+            return self._result_of(self._elements, return_elements, None, func, param_kinds)
+        reachable = reachable_returns(func, constants)
+        if reachable is None:
+            return None
+        return self._result_of(self._elements, lambda model: return_elements(model, reachable), None, func,
+                               param_kinds, tuple(sorted((name, repr(value)) for name, value in constants.items())))
 
     def constant_returns(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[bool, ...]]:
         """Which items of the tuple every ``return`` of an in-module function gives are constants everywhere."""
         return self._result_of(self._constants, constant_returns, None, func, param_kinds)
 
-    def _result_of(self, table: dict, read, recursing, func: cst.FunctionDef, param_kinds: Dict[str, Kind]):
-        """``read(model)`` of the function's value model for these argument kinds, cached in ``table``;
-        ``recursing`` while the function is already being evaluated."""
-        key = (func, tuple(sorted((name, kind.value) for name, kind in param_kinds.items())))
+    def _result_of(self, table: dict, read, recursing, func: cst.FunctionDef, param_kinds: Dict[str, Kind],
+                   also: tuple = ()):
+        """``read(model)`` of the function's value model for these argument kinds, cached in ``table`` (under
+        ``also`` too: what else ``read`` depends on); ``recursing`` while the function is already being
+        evaluated."""
+        key = (func, tuple(sorted((name, kind.value) for name, kind in param_kinds.items())), *also)
         if key in table:
             return table[key]
         if func in self._returning:

@@ -741,8 +741,12 @@ def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function
         if not parameter_ok:
             return False
     for value, index in resolver.bindings().get(expr.value, []):
-        if value is None or index is not None or values.kind(value) is not Kind.TENSOR:
+        if value is None:
             return False
+        if index is None and values.kind(value) is not Kind.TENSOR:
+            return False
+        if index is not None and not (type(value) is cst.Call and values.call_item_kind(value, index) is Kind.TENSOR):
+            return False  # (``codes, scales = self.encode(x, False)``: what the returns it can reach give)
     return expr.value in values.parameters or bool(resolver.bindings().get(expr.value))
 
 

@@ -16,6 +16,7 @@ from typing import Collection, Dict, FrozenSet, Iterable, List, Optional, Protoc
 
 import libcst as cst
 
+from ms_lint.analysis.const_paths import call_constants
 from ms_lint.analysis.dataflow import body_bindings, local_bindings, written_names
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
@@ -1137,7 +1138,7 @@ class FunctionValues(ExpressionKinds):
                     and self.scope.resolve_callable(func, self.owner) is None):
                 return self.attributes.api_method_kind(self.owner, func.attr.value)
             return Kind.UNKNOWN
-        callee, kinds, context = resolved
+        callee, kinds, context, _bound = resolved
         return Kind.UNKNOWN if kinds is None else context.return_kind(callee, kinds)
 
     def local_call_elements(self, call: cst.Call, count: int) -> Optional[Tuple[Kind, ...]]:
@@ -1148,11 +1149,30 @@ class FunctionValues(ExpressionKinds):
         resolved = None if self.returns_off else self._local_callee(call)
         if resolved is None:  # what a sub-cell gives only ever lowers a kind: asked for names bound twice too
             return self._sub_cell_elements(call, count)
-        if resolved[1] is None:
-            return None
-        callee, kinds, context = resolved
-        found = context.return_elements(callee, kinds)
+        found = self._returned_items(resolved, call)
         return found if found is not None and len(found) == count else None
+
+    def call_item_kind(self, call: cst.Call, index: int) -> Kind:
+        """``codes, scales = self.encode(x, mask, bw, False)``: the kind of item ``index`` of the tuple every
+        ``return`` of the helper that this call can reach gives; UNKNOWN when they are not all such tuples."""
+        if self.returns is None or self.returns_off:
+            return Kind.UNKNOWN
+        found = self._returned_items(self._local_callee(call), call)
+        return found[index] if found is not None and index < len(found) else Kind.UNKNOWN
+
+    @staticmethod
+    def _returned_items(resolved, call: cst.Call) -> Optional[Tuple[Kind, ...]]:
+        """The item kinds of the tuples a helper's returns give (``return_elements``), those the call's constant
+        arguments rule out left aside when the others agree (``const_paths``)."""
+        if resolved is None or resolved[1] is None:
+            return None
+        callee, kinds, context, bound = resolved
+        found = context.return_elements(callee, kinds)
+        if found is None:
+            constants = call_constants(callee, bound, call)
+            if constants:
+                found = context.return_elements(callee, kinds, constants)
+        return found
 
     def _sub_cell_elements(self, call: cst.Call, count: int) -> Optional[Tuple[Kind, ...]]:
         """``embeddings, num_frames, width = self.patch_embed(x)``: what a cell returns unpacks into Tensors,
@@ -1189,8 +1209,9 @@ class FunctionValues(ExpressionKinds):
         return (made, construct) if construct is not None else None
 
     def _local_callee(self, call: cst.Call):
-        """(def, its parameters' kinds at this call or None, the context that models it) of a helper of this
-        module or an inherited/imported one of the project; None when the callee is not one, or is @constexpr."""
+        """(def, its parameters' kinds at this call or None, the context that models it, whether the call binds
+        ``self``) of a helper of this module or an inherited/imported one of the project; None when the callee is
+        not one, or is @constexpr."""
         target = self.scope.resolve_callable(call.func, self.owner)
         context, scope = self.returns, self.scope
         if target is None:
@@ -1202,7 +1223,7 @@ class FunctionValues(ExpressionKinds):
         callee, bound = target
         if scope.is_compile_time_helper(callee):
             return None  # @constexpr: runs in Python at compile time, its result is not modelled
-        return callee, argument_kinds(self, callee, bound, call), context
+        return callee, argument_kinds(self, callee, bound, call), context, bound
 
     def _sequence_result(self, call: cst.Call) -> Optional[Kind]:
         """TENSOR_SEQ for the calls that return a tuple of tensors where the generic rule says "a Tensor": a
@@ -1382,9 +1403,12 @@ def constant_returns(model: "FunctionValues") -> Optional[Tuple[bool, ...]]:
     return tuple(all(model.kind(t[position].value) is Kind.CONST for t in tuples) for position in range(len(tuples[0])))
 
 
-def returned_tuples(model: "FunctionValues") -> Optional[List[Sequence[cst.BaseElement]]]:
-    """The items of every ``return`` when each gives a tuple display of one length without starred items."""
-    found = find(model.func.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+def returned_tuples(model: "FunctionValues", reachable: Optional[Sequence[cst.Return]] = None
+                    ) -> Optional[List[Sequence[cst.BaseElement]]]:
+    """The items of every ``return`` (of those in ``reachable``, when given: ``const_paths.reachable_returns``)
+    when each gives a tuple display of one length without starred items."""
+    found = list(reachable) if reachable is not None else find(
+        model.func.body, (cst.Return, cst.Yield, cst.Await), prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
     if not found or any(not isinstance(node, cst.Return) or not isinstance(node.value, cst.Tuple) for node in found):
         return None
     tuples = [node.value.elements for node in found]  # type: ignore[union-attr]
@@ -1393,10 +1417,12 @@ def returned_tuples(model: "FunctionValues") -> Optional[List[Sequence[cst.BaseE
     return tuples
 
 
-def return_elements(model: "FunctionValues") -> Optional[Tuple[Kind, ...]]:
-    """The kinds of the items when every ``return`` gives a tuple display of one length (``return res, found``),
-    each item as strict as :func:`return_kind` (all returns agree, constants count as unknown); else None."""
-    tuples = returned_tuples(model)
+def return_elements(model: "FunctionValues", reachable: Optional[Sequence[cst.Return]] = None
+                    ) -> Optional[Tuple[Kind, ...]]:
+    """The kinds of the items when every ``return`` (of ``reachable``, when given) gives a tuple display of one
+    length (``return res, found``), each item as strict as :func:`return_kind` (all returns agree, constants count
+    as unknown); else None."""
+    tuples = returned_tuples(model, reachable)
     if tuples is None:
         return None
     kinds = []

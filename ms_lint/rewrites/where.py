@@ -358,7 +358,7 @@ class _BranchScan:
         resolved = self.values._local_callee(call)
         if resolved is None or resolved[1] is None or not hasattr(resolved[2], "_model"):
             return None
-        callee, kinds, context = resolved
+        callee, kinds, context, _bound = resolved
         expressions = _helper_expressions(callee)
         if expressions is None:
             self._block(f"a branch calls `{name}`, whose body is not only name assignments and a `return`: a "
