@@ -16,6 +16,7 @@ import libcst as cst
 from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_block, written_names
 from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.reaching import reaching_values
+from ms_lint.analysis.script_calls import tensor_from_script
 from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind, written_from_outside
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
@@ -242,6 +243,12 @@ class ShapeResolver:
                 return ShapeRef(code_of(expr), found.tensor, found.axis) if found else None
             if surely_tensor(self, inner, self.function):
                 return ShapeRef(code_of(expr), inner, 0)
+            sites = CALLER_EVIDENCE.get()
+            if sites is not None and type(inner) is cst.Name:
+                site = tensor_by_callers(self, inner, self.function)
+                if site is not None:
+                    sites.append(site)
+                    return ShapeRef(code_of(expr), inner, 0)
             return None
         if isinstance(expr, cst.BinaryOperation):
             left, right = self.shape_int(expr.left), self.shape_int(expr.right)
@@ -572,20 +579,22 @@ def parents_in(function: cst.FunctionDef) -> Dict[cst.CSTNode, cst.CSTNode]:
 def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: str) -> Optional[CallSite]:
     """A call ``self.block(t, ...)`` of the Cell whose ``construct`` this is, from graph code of the project, that
     hands the parameter ``name`` one certain Tensor (``surely_tensor`` in the holder's method; mindaudio's
-    ``self.length_regulator(x, duration_rounded, max_len)``). The evidence of ``tensor_by_callers``, one Cell
-    up; the caller checks that ``construct`` never rebinds ``name``."""
+    ``self.length_regulator(x, duration_rounded, max_len)``), else a call in the module's own script code that
+    hands it ``ms.Tensor(...)`` (``script_calls``). The evidence of ``tensor_by_callers``, one Cell up; the caller
+    checks that ``construct`` never rebinds ``name``."""
     owner = context.scope.owner_of.get(construct)
     project = context.project
-    if (owner is None or project is None or construct.name.value != "construct"
+    if (owner is None or construct.name.value != "construct"
             or name not in {param.name.value for param in all_params(construct, with_stars=False)}):
         return None
-    for holder, caller, call in project.construct_call_sites(owner) or ():
+    for holder, caller, call in (project.construct_call_sites(owner) if project is not None else None) or ():
         passed = argument_for(construct, True, call, name)
         if passed is None or caller in holder.scope.enclosing or call not in own_scope_calls(caller):
             continue
         if _passes_tensor(ShapeResolver(holder, caller, holder.values(caller)), passed):
             return CallSite(caller, call, True)
-    return None
+    found = tensor_from_script(context.module, context.imports, owner, construct, name, TUPLE_RESULTS)
+    return CallSite(found[0], found[1], True) if found is not None else None  # (caller None: module level)
 
 
 def argument_for(function: cst.FunctionDef, bound: bool, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
@@ -767,6 +776,21 @@ def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleConte
 # fix and every other answer of this module stands on code alone; MSL101 asks once more with it on, for a loop
 # it would otherwise miss, and reports what it finds that way without a fix.
 DOCSTRINGS_TRUSTED: ContextVar[bool] = ContextVar("DOCSTRINGS_TRUSTED", default=False)
+
+# While set (``collecting_caller_evidence``), ``len(p)`` of a parameter that only a caller shows to be one Tensor
+# (``tensor_by_callers``) is a shape int too, and the call is recorded here: the finding that rests on it gets no fix.
+CALLER_EVIDENCE: ContextVar[Optional[List[CallSite]]] = ContextVar("CALLER_EVIDENCE", default=None)
+
+
+@contextmanager
+def collecting_caller_evidence():
+    """Let ``ShapeResolver.shape_int`` read ``len(p)`` on a caller's word; yields the list of the calls used."""
+    sites: List[CallSite] = []
+    token = CALLER_EVIDENCE.set(sites)
+    try:
+        yield sites
+    finally:
+        CALLER_EVIDENCE.reset(token)
 
 
 @contextmanager

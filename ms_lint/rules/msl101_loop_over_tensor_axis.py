@@ -25,8 +25,9 @@ from ms_lint.cstutil import call_name_args, cut, suite_statements, target_names
 from ms_lint.analysis.dataflow import assigned_in, first_reads, inside_compile_time_helper, read_name_nodes
 from ms_lint.analysis.effects import does_graph_work
 from ms_lint.analysis.narrowing import narrowed_names
-from ms_lint.analysis.shapes import (ShapeRef, ShapeResolver, parents_in, surely_tensor, tensor_by_callers,
-                                     passed_a_sequence, trusting_docstrings, while_counter)
+from ms_lint.analysis.shapes import (ShapeRef, ShapeResolver, collecting_caller_evidence, parents_in,
+                                     passed_a_sequence, surely_tensor, tensor_by_callers, trusting_docstrings,
+                                     while_counter)
 from ms_lint.analysis.values import Kind
 from ms_lint.cstutil import code_of
 from ms_lint.rewrites.slice_writes import slice_write_fix
@@ -483,6 +484,31 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                     return self.decode(logits, valid_masks)
             """,
         ),
+        Invalid(
+            """
+            import numpy as np
+            import mindspore as ms
+            from mindspore import nn, ops
+
+
+            def assign(rois, gts):
+                picked = []
+                for i in range(len(rois)):
+                    picked.append(ops.sort(rois[i] * gts[i])[0])
+                return ops.stack(picked)
+
+
+            class Assigner(nn.Cell):
+                def construct(self, rois, gts):
+                    return assign(rois, gts)
+
+
+            if __name__ == "__main__":
+                net = Assigner()
+                rois = ms.Tensor(np.ones((2, 100, 4), np.float32))
+                out = net(rois, rois)
+            """,
+        ),
     ]
 
     def __init__(self, context):
@@ -601,6 +627,13 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                 return None
             bounds = [args[0].value] if len(args) == 1 else [args[1].value, args[0].value]  # stop, then start
             shape = next((found for found in map(resolver.shape_int, bounds) if found is not None), None)
+            if shape is None:  # last resort: ``len(rois)`` of a parameter only a caller shows to be one Tensor
+                with collecting_caller_evidence() as sites:
+                    shape = next((found for found in map(resolver.shape_int, bounds) if found is not None), None)
+                if shape is not None and sites:
+                    self._by_callers = sites[0]
+                else:
+                    shape = None
             if shape is None or self._reads_narrowed(iterable, bounds):
                 return None  # (``range(len(mask))`` under ``if isinstance(mask, list):`` counts list items)
             exact = shape if len(args) == 1 and shape.tensor is not None and isinstance(target, cst.Name) \
@@ -746,7 +779,8 @@ class LoopOverTensorAxis(ComprehensionHooks, Rule):
                     "docstrings are not checked against the code")
         site = self._by_callers
         assert site is not None
-        return (f"no automatic rewrite: it walks a Tensor as `{site.caller.name.value}` passes it "
+        who = f"`{site.caller.name.value}`" if site.caller is not None else "the module's script code"
+        return (f"no automatic rewrite: it walks a Tensor as {who} passes it "
                 f"(`{cut(code_of(site.call), 60)}`), and a caller ms-lint does not read (an alias, `ops.Partial`, "
                 "`getattr`, another module) may pass a tuple")
 
