@@ -174,3 +174,84 @@ def test_a_tensor_annotated_parameter_unpacked_from_the_tuple_branch_is_found():
 def test_the_same_call_that_can_return_the_object_is_not():
     assert lint(MODEL.replace("FLAG", "True"), select=["MSL101"]) == []
     assert lint(MODEL.replace("FLAG", "None"), select=["MSL101"]) == []
+
+
+OVERRIDDEN = '''
+import mindspore
+from mindspore import nn, ops
+
+
+class Codec(nn.Cell):
+    def encode(self, values, flag=False):
+        codes = ops.stack([values, values])
+        if flag:
+            return Output(codes)
+        return codes, values
+
+    def decode(self, codes: mindspore.Tensor, scale):
+        decoded = []
+        for code in codes:
+            decoded.append(ops.tanh(code) * scale)
+        return ops.stack(decoded)
+
+    def construct(self, values):
+        BINDING
+        return self.decode(codes, scale)
+'''
+LIST_CODEC = '''
+
+class ListCodec(Codec):
+    def encode(self, values, flag=False):
+        return [values, values * 2], values
+'''
+
+
+@pytest.mark.parametrize("binding", ["codes, scale = self.encode(values, False)",
+                                     "codes, scale = self.encode(values)",
+                                     "codes = self.encode(values)[0]; scale = values"])
+def test_a_helper_a_subclass_overrides_says_nothing_of_what_the_caller_gets(binding):
+    """The review's reproducer: ``ListCodec`` inherits ``construct`` and ``decode`` but its ``encode`` gives a list;
+    a safe vmap fix of the shared ``decode`` loop mapped each list item's axis 0 instead of walking the list."""
+    code = OVERRIDDEN.replace("BINDING", binding)
+    assert [f.fix for f in lint(code + LIST_CODEC, select=["MSL101"]) if f.fix is not None] == []
+    if "False" in binding:
+        assert [(f.code, f.line) for f in lint(code, select=["MSL101"])] == [("MSL101", 15)]
+
+
+def test_an_override_in_another_module_of_the_project_counts_too(tmp_path, capsys):
+    from tests.project_support import json_check, make
+
+    code = OVERRIDDEN.replace("BINDING", "codes, scale = self.encode(values, False)")
+    files = {"pkg/__init__.py": "", "pkg/codec.py": code,
+             "pkg/lists.py": "from pkg.codec import Codec\n" + LIST_CODEC}
+    _status, found = json_check(make(tmp_path / "with", files), capsys, "--select", "MSL101", "pkg")
+    assert found == []
+    del files["pkg/lists.py"]
+    _status, found = json_check(make(tmp_path / "without", files), capsys, "--select", "MSL101", "pkg")
+    assert [f["line"] for f in found] == [15]  # (its vmap fix is right: ``codes`` is the stacked Tensor)
+
+
+def test_a_single_result_of_an_overridden_helper_is_no_evidence_either():
+    """The same bug, older than the constant returns (the review's ``c5``): ``codes = self.encode(values)``."""
+    code = '''
+import mindspore
+from mindspore import nn, ops
+
+
+class Codec(nn.Cell):
+    def encode(self, values):
+        return ops.stack([values, values])
+
+    def decode(self, codes: mindspore.Tensor, scale):
+        decoded = []
+        for code in codes:
+            decoded.append(ops.tanh(code) * scale)
+        return ops.stack(decoded)
+
+    def construct(self, values):
+        codes = self.encode(values)
+        return self.decode(codes, values)
+'''
+    assert [f.fix is not None for f in lint(code, select=["MSL101"])] == [True]
+    subclass = "\n\nclass ListCodec(Codec):\n    def encode(self, values):\n        return [values, values * 2]\n"
+    assert [f.fix for f in lint(code + subclass, select=["MSL101"]) if f.fix is not None] == []

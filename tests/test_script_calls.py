@@ -1,13 +1,16 @@
 """A module's own script code (``if __name__ == "__main__":``, module-level test functions) as evidence of what a
 Cell's ``construct`` takes, and ``len(p)`` of a parameter that only a caller shows to be one Tensor: both make an
-MSL101 finding without a fix (``ms_lint.analysis.script_calls``, ``shapes.collecting_caller_evidence``)."""
+MSL101 finding without a fix (``ms_lint.analysis.script_calls``, ``shapes.collecting_caller_evidence``). Checked
+with the CLI on a package, as users run it: the evidence needs the project index (no graph holder may call the
+Cell)."""
 import pytest
 
-from ms_lint.testing import lint
+from tests.project_support import json_check, make
 
 HEAD = '''
 import numpy as np
 import mindspore as ms
+import mindspore.numpy as mnp
 from mindspore import nn, ops
 
 
@@ -32,6 +35,7 @@ class Other(nn.Cell):
     def construct(self, rois, gts):
         return rois
 '''
+LOOP_LINE = 11
 
 MAIN = '''
 if __name__ == "__main__":
@@ -42,62 +46,138 @@ if __name__ == "__main__":
 '''
 
 
-def _loop_findings(code):
-    return [(f.line, f.fix) for f in lint(code, select=["MSL101"])]
+@pytest.fixture
+def checked(tmp_path, capsys):
+    """code -> the MSL101 findings of ``ms-lint check`` on a package that holds it as ``pkg/heads.py`` (beside
+    the modules ``more`` names), as [(line, fix, detail)]."""
+    def run(code, **more):
+        files = {"pkg/__init__.py": "", "pkg/heads.py": code, **{f"pkg/{k}.py": v for k, v in more.items()}}
+        root = make(tmp_path / f"p{len(list(tmp_path.iterdir()))}", files)
+        _status, found = json_check(root, capsys, "--select", "MSL101", "pkg")
+        return [(f["line"], f["fix"], f["detail"]) for f in found if f["path"].endswith("heads.py")]
+    return run
 
 
-def test_the_module_s_main_block_passing_a_tensor_makes_the_len_loop_a_finding_without_a_fix():
-    findings = lint(HEAD + MAIN, select=["MSL101"])
-    assert [(f.line, f.fix) for f in findings] == [(10, None)]
-    assert "the module's script code passes it (`net(rois, gts)`)" in findings[0].detail
+def _lines(found):
+    return [(line, fix) for line, fix, _detail in found]
 
 
-def test_without_the_script_call_nothing_is_reported():
-    assert _loop_findings(HEAD) == []
+def test_the_module_s_main_block_passing_a_tensor_makes_the_len_loop_a_finding_without_a_fix(checked):
+    found = checked(HEAD + MAIN)
+    assert _lines(found) == [(LOOP_LINE, None)]
+    assert "the module's script code passes it (`net(rois, gts)`)" in found[0][2]
 
 
-@pytest.mark.parametrize("change", [
+def test_without_the_script_call_nothing_is_reported(checked):
+    assert checked(HEAD) == []
+
+
+@pytest.mark.parametrize("old, new", [
     ("rois = ms.Tensor(np.ones((2, 100, 4), np.float32))", "rois = [ms.Tensor(np.ones((100, 4), np.float32))] * 2"),
     ("rois = ms.Tensor(np.ones((2, 100, 4), np.float32))", "rois = ops.split(ms.Tensor(np.ones((2, 4))), 1)"),
+    # ops that give tuples: not creation ops (the review's reproducers)
+    ("rois = ms.Tensor(np.ones((2, 100, 4), np.float32))", "rois = mnp.broadcast_arrays(gts, gts)"),
+    ("rois = ms.Tensor(np.ones((2, 100, 4), np.float32))", "rois = mnp.triu_indices(4)"),
+    ("rois = ms.Tensor(np.ones((2, 100, 4), np.float32))", "rois = ops.max_pool2d(gts, 2, return_indices=True)"),
     ("    out = net(rois, gts)", "    rois = list(rois)\n    out = net(rois, gts)"),  # bound twice
     ("net = Assigner()", "net = Other()"),
     ("    out = net(rois, gts)\n", "    out = net(rois, gts)\n    Assigner = Other\n"),  # the name rebound
     ("    net = Assigner()\n", ""),  # ``net`` is not built here
+    ("    out = net(rois, gts)", "    outs = [net(rois, gts) for rois in ([[1.0]], [[3.0]])]"),  # its own `rois`
 ])
-def test_script_calls_that_do_not_show_one_tensor_are_not_evidence(change):
-    old, new = change
+def test_script_calls_that_do_not_show_one_tensor_are_not_evidence(checked, old, new):
     assert old in HEAD + MAIN
-    assert _loop_findings((HEAD + MAIN).replace(old, new)) == []
+    assert checked((HEAD + MAIN).replace(old, new)) == []
 
 
-def test_a_call_before_the_tensor_is_bound_is_not_evidence():
+def test_a_call_before_the_tensor_is_bound_is_not_evidence(checked):
     main = MAIN.replace("    out = net(rois, gts)\n", "").replace("    net = Assigner()\n",
                                                                     "    net = Assigner()\n    out = net(rois, gts)\n")
-    assert _loop_findings(HEAD + main) == []
+    assert checked(HEAD + main) == []
 
 
-def test_a_module_level_test_function_is_script_code_too():
+def test_a_module_level_test_function_is_script_code_too(checked):
     test = '''
 def test_assigner():
     net = Assigner(count=4)
     rois = ops.ones((2, 100, 4), ms.float32)
     return net(rois, rois)
 '''
-    assert _loop_findings(HEAD + test) == [(10, None)]
-    assert _loop_findings(HEAD + test.replace("def test_assigner():", "def test_assigner(rois):")
-                          .replace("    rois = ops.ones((2, 100, 4), ms.float32)\n", "")) == []
+    assert _lines(checked(HEAD + test)) == [(LOOP_LINE, None)]
+    assert checked(HEAD + test.replace("def test_assigner():", "def test_assigner(rois):")
+                   .replace("    rois = ops.ones((2, 100, 4), ms.float32)\n", "")) == []
 
 
-def test_a_loop_over_the_construct_parameter_itself_takes_the_same_evidence():
+@pytest.mark.parametrize("old, new", [
+    # the review's reproducers: the name ``Assigner`` does not always build the class whose construct is read
+    ("def test_assigner():", "def test_assigner(Assigner):"),  # a parameter
+    ("def test_assigner():\n", "def test_assigner():\n    class Assigner(nn.Cell):\n"
+                               "        def construct(self, rois, gts):\n            return rois\n"),  # a local class
+    ("def test_assigner():", "def Assigner():\n    return Other()\n\n\ndef test_assigner():"),  # a later def
+    ("def test_assigner():", "Assigner, Other = Other, Assigner\n\n\ndef test_assigner():"),  # a swap
+    ("def test_assigner():", "from other_pkg.assigners import Assigner\n\n\ndef test_assigner():"),  # an import
+])
+def test_a_name_the_module_or_the_function_binds_again_is_not_the_class(checked, old, new):
+    test = '''
+def test_assigner():
+    net = Assigner()
+    rois = ms.Tensor(np.ones((2, 100, 4), np.float32))
+    return net(rois, rois)
+'''
+    assert _lines(checked(HEAD + test)) == [(LOOP_LINE, None)]
+    assert old in test
+    assert checked(HEAD + test.replace(old, new)) == []
+
+
+def test_a_second_class_of_the_same_name_takes_no_evidence(checked):
+    code = HEAD + "\n\nLEGACY = {'v1': Assigner}\n\n\nclass Assigner(nn.Cell):\n" \
+                  "    def construct(self, rois, gts):\n        return rois * gts\n" + MAIN
+    assert checked(code) == []
+
+
+def test_a_module_name_some_function_rebinds_with_global_is_not_evidence(checked):
+    code = HEAD + '''
+
+def reset():
+    global rois
+    rois = [[1.0], [2.0]]
+
+
+rois = ms.Tensor(np.ones((2, 100, 4), np.float32))
+if __name__ == "__main__":
+    reset()
+    net = Assigner()
+    out = net(rois, rois)
+'''
+    assert checked(code) == []
+    assert _lines(checked(code.replace("    global rois\n", ""))) == [(LOOP_LINE, None)]
+
+
+def test_a_graph_holder_s_call_outweighs_the_script(checked):
+    holder = '''
+
+class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.assigner = Assigner()
+
+    def construct(self, a, b):
+        return self.assigner(HANDED)
+'''
+    assert checked(HEAD + holder.replace("HANDED", "[a, b], [a, b]") + MAIN) == []
+    assert _lines(checked(HEAD + holder.replace("HANDED", "ops.stack([a, b]), ops.stack([a, b])"))) == \
+        [(LOOP_LINE, None)]  # (the holder's own Tensor: its evidence, no script needed)
+
+
+def test_a_loop_over_the_construct_parameter_itself_takes_the_same_evidence(checked):
     code = HEAD.replace("        return assign(rois, gts)", "        out = []\n        for row in rois:\n"
                                                             "            out.append(ops.sort(row)[0])\n"
                                                             "        return ops.stack(out)")
-    assert _loop_findings(code) == []
-    findings = lint(code + MAIN, select=["MSL101"])
-    assert [(f.line, f.fix) for f in findings] == [(22, None)]
+    assert checked(code) == []
+    assert _lines(checked(code + MAIN)) == [(23, None)]
 
 
-def test_len_of_a_helper_parameter_a_graph_caller_fills_with_a_tensor_is_a_trip_count_without_a_fix():
+def test_len_of_a_helper_parameter_a_graph_caller_fills_with_a_tensor_is_a_trip_count_without_a_fix(checked):
     code = '''
 from mindspore import Tensor, nn
 
@@ -113,7 +193,7 @@ class Embedder(nn.Cell):
         counts = mask.sum(axis=1)
         return self._trim(hidden, counts)
 '''
-    findings = lint(code, select=["MSL101"])
-    assert [(f.line, f.fix) for f in findings] == [(8, None)]
-    assert "as `construct` passes it (`self._trim(hidden, counts)`)" in findings[0].detail
-    assert lint(code.replace("counts = mask.sum(axis=1)", "counts = [3, 4]"), select=["MSL101"]) == []
+    found = checked(code)
+    assert _lines(found) == [(8, None)]
+    assert "as `construct` passes it (`self._trim(hidden, counts)`)" in found[0][2]
+    assert checked(code.replace("counts = mask.sum(axis=1)", "counts = [3, 4]")) == []

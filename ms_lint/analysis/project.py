@@ -340,6 +340,23 @@ class ProjectView:
                         sites.append((context, caller, call))
         return sites or None
 
+    def no_graph_holders(self, class_qualname: str) -> bool:
+        """No graph method of the project calls a sub-cell built from this class of this module (the holders
+        ``construct_call_sites`` reads), nor does one it cannot read."""
+        if self.module is None:
+            return False
+        index = self.index
+        graph = index.graph_functions()
+        for name, owner, attr in index.sub_cell_holders((self.module, class_qualname)):
+            summary = index.modules[name].classes.get(owner)
+            if summary is None:
+                return False
+            for method in summary.methods.values():
+                if (name, method.qualname) in graph and (
+                        f"self.{attr}" in method.calls or f"self.{attr}[]" in method.calls):
+                    return False
+        return True
+
     def subclassed_elsewhere(self, class_qualname: str) -> bool:
         """Does a class of another module of the project derive from this class of this module?"""
         return self.module is not None and any(

@@ -10,7 +10,8 @@ Model packages often end a module with a smoke test::
 
 When nothing in the project calls the Cell from graph code (it is built into a ``CellList`` its holder never
 calls, or only another package calls it), this call is the one place the code says what ``construct``'s
-parameters hold: here ``rois`` is one Tensor. The evidence is read syntactically, block by block: the instance
+parameters hold: here ``rois`` is one Tensor. (The caller asks only then: a holder's call that passes a list
+outweighs it.) The evidence is read syntactically, block by block: the instance
 and the argument must each be bound once in the block (module-level statements, or one function's body) before
 the call, to ``Cls(...)`` and to a Tensor constructor or a functional op (``ms.Tensor(...)``, ``ops.ones(...)``).
 Like a graph caller's, it is weaker evidence than the code of ``construct`` itself (another caller may pass a
@@ -18,7 +19,7 @@ tuple), so a finding that rests on it gets no fix.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -27,10 +28,15 @@ from ms_lint.cstutil import bind_arguments, walk_statements
 from ms_lint.names import ImportTable
 from ms_lint.walk import find
 
-# Tensor constructors; a functional op of these namespaces gives one Tensor unless it is named in ``tuple_results``.
+# What a smoke test builds its inputs with: Tensor constructors, and the creation ops of ``ops``/``mint``/``numpy``
+# that give one Tensor whatever their arguments (not ``ops.max_pool2d(..., return_indices=True)``,
+# ``numpy.broadcast_arrays`` or ``numpy.triu_indices``, which give tuples).
 TENSOR_CONSTRUCTORS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.common.tensor.Tensor",
                                  "mindspore.Parameter", "mindspore.common.parameter.Parameter"})
 OP_NAMESPACES = ("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")
+CREATION_OPS = frozenset({"ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "fill", "rand", "randn",
+                          "rand_like", "randn_like", "randint", "randint_like", "uniform", "normal",
+                          "standard_normal", "arange", "linspace", "eye", "array", "asarray"})
 
 
 def script_blocks(module: cst.Module) -> List[Tuple[Optional[cst.FunctionDef], List[cst.BaseStatement]]]:
@@ -47,16 +53,19 @@ def script_blocks(module: cst.Module) -> List[Tuple[Optional[cst.FunctionDef], L
 
 
 def tensor_from_script(module: cst.Module, imports: ImportTable, class_name: str, construct: cst.FunctionDef,
-                       name: str, tuple_results: Sequence[str]) -> Optional[Tuple[Optional[cst.FunctionDef], cst.Call]]:
+                       name: str) -> Optional[Tuple[Optional[cst.FunctionDef], cst.Call]]:
     """(the function or None for module level, the call) of a call of an instance of the module-level Cell class
     ``class_name`` in script code that hands ``construct``'s parameter ``name`` one Tensor; None when there is
     none."""
-    if "." in class_name:
-        return None  # (a nested class is not built by name at module level)
+    if "." in class_name or _module_bindings(module).get(class_name) != 1:
+        return None  # a nested class, or a name the module binds again (a second class, an import, a swap)
+    rebound_globally = _global_names(module)
     for function, statements in script_blocks(module):
-        if any(class_name in written_names(stmt) for stmt in statements):
-            continue  # (the name is rebound here: ``Cls(...)`` may build something else)
+        if function is not None and class_name in _function_bindings(function):
+            continue  # (a parameter, a local or a nested class of that name: ``Cls(...)`` builds something else)
         once = _bound_once(function, statements)
+        if function is None:
+            once = {bound: value for bound, value in once.items() if bound not in rebound_globally}
         for position, stmt in enumerate(statements):
             for call in _calls_of(stmt):
                 if not _instance_call(call.func, class_name, once, position):
@@ -70,17 +79,50 @@ def tensor_from_script(module: cst.Module, imports: ImportTable, class_name: str
                     if found is None or found[0] >= position:
                         continue
                     passed = found[1]
-                if type(passed) is cst.Call and _one_tensor(passed, imports, tuple_results):
+                if type(passed) is cst.Call and _one_tensor(passed, imports):
                     return function, call
     return None
 
 
+# Inner scopes: a call inside reads their own names (a comprehension's target shadows the block's binding).
+_INNER_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
 def _calls_of(stmt: cst.BaseStatement) -> List[cst.Call]:
-    """The calls a statement makes itself (for a compound statement, in its header), not in nested blocks."""
+    """The calls a statement makes itself (for a compound statement, in its header), not in nested blocks nor in
+    lambdas and comprehensions."""
     if isinstance(stmt, cst.SimpleStatementLine):
-        return find(stmt, cst.Call, prune=(cst.Lambda,))
-    header = getattr(stmt, "test", None) or getattr(stmt, "iter", None)
-    return find(header, cst.Call, prune=(cst.Lambda,)) if header is not None else []
+        found = find(stmt, cst.Call, prune=_INNER_SCOPES)
+    else:
+        header = getattr(stmt, "test", None) or getattr(stmt, "iter", None)
+        found = find(header, cst.Call, prune=_INNER_SCOPES) if header is not None else []
+    return [call for call in found if type(call) is cst.Call]
+
+
+def _module_bindings(module: cst.Module) -> Dict[str, int]:
+    """How many module-level statements bind each name (class and function definitions, imports and
+    assignments in nested blocks included)."""
+    counts: Dict[str, int] = {}
+    for stmt in walk_statements(module.body, into_defs=False):
+        for bound in written_names(stmt):
+            counts[bound] = counts.get(bound, 0) + 1
+    for bound in _global_names(module):
+        counts[bound] = counts.get(bound, 0) + 1
+    return counts
+
+
+def _global_names(module: cst.Module) -> Set[str]:
+    """Names some function of the module declares ``global`` (and may rebind at module level when called)."""
+    return {item.name.value for node in find(module, cst.Global) for item in node.names}
+
+
+def _function_bindings(function: cst.FunctionDef) -> Set[str]:
+    """Every name the function binds: its parameters and what its body binds, nested definitions' names and
+    insides included (over-counting only loses evidence)."""
+    names = {param.name.value for param in find(function.params, cst.Param)}
+    for stmt in walk_statements(function.body.body if isinstance(function.body, cst.IndentedBlock) else ()):
+        names.update(written_names(stmt))
+    return names
 
 
 def _bound_once(function: Optional[cst.FunctionDef], statements: Sequence[cst.BaseStatement]
@@ -123,13 +165,11 @@ def _instance_call(func: cst.BaseExpression, class_name: str, once: Dict[str, Tu
     return (type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == class_name)
 
 
-def _one_tensor(call: cst.Call, imports: ImportTable, tuple_results: Sequence[str]) -> bool:
+def _one_tensor(call: cst.Call, imports: ImportTable) -> bool:
     qualified = imports.qualify(call.func)
     if qualified is None:
         return False
     if qualified in TENSOR_CONSTRUCTORS:
         return True
-    if qualified.startswith(OP_NAMESPACES):
-        last = qualified.rsplit(".", 1)[-1]
-        return last[:1].islower() and last not in tuple_results and qualified.count(".") == 2
-    return False
+    head, _, last = qualified.rpartition(".")
+    return f"{head}." in OP_NAMESPACES and last in CREATION_OPS

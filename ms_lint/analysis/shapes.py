@@ -580,20 +580,22 @@ def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: 
     """A call ``self.block(t, ...)`` of the Cell whose ``construct`` this is, from graph code of the project, that
     hands the parameter ``name`` one certain Tensor (``surely_tensor`` in the holder's method; mindaudio's
     ``self.length_regulator(x, duration_rounded, max_len)``), else a call in the module's own script code that
-    hands it ``ms.Tensor(...)`` (``script_calls``). The evidence of ``tensor_by_callers``, one Cell up; the caller
-    checks that ``construct`` never rebinds ``name``."""
+    hands it ``ms.Tensor(...)`` (``script_calls``) when no holder's call is found at all. The evidence of
+    ``tensor_by_callers``, one Cell up; the caller checks that ``construct`` never rebinds ``name``."""
     owner = context.scope.owner_of.get(construct)
     project = context.project
-    if (owner is None or construct.name.value != "construct"
+    if (owner is None or project is None or construct.name.value != "construct"
             or name not in {param.name.value for param in all_params(construct, with_stars=False)}):
         return None
-    for holder, caller, call in (project.construct_call_sites(owner) if project is not None else None) or ():
+    for holder, caller, call in project.construct_call_sites(owner) or ():
         passed = argument_for(construct, True, call, name)
         if passed is None or caller in holder.scope.enclosing or call not in own_scope_calls(caller):
             continue
         if _passes_tensor(ShapeResolver(holder, caller, holder.values(caller)), passed):
             return CallSite(caller, call, True)
-    found = tensor_from_script(context.module, context.imports, owner, construct, name, TUPLE_RESULTS)
+    if not project.no_graph_holders(owner):
+        return None  # (a holder's call that passes something else outweighs a smoke test's)
+    found = tensor_from_script(context.module, context.imports, owner, construct, name)
     return CallSite(found[0], found[1], True) if found is not None else None  # (caller None: module level)
 
 
@@ -756,7 +758,45 @@ def _may_be_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function
             return False
         if index is not None and not (type(value) is cst.Call and values.call_item_kind(value, index) is Kind.TENSOR):
             return False  # (``codes, scales = self.encode(x, False)``: what the returns it can reach give)
+        if type(value) is cst.Call and _overridable_call(resolver.context, function, value):
+            return False
     return expr.value in values.parameters or bool(resolver.bindings().get(expr.value))
+
+
+def _overridable_call(context: ModuleContext, function: cst.FunctionDef, call: cst.Call) -> bool:
+    """``self.encode(x)`` in a method of a class that a subclass (in this module or another module of the
+    project) gives its own ``encode``: for an instance of the subclass, the shared caller gets what that one
+    returns (a list, say), not what the value model read."""
+    func = call.func
+    owner = context.scope.owner_of.get(function)
+    if not (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+            and owner is not None):
+        return False
+    return overridden_below(context, owner, func.attr.value)
+
+
+def overridden_below(context: ModuleContext, owner: str, method: str) -> bool:
+    """Does a subclass of the class ``owner`` of this module, here or in another module of the project, define
+    ``method``? (A subclass ms-lint cannot read counts as one that does.)"""
+    attributes, scope = context.attributes, context.scope
+    for cls, info in scope.classes.items():
+        if cls != owner and method in info.methods and owner in attributes.class_chain(cls):
+            return True
+    project = context.project
+    if project is None or project.module is None:
+        return False
+    index = project.index
+    pending, seen = [(project.module, owner)], set()
+    while pending:
+        for sub in index.subclasses(pending.pop()):
+            if sub in seen:
+                continue
+            seen.add(sub)
+            summary = index.class_summary(sub)
+            if summary is None or method in summary.methods:
+                return True
+            pending.append(sub)
+    return False
 
 
 def _annotated_tensor(function: cst.FunctionDef, name: str, context: ModuleContext) -> bool:
