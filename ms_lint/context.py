@@ -70,6 +70,7 @@ class ModuleContext:
         self._returns: Dict[Tuple[cst.FunctionDef, tuple], Kind] = {}
         self._returning: Set[cst.FunctionDef] = set()
         self._elements: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[Kind, ...]]] = {}
+        self._reachable: Dict[Tuple[cst.FunctionDef, tuple], Optional[List[cst.Return]]] = {}  # ``const_paths``
         self._constants: Dict[Tuple[cst.FunctionDef, tuple], Optional[Tuple[bool, ...]]] = {}
         self._local_names: Optional[Set[str]] = None
         self._class_kinds: Dict[Optional[str], ExpressionKinds] = {}
@@ -112,11 +113,14 @@ class ModuleContext:
         (``const_paths.reachable_returns``), None when they rule none out."""
         if not constants:
             return self._result_of(self._elements, return_elements, None, func, param_kinds)
-        reachable = reachable_returns(func, constants)
+        key = (func, tuple(sorted((name, repr(value)) for name, value in constants.items())))
+        if key not in self._reachable:
+            self._reachable[key] = reachable_returns(func, constants)
+        reachable = self._reachable[key]
         if reachable is None:
             return None
         return self._result_of(self._elements, lambda model: return_elements(model, reachable), None, func,
-                               param_kinds, tuple(sorted((name, repr(value)) for name, value in constants.items())))
+                               param_kinds, tuple(id(node) for node in reachable))  # (what the reading depends on)
 
     def constant_returns(self, func: cst.FunctionDef, param_kinds: Dict[str, Kind]) -> Optional[Tuple[bool, ...]]:
         """Which items of the tuple every ``return`` of an in-module function gives are constants everywhere."""

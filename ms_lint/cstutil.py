@@ -239,3 +239,28 @@ def target_names(target: cst.BaseExpression, include_starred: bool = False) -> L
     if include_starred and kind is cst.StarredElement:
         return target_names(target.value, include_starred)
     return []
+
+
+def literal_value(expr: cst.BaseExpression):
+    """Python value of a literal (ints, floats, strings, bools, None, tuples/lists of those); raises ValueError."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.value.replace("_", ""), 0) if not expr.value.startswith("0") or expr.value == "0" else int(expr.value, 0)
+    if isinstance(expr, cst.Float):
+        return float(expr.value.replace("_", ""))
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return -literal_value(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return tuple(literal_value(el.value) for el in expr.elements)
+    raise ValueError("not a literal")
+
+
+def is_literal(expr: cst.BaseExpression) -> bool:
+    try:
+        literal_value(expr)
+    except (ValueError, AttributeError, TypeError):
+        return False
+    return True

@@ -115,7 +115,7 @@ def _statement_calls(stmt: cst.BaseStatement) -> StatementCalls:
 
 @dataclass
 class CallSite:
-    caller: cst.FunctionDef
+    caller: Optional[cst.FunctionDef]  # None: module-level script code (``shapes.tensor_by_holders``)
     call: cst.Call
     bound_method: bool  # ``self.f(...)``: the callee's first parameter is ``self``
 

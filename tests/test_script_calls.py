@@ -197,3 +197,89 @@ class Embedder(nn.Cell):
     assert _lines(found) == [(8, None)]
     assert "as `construct` passes it (`self._trim(hidden, counts)`)" in found[0][2]
     assert checked(code.replace("counts = mask.sum(axis=1)", "counts = [3, 4]")) == []
+
+
+HOLDER_HEAD = "import mindspore as ms\nfrom mindspore import nn, ops\nfrom pkg.heads import Assigner\n\n\n"
+
+
+@pytest.mark.parametrize("holder", [
+    # the second review's reproducers: graph code reaches an instance through a CellList or an alias
+    '''class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.assigners = nn.CellList([Assigner(), Assigner()])
+
+    def construct(self, x):
+        return self.assigners[0]([x * 2, x * 3], x)
+''',
+    '''class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.assigner = Assigner()
+
+    def construct(self, x):
+        run = self.assigner
+        return run([x * 2, x * 3], x)
+''',
+    '''class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        cells = []
+        for _ in range(3):
+            cells.append(Assigner())
+        self.matchers = nn.CellList(cells)
+
+    def construct(self, x):
+        out = x
+        for matcher in self.matchers:
+            out = matcher([out, out], x)
+        return out
+''',
+    '''class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        cells = [Assigner(), Assigner()]
+        self.first = cells.pop()
+''',
+    '''def build():
+    return Assigner()
+''',
+    '''REGISTRY = {"assigner": "Assigner"}
+''',
+])
+def test_graph_code_that_may_reach_an_instance_outweighs_the_script(checked, holder):
+    assert checked(HEAD + MAIN, holder=HOLDER_HEAD + holder) == []
+
+
+def test_instances_kept_in_a_cell_list_nothing_reads_leave_the_script_s_word(checked):
+    """mindocr's ``CascadeROIHeads``: one ``BBoxAssigner`` per stage in a ``CellList`` no method reads."""
+    holder = '''class Holder(nn.Cell):
+    def __init__(self, stages=3):
+        super().__init__()
+        heads, matchers = [], []
+        for _ in range(stages):
+            heads.append(nn.Dense(4, 4))
+            matchers.append(Assigner(count=stages))
+        self.heads = nn.CellList(heads)
+        self.matchers = nn.CellList(matchers)
+
+    def construct(self, x):
+        return self.heads[0](x)
+'''
+    assert _lines(checked(HEAD + MAIN, holder=HOLDER_HEAD + holder)) == [(LOOP_LINE, None)]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("MODULE_END", "REGISTRY = {'a': Assigner}\n"),  # module-level code of the defining module
+    ("MODULE_END", "def test_list():\n    net = Assigner()\n    gts = ms.Tensor(np.ones((2, 4)))\n"
+                   "    return net([gts, gts], gts)\n"),  # another script call passes a list
+    ("    out = net(rois, gts)", "    try:\n        pass\n    except ValueError as rois:\n        pass\n"
+                                "    out = net(rois, gts)"),
+    ("    out = net(rois, gts)", "    match rois:\n        case [*rois]:\n            pass\n"
+                                "    out = net(rois, gts)"),
+])
+def test_the_defining_module_may_not_use_the_class_or_the_input_otherwise(checked, old, new):
+    code = HEAD + "\nMODULE_END\n" + MAIN
+    assert _lines(checked(code.replace("MODULE_END", ""))) == [(LOOP_LINE, None)]
+    assert old in code
+    assert checked(code.replace(old, new).replace("MODULE_END", "")) == []

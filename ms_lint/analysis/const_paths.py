@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ms_lint.analysis.dataflow import assigned_in
-from ms_lint.cstutil import bind_arguments, positional_params
+from ms_lint.cstutil import bind_arguments, literal_value, positional_params
 from ms_lint.walk import find
 
 _UNKNOWN = object()
@@ -31,8 +31,6 @@ _NOT_READ = (cst.Yield, cst.Await, cst.NamedExpr, cst.Global, cst.Nonlocal, cst.
 def call_constants(callee: cst.FunctionDef, bound: bool, call: cst.Call) -> Optional[Dict[str, object]]:
     """The parameters of ``callee`` that ``call`` fills with a scalar literal, or leaves to a scalar literal
     default, with those values; None when the call cannot be matched to the parameters."""
-    from ms_lint.analysis.values import literal_value  # (values imports this module)
-
     binding = bind_arguments(callee, bound, call)
     if binding is None or binding[1]:
         return None
@@ -166,8 +164,6 @@ def _truth(value: object) -> Optional[bool]:
 
 def _evaluate(expr: cst.BaseExpression, env: Dict[str, object]) -> object:
     """The scalar value ``expr`` surely has, or ``_UNKNOWN``."""
-    from ms_lint.analysis.values import literal_value
-
     if isinstance(expr, cst.Name):
         if expr.value in env:
             return env[expr.value]

@@ -8,6 +8,7 @@ there is one value model whichever file a value comes from.
 from __future__ import annotations
 
 import os
+import re
 import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -340,21 +341,60 @@ class ProjectView:
                         sites.append((context, caller, call))
         return sites or None
 
-    def no_graph_holders(self, class_qualname: str) -> bool:
-        """No graph method of the project calls a sub-cell built from this class of this module (the holders
-        ``construct_call_sites`` reads), nor does one it cannot read."""
-        if self.module is None:
+    def kept_out_of_graph(self, class_qualname: str) -> bool:
+        """No graph code of the project can reach an instance of this class of this module, as far as the
+        project's text shows: no holder's graph method calls one (``construct_call_sites``), no project class
+        derives from it, and every module that names it only imports it, constructs it in a method whose result
+        goes into attributes of ``self`` that no other code reads (``script_calls.kept_out_of_graph``: mindocr's
+        ``CascadeROIHeads`` keeps its ``BBoxAssigner``s in a ``CellList`` nothing calls) or, in this module, calls
+        it from script code. What then says what ``construct`` takes is the module's own smoke test."""
+        memo = self.__dict__.setdefault("_kept_out", {})
+        if class_qualname not in memo:
+            memo[class_qualname] = self._kept_out_of_graph(class_qualname)
+        return memo[class_qualname]
+
+    def _kept_out_of_graph(self, class_qualname: str) -> bool:
+        from ms_lint.analysis import script_calls
+
+        index, module = self.index, self.module
+        if module is None or "." in class_qualname or index.subclasses((module, class_qualname)):
             return False
-        index = self.index
         graph = index.graph_functions()
-        for name, owner, attr in index.sub_cell_holders((self.module, class_qualname)):
+        for name, owner, attr in index.sub_cell_holders((module, class_qualname)):
             summary = index.modules[name].classes.get(owner)
-            if summary is None:
+            if summary is None or any((name, method.qualname) in graph and (
+                    f"self.{attr}" in method.calls or f"self.{attr}[]" in method.calls)
+                    for method in summary.methods.values()):
                 return False
-            for method in summary.methods.values():
-                if (name, method.qualname) in graph and (
-                        f"self.{attr}" in method.calls or f"self.{attr}[]" in method.calls):
-                    return False
+        mention = re.compile(rf"\b{re.escape(class_qualname)}\b")
+        held: Set[Tuple[str, str, str]] = set()
+        texts = {name: self.module_text(name, index.modules[name].path) or "" for name in index.project_modules}
+
+        def script_function(fname: str) -> bool:  # no graph code, and no other module names it
+            word = re.compile(rf"\b{re.escape(fname)}\b")
+            return (module, fname) not in graph and not any(
+                other != module and word.search(text) for other, text in texts.items())
+
+        for name in sorted(index.project_modules):
+            text = texts[name]
+            if not mention.search(text):
+                continue
+            context = self.context_for(name)
+            if context is None:
+                return False
+            found = script_calls.kept_out_of_graph(context.module, context.imports, class_qualname, name == module,
+                                                   script_function)
+            if found is None:
+                return False
+            held.update((name, owner, attr) for owner, attr in found)
+        for name, owner, attr in held:
+            attribute = re.compile(rf"\.{re.escape(attr)}\b")
+            if index.subclasses((name, owner)) or any(
+                    other != name and attribute.search(text) for other, text in texts.items()):
+                return False  # (a subclass or a base in another module may read the attribute)
+            context = self.context_for(name)
+            if context is None or script_calls.attribute_read_outside_init(context.module, owner, attr):
+                return False
         return True
 
     def subclassed_elsewhere(self, class_qualname: str) -> bool:

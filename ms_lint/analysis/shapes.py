@@ -17,7 +17,8 @@ from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_bloc
 from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.reaching import reaching_values
 from ms_lint.analysis.script_calls import tensor_from_script
-from ms_lint.analysis.values import FunctionValues, Kind, annotation_kind, written_from_outside
+from ms_lint.analysis.values import (SINGLE_TENSOR_BUILDERS, FunctionValues, Kind, annotation_kind,
+                                     written_from_outside)
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
@@ -524,11 +525,6 @@ def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function:
     return False
 
 
-# What builds an attribute that holds one Tensor (``self.stride = Parameter(Tensor(stride))``).
-SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
-                                    "mindspore.common.parameter.Parameter", "mindspore.common.tensor.Tensor"})
-
-
 def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef
                       ) -> Optional["CallSite"]:
     """A graph call site that hands the helper ``function``'s parameter ``expr`` (never rebound in it) one
@@ -580,7 +576,7 @@ def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: 
     """A call ``self.block(t, ...)`` of the Cell whose ``construct`` this is, from graph code of the project, that
     hands the parameter ``name`` one certain Tensor (``surely_tensor`` in the holder's method; mindaudio's
     ``self.length_regulator(x, duration_rounded, max_len)``), else a call in the module's own script code that
-    hands it ``ms.Tensor(...)`` (``script_calls``) when no holder's call is found at all. The evidence of
+    hands it ``ms.Tensor(...)`` (``script_calls``) when no graph code can reach an instance. The evidence of
     ``tensor_by_callers``, one Cell up; the caller checks that ``construct`` never rebinds ``name``."""
     owner = context.scope.owner_of.get(construct)
     project = context.project
@@ -593,10 +589,10 @@ def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: 
             continue
         if _passes_tensor(ShapeResolver(holder, caller, holder.values(caller)), passed):
             return CallSite(caller, call, True)
-    if not project.no_graph_holders(owner):
-        return None  # (a holder's call that passes something else outweighs a smoke test's)
     found = tensor_from_script(context.module, context.imports, owner, construct, name)
-    return CallSite(found[0], found[1], True) if found is not None else None  # (caller None: module level)
+    if found is None or not project.kept_out_of_graph(owner):
+        return None  # (a holder's call that passes something else outweighs a smoke test's)
+    return CallSite(found[0], found[1], True)  # (caller None: module level)
 
 
 def argument_for(function: cst.FunctionDef, bound: bool, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:

@@ -21,9 +21,9 @@ from ms_lint.analysis.dataflow import body_bindings, local_bindings, written_nam
 from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.analysis.frameworks import gives_tensors
-from ms_lint.cstutil import (
-    all_params, bind_arguments, call_name_args, is_self_attr, is_staticmethod, positional_params, suite_statements,
-    target_names, walk_statements,
+from ms_lint.cstutil import (  # literal_value, is_literal: read by other modules from here too
+    all_params, bind_arguments, call_name_args, is_literal, is_self_attr, is_staticmethod, literal_value,
+    positional_params, suite_statements, target_names, walk_statements,
 )
 from ms_lint.data import mindspore_api
 from ms_lint.names import ImportTable, dotted
@@ -108,6 +108,12 @@ GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "wei
 _COMPILE_TIME: Optional[frozenset] = None
 
 
+# What builds one Tensor: an attribute bound to it holds one (``self.stride = Parameter(Tensor(stride))``), and a
+# smoke test's input built with it is one (``ms_lint.analysis.script_calls``).
+SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
+                                    "mindspore.common.parameter.Parameter", "mindspore.common.tensor.Tensor"})
+
+
 def compile_time_helpers() -> frozenset:
     """MindSpore's ``@constexpr``/``@_primexpr`` functions (qualified names), listed by
     tools/derive_mindspore_api.py: their results are Python values, not the Tensors ``ops``/``numpy`` give."""
@@ -147,31 +153,6 @@ def join(kinds: Iterable[Kind]) -> Kind:
     if found == {Kind.TENSOR_SEQ, Kind.CONST}:
         return Kind.TENSOR_SEQ  # ``out = ()`` then ``out = out + (g,)``: a tuple of tensors being built
     return Kind.UNKNOWN
-
-
-def literal_value(expr: cst.BaseExpression):
-    """Python value of a literal (ints, floats, strings, bools, None, tuples/lists of those); raises ValueError."""
-    if isinstance(expr, cst.Integer):
-        return int(expr.value.replace("_", ""), 0) if not expr.value.startswith("0") or expr.value == "0" else int(expr.value, 0)
-    if isinstance(expr, cst.Float):
-        return float(expr.value.replace("_", ""))
-    if isinstance(expr, cst.SimpleString):
-        return expr.evaluated_value
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[expr.value]
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return -literal_value(expr.expression)
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        return tuple(literal_value(el.value) for el in expr.elements)
-    raise ValueError("not a literal")
-
-
-def is_literal(expr: cst.BaseExpression) -> bool:
-    try:
-        literal_value(expr)
-    except (ValueError, AttributeError, TypeError):
-        return False
-    return True
 
 
 def never_tensor(expr: cst.BaseExpression) -> bool:
@@ -1162,17 +1143,14 @@ class FunctionValues(ExpressionKinds):
 
     @staticmethod
     def _returned_items(resolved, call: cst.Call) -> Optional[Tuple[Kind, ...]]:
-        """The item kinds of the tuples a helper's returns give (``return_elements``), those the call's constant
-        arguments rule out left aside when the others agree (``const_paths``)."""
+        """The item kinds of the tuples a helper's returns give (``return_elements``): of the returns the call's
+        literal arguments can reach when they rule some out (``const_paths``), else of them all."""
         if resolved is None or resolved[1] is None:
             return None
         callee, kinds, context, bound = resolved
-        found = context.return_elements(callee, kinds)
-        if found is None:
-            constants = call_constants(callee, bound, call)
-            if constants:
-                found = context.return_elements(callee, kinds, constants)
-        return found
+        constants = call_constants(callee, bound, call)
+        found = context.return_elements(callee, kinds, constants) if constants else None
+        return found if found is not None else context.return_elements(callee, kinds)
 
     def _sub_cell_elements(self, call: cst.Call, count: int) -> Optional[Tuple[Kind, ...]]:
         """``embeddings, num_frames, width = self.patch_embed(x)``: what a cell returns unpacks into Tensors,
