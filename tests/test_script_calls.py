@@ -283,3 +283,26 @@ def test_the_defining_module_may_not_use_the_class_or_the_input_otherwise(checke
     assert _lines(checked(code.replace("MODULE_END", ""))) == [(LOOP_LINE, None)]
     assert old in code
     assert checked(code.replace(old, new).replace("MODULE_END", "")) == []
+
+
+def test_the_cached_finding_goes_when_an_importer_starts_to_reach_the_cell(tmp_path, capsys):
+    """The evidence depends on every module that imports the class: the results cache must say so."""
+    holder = HOLDER_HEAD + '''class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.matchers = nn.CellList([Assigner()])
+
+    def construct(self, x):
+        return x
+'''
+    root = make(tmp_path / "p", {"pkg/__init__.py": "", "pkg/heads.py": HEAD + MAIN, "pkg/holder.py": holder})
+    cache = str(tmp_path / "cache")
+
+    def loop_lines():
+        _status, found = json_check(root, capsys, "--cache-dir", cache, "--select", "MSL101", "pkg")
+        return [f["line"] for f in found if f["path"].endswith("heads.py")]
+
+    assert loop_lines() == [LOOP_LINE]
+    assert loop_lines() == [LOOP_LINE]  # (from the cache)
+    (root / "pkg/holder.py").write_text(holder.replace("return x", "return self.matchers[0]([x, x], x)"))
+    assert loop_lines() == []

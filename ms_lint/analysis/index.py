@@ -859,8 +859,10 @@ class ProjectIndex:
             modules.update(caller for caller, _ in self.callers_of((summary.name, qual)))
         for qual, why in sorted(graph.items()):
             said.update(f"{qual}={why};".encode())
-        if any(function is not None for function, _ in summary.set_context_modes):
-            # MSL301 reports a helper's ``set_context`` for the scripts that call it (they import this module)
+        if any(function is not None for function, _ in summary.set_context_modes) or self._smoke_tested(summary):
+            # MSL301 reports a helper's ``set_context`` for the scripts that call it (they import this module); a
+            # smoke test's call of a Cell is MSL101's evidence only while no importer's graph code can reach one
+            # (``ProjectView.kept_out_of_graph``)
             modules.update(self.importers_of(summary.name))
         for qual in sorted(summary.classes):
             for owner in self.method_owner_chain((summary.name, qual)):
@@ -873,6 +875,21 @@ class ProjectIndex:
         modules.discard(summary.name)
         read = sorted({os.path.abspath(self.modules[name].path) for name in modules if name in self.modules})
         return said.hexdigest(), read
+
+    def _smoke_tested(self, summary: ModuleSummary) -> bool:
+        """The module defines a class with ``construct`` and calls an instance at module level (``net(rois,
+        gts)`` under ``__main__``: a plain name that is no import, function or class), or a test function of it
+        (``def test_head(): net = Head(); ...``) calls such a class. (A factory such as MindSpore's ``nanmean``,
+        which builds a Cell in Python, is neither: counting it would tie ``math_func.py`` to its hundreds of
+        importers. A smoke test in a function named otherwise is evidence whose dependence on the importers the
+        cache does not record: ``--no-cache`` sees their changes.)"""
+        cells = {name for name, info in summary.classes.items() if info.has_construct}
+        if not cells:
+            return False
+        return any("." not in callee and callee not in summary.imports and callee not in summary.functions
+                   and callee not in summary.classes for callee, _ in summary.module_calls) or any(
+            (name.startswith("test") or name.endswith("_test")) and any(callee in cells for callee in function.calls)
+            for name, function in summary.functions.items())
 
     def importers_of(self, name: str) -> Set[str]:
         """The project modules that import a name from module ``name`` (or the module itself)."""
