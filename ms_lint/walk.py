@@ -24,6 +24,8 @@ from typing import AbstractSet, Callable, Dict, Iterator, List, Mapping, Optiona
 
 import libcst as cst
 
+from ms_lint.treememo import tree_memo
+
 N = TypeVar("N", bound=cst.CSTNode)
 
 # Fields that hold only whitespace, comments and punctuation tokens in every libcst node class.
@@ -324,3 +326,16 @@ def run_visitor(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         if hook is None or hook(node) is not False:
             for child in reversed(_CHILDREN[kind](node)):
                 push((child, False))
+
+
+@tree_memo
+def parents_in(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
+    """Each node's parent inside ``root`` (a function, a module), remembered per tree (``ms_lint.treememo``)."""
+    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+    pending: List[cst.CSTNode] = [root]
+    while pending:
+        node = pending.pop()
+        for child in node.children:
+            parents[child] = node
+            pending.append(child)
+    return parents

@@ -48,40 +48,22 @@ def test_an_or_default_keeps_both_when_the_flag_is_false():
     assert _returned(code, return_dict=True) == ["Output(frames, x)"]
 
 
-def test_a_rebinding_in_a_loop_forgets_the_constant():
-    code = """
-    def f(x, flag=False):
-        for flag in x:
-            pass
-        if not flag:
-            return (x, x)
-        return x
-    """
-    assert _returned(code, flag=False) is None
+FLAG_THEN = """
+def f(x, flag=False):
+    BEFORE
+    if not flag:
+        return (x, x)
+    return x
+"""
 
 
-def test_an_undecided_branch_that_rebinds_forgets_the_constant():
-    code = """
-    def f(x, flag=False):
-        if x.sum() > 0:
-            flag = True
-        if not flag:
-            return (x, x)
-        return x
-    """
-    assert _returned(code, flag=False) is None
-
-
-def test_a_branch_that_agrees_keeps_the_constant():
-    code = """
-    def f(x, flag=False):
-        if x.sum() > 0:
-            flag = False
-        if not flag:
-            return (x, x)
-        return x
-    """
-    assert _returned(code, flag=False) == ["(x, x)"]
+@pytest.mark.parametrize("before, expected", [
+    ("for flag in x:\n        pass", None),  # a loop rebinds it: forgotten
+    ("if x.sum() > 0:\n        flag = True", None),  # an undecided branch rebinds it to another value
+    ("if x.sum() > 0:\n        flag = False", ["(x, x)"]),  # both ways agree: kept
+])
+def test_what_happens_to_a_constant_before_the_test(before, expected):
+    assert _returned(FLAG_THEN.replace("BEFORE", before), flag=False) == expected
 
 
 def test_a_raising_branch_does_not_go_on():

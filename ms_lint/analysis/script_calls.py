@@ -30,7 +30,7 @@ from ms_lint.analysis.values import SINGLE_TENSOR_BUILDERS
 from ms_lint.cstutil import bind_arguments, walk_statements
 from ms_lint.names import ImportTable
 from ms_lint.treememo import tree_memo
-from ms_lint.walk import find
+from ms_lint.walk import find, parents_in
 
 # The creation ops of ``ops``/``mint``/``numpy`` that give one Tensor whatever their arguments (not
 # ``ops.max_pool2d(..., return_indices=True)``, ``numpy.broadcast_arrays`` or ``numpy.triu_indices``: tuples).
@@ -219,7 +219,7 @@ def kept_out_of_graph(module: cst.Module, imports: ImportTable, class_name: str,
     ``__all__`` may list it. None when a mention goes anywhere else (a factory's return, an argument, a registry,
     a string, module-level code, a subclass)."""
     held: Set[Tuple[str, str]] = set()
-    parents = _parents(module)
+    parents = parents_in(module)
     for mention in _mentions(module, class_name):
         if not isinstance(mention, cst.Name):
             if _in_all(mention, parents):
@@ -256,25 +256,13 @@ def kept_out_of_graph(module: cst.Module, imports: ImportTable, class_name: str,
 
 def attribute_read_outside_init(module: cst.Module, owner: str, attr: str) -> bool:
     """Does any function of the module other than ``owner``'s ``__init__`` read ``self.<attr>``?"""
-    parents = _parents(module)
+    parents = parents_in(module)
     for node in find(module, cst.Attribute):
         if (node.attr.value == attr and type(node.value) is cst.Name and node.value.value == "self"):
             method, found_owner = _enclosing_method(node, parents)
             if method is None or not (found_owner == owner and method.name.value == "__init__"):
                 return True
     return False
-
-
-@tree_memo
-def _parents(module: cst.Module) -> Dict[cst.CSTNode, cst.CSTNode]:
-    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-    pending: List[cst.CSTNode] = [module]
-    while pending:
-        node = pending.pop()
-        for child in node.children:
-            parents[child] = node
-            pending.append(child)
-    return parents
 
 
 def _mentions(module: cst.Module, class_name: str) -> List[cst.CSTNode]:

@@ -23,8 +23,7 @@ from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
 from ms_lint.scope import CallSite, own_scope_calls
-from ms_lint.treememo import tree_memo
-from ms_lint.walk import find
+from ms_lint.walk import find, parents_in  # parents_in: read by the rules from here too
 
 
 # -- self.<attr> values from __init__ ------------------------------------------------------------------------
@@ -557,19 +556,6 @@ def tensor_by_callers(resolver: "ShapeResolver", expr: cst.BaseExpression, funct
             if held is not None:  # (not under ``if isinstance(x, (list, tuple)):``: a Tensor never gets there)
                 return held
     return None
-
-
-@tree_memo
-def parents_in(function: cst.FunctionDef) -> Dict[cst.CSTNode, cst.CSTNode]:
-    """Each node's parent inside ``function``."""
-    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-    pending: List[cst.CSTNode] = [function]
-    while pending:
-        node = pending.pop()
-        for child in node.children:
-            parents[child] = node
-            pending.append(child)
-    return parents
 
 
 def tensor_by_holders(context: ModuleContext, construct: cst.FunctionDef, name: str) -> Optional[CallSite]:
