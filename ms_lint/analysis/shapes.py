@@ -694,20 +694,12 @@ def _callers_agree(resolver: "ShapeResolver", function: cst.FunctionDef, name: s
     if key in active:
         return False
     sites = context.scope.call_sites.get(function, [])
-    params = [p.name.value for p in list(function.params.posonly_params) + list(function.params.params)]
     active.add(key)
     try:
         for site in sites:
             if any(arg.star for arg in site.call.args):
                 return False
-            positional = params[1:] if site.bound_method and params else params
-            passed = None
-            for param, arg in zip(positional, [a for a in site.call.args if a.keyword is None]):
-                if param == name:
-                    passed = arg.value
-            for arg in site.call.args:
-                if arg.keyword is not None and arg.keyword.value == name:
-                    passed = arg.value
+            passed = argument_for(function, site.bound_method, site.call, name)
             if passed is None:
                 return False
             caller = ShapeResolver(context, site.caller, context.values(site.caller))
