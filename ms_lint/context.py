@@ -251,7 +251,7 @@ class ModuleContext:
             if binding is None:
                 return {}
             caller = context.values(caller_def)
-            observed.append({name: caller.kind(value) for name, value in binding[0]})
+            observed.append({name: caller.handed_kind(value) for name, value in binding[0]})
             if unknown.all_after(observed[-1]):
                 # every parameter is UNKNOWN whatever the other sites pass: the same as no kinds. The callers not
                 # read are modelled when first asked, outside this helper's recursion guard: in a cycle of helpers

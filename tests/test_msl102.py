@@ -1042,3 +1042,85 @@ def test_the_layer_count_is_read_where_the_cell_list_is_built(encoder):
     build = "Encoder(8, num_layers=3)" if "def __init__(self, hidden, num_layers):" in encoder else "Encoder()"
     code = per_layer(encoder="\n" + encoder.replace("{", "{{").replace("}", "}}"), build=build)
     assert kept_loop_findings(code) == []
+
+
+OVERLAP_ADD = '''
+from typing import List
+import mindspore
+from mindspore import nn, ops
+
+
+class Codec(nn.Cell):
+    def _decode_frame(self, code, scale):
+        return ops.tanh(code) * scale
+
+    @staticmethod
+    def _overlap_add(frames: List[mindspore.Tensor], stride: int):
+        out = ops.zeros(100)
+        offset = 0
+        for frame in frames:
+            out[offset: offset + 4] += frame * 2
+            offset += stride
+        return out
+
+    def decode(self, codes: mindspore.Tensor, scales):
+        decoded = []
+        for code, scale in ROWS:
+            frame = self._decode_frame(code, scale)
+            decoded.append(frame)
+        return self._overlap_add(decoded, 2)
+
+    def construct(self, codes: mindspore.Tensor, scales):
+        return self.decode(codes, scales)
+'''
+
+
+def test_a_helper_handed_a_list_grown_per_row_of_a_tensor_loops_over_it_per_element():
+    """mindnlp's Encodec ``_linear_overlap_add``: ``decoded = []`` grown by ``append`` once per row of the Tensor
+    ``codes`` is no constant (the value model read the empty display as one, and the helper's ``frames`` with it)."""
+    code = OVERLAP_ADD.replace("ROWS", "zip(codes, scales)")
+    found = [(f.code, f.line, f.fix) for f in lint(code, select=["MSL102"])]
+    assert found == [("MSL102", line_of(code, "for frame in frames"), None)]
+    assert lint(OVERLAP_ADD.replace("ROWS", "zip([codes, codes], [scales, scales])"), select=["MSL102"]) == []
+    assert lint(OVERLAP_ADD.replace("ROWS", "zip(codes, scales)").replace(
+        "            decoded.append(frame)\n", ""), select=["MSL102"]) == []
+
+
+def test_a_list_grown_per_parameter_with_python_values_is_no_tensor_sequence():
+    """The same reading must not make a list of names a sequence of Tensors: a per-parameter loop over it would
+    get a safe ``HyperMap`` fix on string work."""
+    code = HEAD + """class Opt(nn.Cell):
+    def __init__(self, params):
+        super().__init__()
+        self.parameters = ms.ParameterTuple(params)
+
+    def construct(self, grads):
+        names = []
+        for p in self.parameters:
+            names.append(p.name[:7])
+        prefixes = ()
+        for n in names:
+            prefixes += (n + "_x",)
+        return prefixes
+"""
+    assert lint(code, select=["MSL102"]) == []
+
+
+
+def test_a_loop_over_a_list_grown_per_gradient_is_a_per_element_loop():
+    """``scaled = []; for g in grads: scaled.append(g * 2)``, then a loop over ``scaled``: as long as the
+    gradients. Checked with MindSpore 2.10 (GRAPH_MODE, a tuple of 4 gradients): the HyperMap rewrite, alone or
+    with the first loop's, returns the same tuple."""
+    code = HEAD + """class Opt(nn.Cell):
+    def construct(self, grads):
+        scaled = []
+        for g in grads:
+            scaled.append(g * 2)
+        out = ()
+        for s in scaled:
+            out += (ops.sqrt(s),)
+        return out
+"""
+    found = {f.line: f.fix for f in lint(code, select=["MSL102"])}
+    assert set(found) == {line_of(code, "for g in grads"), line_of(code, "for s in scaled")}
+    assert "out = tuple(ops.HyperMap()(ops.sqrt, scaled))" in fix(code, select=["MSL102"]).fixed

@@ -850,3 +850,33 @@ def test_a_class_annotation_does_not_override_the_name_or_the_default(signature,
     module, context = context_of(code)
     construct = [s for s in module.body if isinstance(s, cst.ClassDef)][-1].body.body[0]
     assert context.values(construct).kind(construct.body.body[-1].body[0].value) is kind
+
+
+def test_a_list_grown_by_appending_tensors_is_handed_on_as_a_tensor_sequence():
+    """``decoded = []`` then ``decoded.append(frame)``: the empty display reads as a constant, right for a list of
+    names or flags; what a caller hands a helper (``handed_kind``) is a sequence of Tensors when only Tensors are
+    appended."""
+    code = textwrap.dedent('''
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Decoder(nn.Cell):
+    def construct(self, codes, params):
+        decoded = []
+        for code in codes:
+            decoded.append(ops.tanh(code))
+        names = []
+        for p in params:
+            names.append(p.name)
+        mixed = []
+        mixed.append(ops.tanh(codes))
+        mixed.extend(params)
+        return decoded, names, mixed
+''')
+    module, context = context_of(code)
+    construct = [f for f in module.body[-1].body.body if isinstance(f, cst.FunctionDef)][0]
+    model = context.values(construct)
+    returned = construct.body.body[-1].body[0].value.elements
+    kinds = [(model.kind(e.value), model.handed_kind(e.value)) for e in returned]
+    assert kinds == [(Kind.CONST, Kind.TENSOR_SEQ), (Kind.CONST, Kind.CONST), (Kind.CONST, Kind.CONST)]

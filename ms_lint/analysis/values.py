@@ -18,7 +18,7 @@ import libcst as cst
 
 from ms_lint.analysis.const_paths import call_constants
 from ms_lint.analysis.dataflow import body_bindings, local_bindings, written_names
-from ms_lint.analysis.reaching import ReachingBindings, ReachingSites
+from ms_lint.analysis.reaching import ReachingBindings, ReachingSites, reaching_values
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.analysis.frameworks import gives_tensors
 from ms_lint.cstutil import (  # literal_value, is_literal: read by other modules from here too
@@ -1132,6 +1132,29 @@ class FunctionValues(ExpressionKinds):
             return self._sub_cell_elements(call, count)
         found = self._returned_items(resolved, call)
         return found if found is not None and len(found) == count else None
+
+    def handed_kind(self, expr: cst.BaseExpression) -> Kind:
+        """``kind``, except that a list grown by appending Tensors is TENSOR_SEQ (``grown_list_kind``): what a
+        caller hands a helper and what a loop over a sequence walks."""
+        return self.grown_list_kind(expr) or self.kind(expr)
+
+    def grown_list_kind(self, expr: cst.BaseExpression) -> Optional[Kind]:
+        """TENSOR_SEQ for a name every reaching binding of which is ``[]`` and that the function grows only by
+        ``append`` of Tensors (``decoded = []; for ...: decoded.append(self._decode_frame(c, s))``), as a caller
+        hands it on; None otherwise. (The empty display alone reads as a constant: right for a list of names or
+        flags, wrong for one of Tensors. Only what is appended tells them apart.)"""
+        if type(expr) is not cst.Name:
+            return None
+        reaching = reaching_values(self.sequence, expr) or local_bindings(self.func, expr.value)  # (bound once)
+        if not reaching or any(type(value) is not cst.List or value.elements for value in reaching):
+            return None
+        grown = [call for call in find(self.func, cst.Call)
+                 if type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+                 and call.func.value.value == expr.value]
+        if not grown or any(call.func.attr.value != "append" or len(call.args) != 1 or call.args[0].keyword
+                            or self.kind(call.args[0].value) is not Kind.TENSOR for call in grown):
+            return None  # (``extend``, ``insert``, ``pop``..., or an item that is not surely a Tensor)
+        return Kind.TENSOR_SEQ
 
     def call_item_kind(self, call: cst.Call, index: int) -> Kind:
         """``codes, scales = self.encode(x, mask, bw, False)``: the kind of item ``index`` of the tuple every

@@ -102,7 +102,7 @@ class _Origins:
             item = self._sub_cell_item(expr, depth)  # before the kind: a cell's result items all read as Tensors
             if item is not None:
                 return item
-        kind = self.values.kind(expr)
+        kind = self.values.handed_kind(expr)
         if kind in (Kind.CELL_SEQ, Kind.CELL, Kind.CONST, Kind.OP, Kind.TENSOR) or kind.value == "const-op":
             return None
         if isinstance(expr, (cst.Tuple, cst.List)):
