@@ -1107,10 +1107,11 @@ def test_a_list_grown_per_parameter_with_python_values_is_no_tensor_sequence():
 
 
 
-def test_a_loop_over_a_list_grown_per_gradient_is_a_per_element_loop():
+def test_a_loop_over_a_list_grown_per_gradient_is_a_per_element_loop_without_a_fix():
     """``scaled = []; for g in grads: scaled.append(g * 2)``, then a loop over ``scaled``: as long as the
-    gradients. Checked with MindSpore 2.10 (GRAPH_MODE, a tuple of 4 gradients): the HyperMap rewrite, alone or
-    with the first loop's, returns the same tuple."""
+    gradients, flagged; no rewrite, since an append under a test makes such a list shorter than its source (the
+    review's ``zip`` of two grown lists: ``zip`` stopped at the shorter, ``HyperMap`` refused them) and an op that
+    the value model calls a Tensor may give a tuple (``ops.unbind``)."""
     code = HEAD + """class Opt(nn.Cell):
     def construct(self, grads):
         scaled = []
@@ -1123,4 +1124,31 @@ def test_a_loop_over_a_list_grown_per_gradient_is_a_per_element_loop():
 """
     found = {f.line: f.fix for f in lint(code, select=["MSL102"])}
     assert set(found) == {line_of(code, "for g in grads"), line_of(code, "for s in scaled")}
-    assert "out = tuple(ops.HyperMap()(ops.sqrt, scaled))" in fix(code, select=["MSL102"]).fixed
+    assert found[line_of(code, "for s in scaled")] is None
+
+
+@pytest.mark.parametrize("loop", [
+    # the review's reproducers (MindSpore 2.10, GRAPH_MODE: the rewrite failed where the loop ran)
+    "for e, b in zip(every, big):\n            out += (ops.add(ops.reduce_sum(b), ops.reduce_sum(e)),)",
+    "for g, b in zip(grads, big):\n            out += (ops.add(b, g),)",
+    "for t in rows:\n            out += (ops.stack(t),)",
+])
+def test_no_rewrite_of_a_loop_over_grown_lists(loop):
+    code = HEAD + f"""class Opt(nn.Cell):
+    def construct(self, grads):
+        big = []
+        every = []
+        rows = []
+        for g in grads:
+            every.append(g * 3)
+            if g.shape[0] > 2:
+                big.append(g * 2)
+                rows.append(ops.unbind(g))
+        out = ()
+        {loop}
+        return out
+"""
+    fixes = {f.line: f.fix for f in lint(code, select=["MSL102"])}
+    line = line_of(code, loop.split(chr(10))[0].strip())
+    assert fixes.get(line) is None
+    assert (line in fixes) == ("zip" in loop)  # (``rows`` holds tuples: no sequence of Tensors, no finding)

@@ -17,8 +17,8 @@ from ms_lint.analysis.dataflow import assigned_in, parameters_of, statement_bloc
 from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.reaching import reaching_values
 from ms_lint.analysis.script_calls import tensor_from_script
-from ms_lint.analysis.values import (SINGLE_TENSOR_BUILDERS, FunctionValues, Kind, annotation_kind,
-                                     written_from_outside)
+from ms_lint.analysis.values import (SINGLE_TENSOR_BUILDERS, TUPLE_RESULTS, FunctionValues, Kind,
+                                     annotation_kind, written_from_outside)
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import (all_params, bind_arguments, call_name_args, code_of, is_self_attr, suite_statements,
                              target_names, walk_statements)
@@ -467,13 +467,6 @@ def _counter_start(context: ModuleContext, loop: cst.While, name: str
 
 
 # -- "certainly one Tensor" (stricter than Kind.TENSOR) ------------------------------------------------------------
-# Functional ops that return a tuple (iterating their result walks the tuple, not a tensor axis).
-TUPLE_RESULTS = {
-    "split", "chunk", "unstack", "unbind", "meshgrid", "topk", "sort", "unique", "unique_consecutive", "max", "min",
-    "median", "mode", "kthvalue", "std_mean", "var_mean", "svd", "qr", "eig", "eigh", "slogdet", "lu", "histogram",
-    "frexp", "tensor_split", "vsplit", "hsplit", "dsplit", "nonzero", "broadcast_tensors", "aminmax", "cummax",
-    "cummin", "lstsq", "unique_with_pad", "shape", "dyn_shape", "tolist", "asnumpy", "numpy", "argwhere", "where",
-}
 
 
 def surely_tensor(resolver: "ShapeResolver", expr: cst.BaseExpression, function: cst.FunctionDef,

@@ -108,6 +108,15 @@ GRADIENT_SEQ_NAMES = {"grads", "gradients", "grad", "params", "parameters", "wei
 _COMPILE_TIME: Optional[frozenset] = None
 
 
+# Functional ops that return a tuple (iterating their result walks the tuple, not a tensor axis).
+TUPLE_RESULTS = {
+    "split", "chunk", "unstack", "unbind", "meshgrid", "topk", "sort", "unique", "unique_consecutive", "max", "min",
+    "median", "mode", "kthvalue", "std_mean", "var_mean", "svd", "qr", "eig", "eigh", "slogdet", "lu", "histogram",
+    "frexp", "tensor_split", "vsplit", "hsplit", "dsplit", "nonzero", "broadcast_tensors", "aminmax", "cummax",
+    "cummin", "lstsq", "unique_with_pad", "shape", "dyn_shape", "tolist", "asnumpy", "numpy", "argwhere", "where",
+}
+
+
 # What builds one Tensor: an attribute bound to it holds one (``self.stride = Parameter(Tensor(stride))``), and a
 # smoke test's input built with it is one (``ms_lint.analysis.script_calls``).
 SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
@@ -1152,9 +1161,22 @@ class FunctionValues(ExpressionKinds):
                  if type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
                  and call.func.value.value == expr.value]
         if not grown or any(call.func.attr.value != "append" or len(call.args) != 1 or call.args[0].keyword
-                            or self.kind(call.args[0].value) is not Kind.TENSOR for call in grown):
+                            or not self._one_tensor_item(call.args[0].value) for call in grown):
             return None  # (``extend``, ``insert``, ``pop``..., or an item that is not surely a Tensor)
         return Kind.TENSOR_SEQ
+
+    def _one_tensor_item(self, item: cst.BaseExpression, follow: bool = True) -> bool:
+        """An appended item the value model reads as a Tensor that is not the result of an op that gives a tuple or
+        a Python value (``ops.unbind(g)``, ``x.item()``, ``ops.Split()(x)``: the model calls those Tensors too),
+        directly or through a name bound only to such results."""
+        if self.kind(item) is not Kind.TENSOR:
+            return False
+        if type(item) is cst.Call:
+            func = item.func
+            return not (type(func) is cst.Call or (dotted(func) or "").rsplit(".", 1)[-1] in TUPLE_RESULTS | {"item"})
+        if type(item) is cst.Name and follow:
+            return all(self._one_tensor_item(value, follow=False) for value in local_bindings(self.func, item.value))
+        return True
 
     def call_item_kind(self, call: cst.Call, index: int) -> Kind:
         """``codes, scales = self.encode(x, mask, bw, False)``: the kind of item ``index`` of the tuple every

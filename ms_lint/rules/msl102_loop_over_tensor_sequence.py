@@ -86,6 +86,12 @@ GRAD_MAKERS = {"mindspore.ops.GradOperation", "mindspore.ops.grad", "mindspore.o
 LAYER_COUNT = re.compile(r"(?i)layer|depth|block")  # ``num_layers``, ``config.num_hidden_layers``, ``depth``
 
 
+# Why a sequence that is a list grown by ``append`` gets no rewrite: an append under a test or after a ``break`` makes
+# it shorter than what it comes from, and ``zip`` of it stops where ``HyperMap`` refuses (a review measured both).
+GROWN_UNFIXABLE = ("it is a list the code grows by `append`, which may be shorter than the sequence it comes from: "
+                   "`zip` stops at the shortest, `HyperMap` refuses lists of different lengths")
+
+
 class _Origins:
     """Is an expression a tensor sequence whose length grows with the model? (description, container)"""
 
@@ -102,7 +108,10 @@ class _Origins:
             item = self._sub_cell_item(expr, depth)  # before the kind: a cell's result items all read as Tensors
             if item is not None:
                 return item
-        kind = self.values.handed_kind(expr)
+        kind = self.values.kind(expr)
+        if kind is Kind.CONST and isinstance(expr, cst.Name) and self.values.grown_list_kind(expr) is not None:
+            found = self._name(expr, Kind.TENSOR_SEQ, depth)  # ``decoded = []`` grown by appending Tensors
+            return Origin(found.description, found.container, found.unfixable or GROWN_UNFIXABLE) if found else None
         if kind in (Kind.CELL_SEQ, Kind.CELL, Kind.CONST, Kind.OP, Kind.TENSOR) or kind.value == "const-op":
             return None
         if isinstance(expr, (cst.Tuple, cst.List)):
@@ -530,6 +539,15 @@ class _Origins:
             return None
         return Origin(f"`{name}`", containers.pop() if len(containers) == 1 else "unknown",
                       unfixable or found_any.unfixable)
+
+
+def _starts_empty(func: cst.FunctionDef, seq: cst.BaseExpression) -> bool:
+    """``seq`` is a name the function binds to ``[]`` somewhere (a list it grows: its length is what the appends
+    make it)."""
+    return type(seq) is cst.Name and any(
+        type(small) is cst.Assign and type(small.value) is cst.List and not small.value.elements
+        and any(type(t.target) is cst.Name and t.target.value == seq.value for t in small.targets)
+        for small in find(func, cst.Assign, prune=(cst.Lambda,)))
 
 
 def _self_assignments(ctx, owner: Optional[str], attr: str) -> List[cst.BaseExpression]:
@@ -1359,6 +1377,8 @@ class LoopOverTensorSequence(Rule):
                   ) -> Tuple[Optional[Fix], Optional[str]]:
         if origin.unfixable:
             return None, origin.unfixable
+        if len(header.sequences) > 1 and any(_starts_empty(values.func, seq) for seq in header.sequences):
+            return None, GROWN_UNFIXABLE  # (``zip(grads, big)`` with ``big`` grown under a test: shorter)
         effects = _Effects(self.context, values)
         run_visitor(node.body, effects)
         if effects.found and effects.state:
@@ -1698,6 +1718,8 @@ class LoopOverTensorSequence(Rule):
                            wrapper: Optional[cst.Call]) -> Tuple[Optional[Fix], Optional[str]]:
         if origin.unfixable:
             return None, origin.unfixable
+        if len(header.sequences) > 1 and any(_starts_empty(values.func, seq) for seq in header.sequences):
+            return None, GROWN_UNFIXABLE  # (``zip(grads, big)`` with ``big`` grown under a test: shorter)
         effects = _Effects(self.context, values)
         run_visitor(node.elt, effects)
         if effects.found:
