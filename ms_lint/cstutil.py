@@ -264,3 +264,23 @@ def is_literal(expr: cst.BaseExpression) -> bool:
     except (ValueError, AttributeError, TypeError):
         return False
     return True
+
+
+def main_guard(module: cst.Module) -> Optional[cst.If]:
+    """The top-level ``if __name__ == "__main__":`` statement, if any (either operand order)."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.If) and _is_main_test(stmt.test):
+            return stmt
+    return None
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = [test.left, target.comparator]
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
+    return len(names) == 1 and len(strings) == 1

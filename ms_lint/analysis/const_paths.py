@@ -19,8 +19,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.dataflow import assigned_in
-from ms_lint.cstutil import bind_arguments, literal_value, positional_params
+from ms_lint.analysis.dataflow import statement_bindings
+from ms_lint.cstutil import bind_arguments, literal_value, positional_params, walk_statements
 from ms_lint.walk import find
 
 _UNKNOWN = object()
@@ -147,11 +147,8 @@ def _assign(small: cst.BaseSmallStatement, env: Dict[str, object]) -> None:
 
 
 def _bound_by(stmt: cst.BaseStatement) -> List[str]:
-    names = list(assigned_in([stmt]))
-    for handler in find(stmt, cst.ExceptHandler, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if handler.name is not None and isinstance(handler.name.name, cst.Name):
-            names.append(handler.name.name.value)
-    return names
+    """Every name ``stmt`` binds, in its nested blocks too (nested definitions' insides left out)."""
+    return [name for inner in walk_statements([stmt], into_defs=False) for name in statement_bindings(inner)]
 
 
 def _same(left: object, right: object) -> bool:

@@ -204,6 +204,34 @@ def written_names(stmt: cst.CSTNode) -> List[str]:
     return names
 
 
+def statement_bindings(stmt: cst.BaseStatement) -> List[str]:
+    """Names one statement binds itself; for a compound statement, its header only (its nested statements are
+    read one by one): ``written_names``' and ``except ... as``, ``match`` captures, ``:=``, ``del``, ``global`` /
+    ``nonlocal`` (each counts as a binding)."""
+    names = list(written_names(stmt))
+    if isinstance(stmt, cst.SimpleStatementLine):
+        parts: List[cst.CSTNode] = [stmt]
+    else:
+        parts = [part for part in (getattr(stmt, "test", None), getattr(stmt, "iter", None),
+                                   getattr(stmt, "subject", None)) if part is not None]
+        parts += [item.item for item in getattr(stmt, "items", ())]
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name is not None:
+                names.extend(node.value for node in find(handler.name.name, cst.Name))
+        for case in getattr(stmt, "cases", ()):
+            for capture in find(case.pattern, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+                name = capture.rest if isinstance(capture, cst.MatchMapping) else capture.name
+                if name is not None:
+                    names.append(name.value)
+    for part in parts:
+        for found in find(part, (cst.NamedExpr, cst.Del, cst.Global, cst.Nonlocal), prune=(cst.Lambda,)):
+            if isinstance(found, (cst.Global, cst.Nonlocal)):
+                names.extend(item.name.value for item in found.names)
+            else:
+                names.extend(node.value for node in find(found.target, cst.Name))
+    return names
+
+
 def local_bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
     """The values plain ``name = value`` statements of ``func`` (nested definitions left out) assign to ``name``;
     empty when anything else binds it too (a parameter, ``name += ...``, unpacking, ``for name in``...)."""

@@ -322,24 +322,29 @@ class ProjectView:
         be read: then ``construct``'s parameters keep the entry-point kinds."""
         if self.module is None:
             return None
+        sites = []
+        for name, method, attr in self._holder_calls(class_qualname):
+            context = self.context_for(name)
+            caller = context.scope.function_named(method.qualname) if context is not None else None
+            if caller is None:
+                return None
+            for call in context.calls_in(caller):
+                func = call.func.value if type(call.func) is cst.Subscript else call.func  # ``self.blocks[i]``
+                if (type(func) is cst.Attribute and func.attr.value == attr
+                        and type(func.value) is cst.Name and func.value.value == "self"):
+                    sites.append((context, caller, call))
+        return sites or None
+
+    def _holder_calls(self, class_qualname: str):
+        """(module, method summary, attribute) for each graph method of a holder of this class of this module
+        (``index.sub_cell_holders``) that calls ``self.<attribute>`` or an item of it."""
         index = self.index
         graph = index.graph_functions()
-        sites = []
         for name, owner, attr in index.sub_cell_holders((self.module, class_qualname)):
             for method in index.modules[name].classes[owner].methods.values():
-                if (name, method.qualname) not in graph or (
-                        f"self.{attr}" not in method.calls and f"self.{attr}[]" not in method.calls):
-                    continue
-                context = self.context_for(name)
-                caller = context.scope.function_named(method.qualname) if context is not None else None
-                if caller is None:
-                    return None
-                for call in context.calls_in(caller):
-                    func = call.func.value if type(call.func) is cst.Subscript else call.func  # ``self.blocks[i]``
-                    if (type(func) is cst.Attribute and func.attr.value == attr
-                            and type(func.value) is cst.Name and func.value.value == "self"):
-                        sites.append((context, caller, call))
-        return sites or None
+                if (name, method.qualname) in graph and (
+                        f"self.{attr}" in method.calls or f"self.{attr}[]" in method.calls):
+                    yield name, method, attr
 
     def kept_out_of_graph(self, class_qualname: str) -> bool:
         """No graph code of the project can reach an instance of this class of this module, as far as the
@@ -359,13 +364,9 @@ class ProjectView:
         index, module = self.index, self.module
         if module is None or "." in class_qualname or index.subclasses((module, class_qualname)):
             return False
+        if next(self._holder_calls(class_qualname), None) is not None:
+            return False
         graph = index.graph_functions()
-        for name, owner, attr in index.sub_cell_holders((module, class_qualname)):
-            summary = index.modules[name].classes.get(owner)
-            if summary is None or any((name, method.qualname) in graph and (
-                    f"self.{attr}" in method.calls or f"self.{attr}[]" in method.calls)
-                    for method in summary.methods.values()):
-                return False
         mention = re.compile(rf"\b{re.escape(class_qualname)}\b")
         held: Set[Tuple[str, str, str]] = set()
         texts = {name: self.module_text(name, index.modules[name].path) or "" for name in index.project_modules}

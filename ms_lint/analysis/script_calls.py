@@ -25,9 +25,9 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.analysis.dataflow import written_names
+from ms_lint.analysis.dataflow import statement_bindings
 from ms_lint.analysis.values import SINGLE_TENSOR_BUILDERS
-from ms_lint.cstutil import bind_arguments, walk_statements
+from ms_lint.cstutil import bind_arguments, main_guard, walk_statements
 from ms_lint.names import ImportTable
 from ms_lint.treememo import tree_memo
 from ms_lint.walk import find, parents_in
@@ -112,40 +112,12 @@ def _calls_of(stmt: cst.BaseStatement) -> List[cst.Call]:
     return [call for call in found if type(call) is cst.Call]
 
 
-def _statement_bindings(stmt: cst.BaseStatement) -> List[str]:
-    """Names one statement binds itself; for a compound statement, its header only (its nested statements are
-    read one by one): ``written_names``' and ``except ... as``, ``match`` captures, ``:=``, ``del``, ``global`` /
-    ``nonlocal`` (each counts as a binding)."""
-    names = list(written_names(stmt))
-    if isinstance(stmt, cst.SimpleStatementLine):
-        parts: List[cst.CSTNode] = [stmt]
-    else:
-        parts = [part for part in (getattr(stmt, "test", None), getattr(stmt, "iter", None),
-                                   getattr(stmt, "subject", None)) if part is not None]
-        parts += [item.item for item in getattr(stmt, "items", ())]
-        for handler in getattr(stmt, "handlers", ()):
-            if handler.name is not None:
-                names.extend(node.value for node in find(handler.name.name, cst.Name))
-        for case in getattr(stmt, "cases", ()):
-            for capture in find(case.pattern, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
-                name = capture.rest if isinstance(capture, cst.MatchMapping) else capture.name
-                if name is not None:
-                    names.append(name.value)
-    for part in parts:
-        for found in find(part, (cst.NamedExpr, cst.Del, cst.Global, cst.Nonlocal), prune=(cst.Lambda,)):
-            if isinstance(found, (cst.Global, cst.Nonlocal)):
-                names.extend(item.name.value for item in found.names)
-            else:
-                names.extend(node.value for node in find(found.target, cst.Name))
-    return names
-
-
 def _module_bindings(module: cst.Module) -> Dict[str, int]:
     """How many module-level statements bind each name (class and function definitions, imports and
     assignments in nested blocks included), a name some function declares ``global`` once more."""
     counts: Dict[str, int] = {}
     for stmt in walk_statements(module.body, into_defs=False):
-        for bound in _statement_bindings(stmt):
+        for bound in statement_bindings(stmt):
             counts[bound] = counts.get(bound, 0) + 1
     for node in find(module, cst.Global):
         for item in node.names:
@@ -158,7 +130,7 @@ def _function_bindings(function: cst.FunctionDef) -> Set[str]:
     insides included (over-counting only loses evidence)."""
     names = {param.name.value for param in find(function.params, cst.Param)}
     for stmt in walk_statements(function.body.body if isinstance(function.body, cst.IndentedBlock) else ()):
-        names.update(_statement_bindings(stmt))
+        names.update(statement_bindings(stmt))
     return names
 
 
@@ -171,7 +143,7 @@ def _bound_once(function: Optional[cst.FunctionDef], statements: List[cst.BaseSt
         for param in find(function.params, cst.Param):
             counts[param.name.value] = 2
     for position, stmt in enumerate(statements):
-        for bound in _statement_bindings(stmt):
+        for bound in statement_bindings(stmt):
             counts[bound] = counts.get(bound, 0) + 1
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
@@ -237,7 +209,7 @@ def kept_out_of_graph(module: cst.Module, imports: ImportTable, class_name: str,
         method, owner = _enclosing_method(mention, parents)
         if method is None:
             function = _enclosing_function(mention, parents)
-            if defined_here and function is None and _under_main(mention, parents):
+            if defined_here and function is None and _under_main(mention, module, parents):
                 continue  # the ``if __name__ == "__main__":`` block of the module that defines the class
             if (defined_here and function is not None and parents.get(function) is module
                     and _called_only_under_main(module, function.name.value, parents)
@@ -284,14 +256,11 @@ def _in_all(node: cst.CSTNode, parents) -> bool:
     return False
 
 
-def _under_main(node: cst.CSTNode, parents) -> bool:
-    """``node`` sits in a module-level ``if __name__ == "__main__":`` block."""
-    while node is not None:
-        if (isinstance(node, cst.If) and isinstance(node.test, cst.Comparison)
-                and type(node.test.left) is cst.Name and node.test.left.value == "__name__"
-                and len(node.test.comparisons) == 1 and isinstance(node.test.comparisons[0].operator, cst.Equal)
-                and isinstance(node.test.comparisons[0].comparator, cst.SimpleString)
-                and node.test.comparisons[0].comparator.evaluated_value == "__main__"):
+def _under_main(node: cst.CSTNode, module: cst.Module, parents) -> bool:
+    """``node`` sits in the module's top-level ``if __name__ == "__main__":`` block (``cstutil.main_guard``)."""
+    guard = main_guard(module)
+    while node is not None and guard is not None:
+        if node is guard:
             return True
         node = parents.get(node)
     return False
@@ -307,7 +276,7 @@ def _called_only_under_main(module: cst.Module, name: str, parents) -> bool:
             continue
         if isinstance(holder, cst.Attribute) and holder.attr is node:
             continue
-        if not _under_main(node, parents):
+        if not _under_main(node, module, parents):
             return False
     return True
 
@@ -359,7 +328,8 @@ def _flows_to_attributes(call: cst.Call, method: cst.FunctionDef, parents, impor
     ``cells.append(Cls(...))`` / ``cells = [Cls(...), ...]`` then ``self.a = nn.CellList(cells)``; None when it
     may go anywhere else."""
     attributes: Set[str] = set()
-    locals_: Set[str] = set()
+    locals_: Set[str] = set()  # local names the instance went into, and those whose uses are queued
+    scanned: Set[str] = set()
     pending: List[cst.CSTNode] = [call]
     seen: Set[int] = set()
     while pending:
@@ -387,7 +357,8 @@ def _flows_to_attributes(call: cst.Call, method: cst.FunctionDef, parents, impor
                 return None
         else:
             return None
-        for name in list(locals_):
+        for name in sorted(locals_ - scanned):
+            scanned.add(name)
             for use in find(method, cst.Name):
                 if use.value == name and id(use) not in seen and not _bound_here(use, parents):
                     holder = parents.get(use)

@@ -117,6 +117,10 @@ TUPLE_RESULTS = {
 }
 
 
+# What a method or function of these names gives is no one Tensor, whatever the value model calls it.
+NOT_ONE_TENSOR = frozenset(TUPLE_RESULTS | {"item"})
+
+
 # What builds one Tensor: an attribute bound to it holds one (``self.stride = Parameter(Tensor(stride))``), and a
 # smoke test's input built with it is one (``ms_lint.analysis.script_calls``).
 SINGLE_TENSOR_BUILDERS = frozenset({"mindspore.Parameter", "mindspore.Tensor", "mindspore.tensor",
@@ -1145,7 +1149,8 @@ class FunctionValues(ExpressionKinds):
     def handed_kind(self, expr: cst.BaseExpression) -> Kind:
         """``kind``, except that a list grown by appending Tensors is TENSOR_SEQ (``grown_list_kind``): what a
         caller hands a helper and what a loop over a sequence walks."""
-        return self.grown_list_kind(expr) or self.kind(expr)
+        kind = self.kind(expr)
+        return (self.grown_list_kind(expr) or kind) if kind is Kind.CONST else kind  # (``[]`` reads as CONST)
 
     def grown_list_kind(self, expr: cst.BaseExpression) -> Optional[Kind]:
         """TENSOR_SEQ for a name every reaching binding of which is ``[]`` and that the function grows only by
@@ -1157,9 +1162,7 @@ class FunctionValues(ExpressionKinds):
         reaching = reaching_values(self.sequence, expr) or local_bindings(self.func, expr.value)  # (bound once)
         if not reaching or any(type(value) is not cst.List or value.elements for value in reaching):
             return None
-        grown = [call for call in find(self.func, cst.Call)
-                 if type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-                 and call.func.value.value == expr.value]
+        grown = _method_calls_on_names(self.func).get(expr.value, ())
         if not grown or any(call.func.attr.value != "append" or len(call.args) != 1 or call.args[0].keyword
                             or not self._one_tensor_item(call.args[0].value) for call in grown):
             return None  # (``extend``, ``insert``, ``pop``..., or an item that is not surely a Tensor)
@@ -1173,7 +1176,7 @@ class FunctionValues(ExpressionKinds):
             return False
         if type(item) is cst.Call:
             func = item.func
-            return not (type(func) is cst.Call or (dotted(func) or "").rsplit(".", 1)[-1] in TUPLE_RESULTS | {"item"})
+            return not (type(func) is cst.Call or (dotted(func) or "").rsplit(".", 1)[-1] in NOT_ONE_TENSOR)
         if type(item) is cst.Name and follow:
             return all(self._one_tensor_item(value, follow=False) for value in local_bindings(self.func, item.value))
         return True
@@ -1465,6 +1468,16 @@ class _FunctionFacts:
         self.membership_tested = _membership_tested_parameters(func, parameters)
         self.sites = ReachingSites(func)
         self.plain_dicts = plain_dicts(func)
+
+
+@tree_memo
+def _method_calls_on_names(func: cst.FunctionDef) -> Dict[str, List[cst.Call]]:
+    """name -> the calls of a method on it in ``func`` (``decoded.append(f)``), in visit order."""
+    found: Dict[str, List[cst.Call]] = {}
+    for call in find(func, cst.Call):
+        if type(call.func) is cst.Attribute and type(call.func.value) is cst.Name:
+            found.setdefault(call.func.value.value, []).append(call)
+    return found
 
 
 def _function_facts(scope: GraphScope, func: cst.FunctionDef, parameters: Set[str]) -> _FunctionFacts:

@@ -20,11 +20,12 @@ from typing import List, Optional
 
 import libcst as cst
 
+from ms_lint.cstutil import main_guard
 from ms_lint.diagnostics import UNSAFE, Fix
 from ms_lint.names import dotted
 from ms_lint.analysis.layout import is_test_module
 from ms_lint.rules._cache_common import (
-    ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star, main_guard,
+    ENABLE_VAR, KEY_WARNING, PATH_VAR, SAFE_STEM, GraphRuns, environ_spelling, has_star,
     mentions_cache_settings, mode_of, parse_line, set_context_calls, string_literal,
 )
 from ms_lint.analysis.run_screen import may_run_jit
