@@ -7,7 +7,8 @@ import libcst as cst
 import pytest
 
 from ms_lint.rules import all_rules
-from ms_lint.walk import dispatch, find, iter_with_ancestors, replace_nodes, run_visitor, visitor_hooks
+from ms_lint.walk import (all_children, dispatch, find, iter_with_ancestors, parents_in, replace_nodes, run_visitor,
+                          visitor_hooks)
 from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -127,6 +128,74 @@ def test_tricky_module_reaches_every_corner():
     names = {call.func.value for call in find(module, cst.Call) if isinstance(call.func, cst.Name)}
     assert {"g", "h", "ctx", "aiter", "j", "m", "n", "o", "p", "s", "t", "u", "v", "d", "cmd", "guard",
             "q", "r", "Base", "Meta", "f2", "mat", "inner", "R", "C", "print"} <= names
+
+
+# Syntax the other sources may not hold, for ``all_children``: whitespace and punctuation nodes of every kind.
+CORNERS = textwrap.dedent('''\
+    import a.b as c; from . import (x, y as z,)
+    from .. import *
+    if (n := len(a)) > 1 and b is not None or c not in d:
+        pass  # a comment
+    elif not x: ...
+    try:
+        pass
+    except* (ValueError, TypeError) as group:
+        raise
+    raw = b"raw" rb'r'
+    s = f"{x!r:>{width}}" "tail" \\
+        "next"
+    call(*a, **k, key=lambda q=1, *r, t, **u: (q, r))[1:2, ::3, ...]
+    d = {**base, "k": v, **{1: 2}}
+    x = [y async for y in gen() if y] if cond else -1 ** 2 @ m
+    def f(a, /, b: "str" = 1, *, c, **kw) -> None:
+        nonlocal_name = 1
+        def g():
+            nonlocal nonlocal_name
+            return (yield from h())
+        x[0] += 1; x.y -= 2
+        assert x, "msg"
+        while True:
+            break
+        else:
+            continue
+        with (open(p) as q, other()):
+            del q
+        match point:
+            case {"x": 0, **rest} | [1, 2, *_] as whole if whole:
+                pass
+            case Point(1, y=2) | None | -1 | 1 + 2j:
+                pass
+            case _:
+                pass
+    ''')
+
+
+@pytest.mark.parametrize("name, text", SOURCES + [("corners", CORNERS)],
+                         ids=[name for name, _ in SOURCES] + ["corners"])
+def test_all_children_are_libcsts_children(name, text):
+    """``all_children`` gives what libcst's ``children`` property gives, the same objects in the same order, for
+    every node of every source (``parents_in`` builds its maps from it)."""
+    module = cst.parse_module(text)
+    pending = [module]
+    while pending:
+        node = pending.pop()
+        expected = list(node.children)
+        assert [id(child) for child in all_children(node)] == [id(child) for child in expected], type(node)
+        pending.extend(expected)
+
+
+def test_parents_in_covers_whitespace_and_punctuation():
+    module = cst.parse_module(CORNERS)
+    parents = parents_in(module)
+    pending = [module]
+    count = 0
+    while pending:
+        node = pending.pop()
+        for child in node.children:
+            assert parents[child] is node
+            count += 1
+            pending.append(child)
+    assert count == len(parents) and any(isinstance(node, cst.Comma) for node in parents)
 
 
 class EventRecorder(cst.CSTVisitor):

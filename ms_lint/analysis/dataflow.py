@@ -11,7 +11,7 @@ import libcst as cst
 
 from ms_lint.cstutil import code_of, suite_statements, target_names, walk_statements
 from ms_lint.treememo import forget, tree_memo
-from ms_lint.walk import find, run_visitor
+from ms_lint.walk import all_children, find, run_visitor
 
 if TYPE_CHECKING:  # the context asks this module (through the value model): no import at run time
     from ms_lint.context import ModuleContext
@@ -393,7 +393,7 @@ def _names_in(target: cst.CSTNode) -> List[cst.Name]:
     if isinstance(target, cst.Name):
         return [target]
     found: List[cst.Name] = []
-    for child in target.children:
+    for child in all_children(target):
         found.extend(_names_in(child))
     return found
 
