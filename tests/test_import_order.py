@@ -93,3 +93,62 @@ def test_a_fix_that_adds_an_import_keeps_the_file_isort_clean(tmp_path, layout):
     fixed = gate.read_text()
     assert "ops.where(" in fixed and added in fixed.splitlines()
     assert ruff_isort(tmp_path, "models/gate.py") == "", fixed
+
+
+SCRIPT_LAYOUTS = {
+    "project_imports_last": """\
+        import math
+
+        import mindspore as ms
+        from mindspore import nn
+
+        from models.layers import Block
+
+        SCALE = math.pi
+        """,
+    "third_party_last_then_a_def": """\
+        import math
+
+        import mindspore as ms
+        from mindspore import nn
+
+
+        def build():
+            return Block()
+        """,
+}
+
+SCRIPT_BODY = """
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return x
+
+
+if __name__ == "__main__":
+    ms.set_context(mode=ms.GRAPH_MODE)
+    print(Net()(ms.Tensor([1.0])))
+"""
+
+
+@pytest.mark.parametrize("layout", sorted(SCRIPT_LAYOUTS))
+def test_the_compile_cache_fix_keeps_the_script_isort_clean(tmp_path, layout):
+    """MSL301's fix puts ``import os`` among the imports and its setup lines after the import block, one blank line
+    below it (ruff's I001 flagged the setup lines written straight under the last import)."""
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "__init__.py").write_text("")
+    (models / "layers.py").write_text("from mindspore import nn\n\n\nclass Block(nn.Cell):\n"
+                                      "    def construct(self, x):\n        return x\n")
+    script = models / "train.py"
+    script.write_text(textwrap.dedent(SCRIPT_LAYOUTS[layout]) + SCRIPT_BODY)
+    assert ruff_isort(tmp_path, "models/train.py") == ""  # clean before
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        main(["fix", "--apply", "--unsafe-fixes", "--select", "MSL301", "models/train.py"])
+    finally:
+        os.chdir(cwd)
+    fixed = script.read_text()
+    assert 'os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")' in fixed and "import os" in fixed.splitlines()
+    assert ruff_isort(tmp_path, "models/train.py") == "", fixed

@@ -132,6 +132,7 @@ class MissingCompileCache(Rule):
 
             import mindspore as ms
             from mindspore import context
+
             # MindSpore compile cache (ms-lint MSL301): reused while this script and its local imports are unchanged;
             # it does not notice changed env vars, CLI args, config files, packages, or input shapes and dtypes.
             os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")
@@ -167,6 +168,7 @@ class MissingCompileCache(Rule):
 
             import numpy as np
             import mindspore as ms
+
             # MindSpore compile cache (ms-lint MSL301): reused while this script and its local imports are unchanged;
             # it does not notice changed env vars, CLI args, config files, packages, or input shapes and dtypes.
             os.environ.setdefault("MS_COMPILER_CACHE_ENABLE", "1")
@@ -271,7 +273,9 @@ class MissingCompileCache(Rule):
         here = f"{os_path}.dirname({os_path}.abspath(__file__))"
         path_code = f"{os_path}.join({here}, {', '.join(string_literal(p) for p in parts)})"
         enable = parse_line(context, f'{environ}.setdefault("{ENABLE_VAR}", "1")')
+        # a blank line first: isort (ruff's I001) wants one between the import block and the code after it
         enable = enable.with_changes(leading_lines=[
+            cst.EmptyLine(),
             cst.EmptyLine(comment=cst.Comment(
                 "# MindSpore compile cache (ms-lint MSL301): reused while this script and its local imports are "
                 "unchanged;")),
