@@ -560,6 +560,37 @@ def test_update_loops_refused_with_the_reason(construct, reason):
     assert reason in finding.text, finding.text
 
 
+COUNTED = ("# one step per parameter\nnum_params = len(self.params)\nfor i in range(num_params):\n"
+           "    ops.assign(self.params[i], self.params[i] - self.beta * grads[i])\n")
+
+
+def test_the_count_only_the_range_read_goes_with_the_loop():
+    """``n = len(params)`` just before ``for i in range(n):`` is dead once the loop is a map (ruff's F841 on the
+    fixed file, mindocr's NAdam): the fix removes it and keeps the comment above it."""
+    out = fixed(cell(STATE, COUNTED + "return True"))
+    assert "num_params" not in out and "len(self.params)" not in out, out
+    assert "        # one step per parameter\n        ops.HyperMap()(ops.partial(_update_param" in out, out
+    cst.parse_module(out)
+    assert fix(out, select=["MSL102"]).changed is False
+
+
+@pytest.mark.parametrize("construct", [
+    COUNTED + "return num_params",  # read after the loop
+    COUNTED.replace("num_params = len(self.params)\n", "num_params = len(self.params)\nnum_params += 0\n")
+    + "return True",  # bound twice (and not just before the loop)
+    COUNTED + "print(locals())\nreturn True",  # read by name at run time
+])
+def test_a_count_used_otherwise_stays(construct):
+    out = fixed(cell(STATE, construct))
+    assert "num_params = len(self.params)" in out and "ops.HyperMap()" in out, out
+
+
+def test_a_count_of_a_len_the_module_rebinds_stays():
+    code = cell(STATE, COUNTED + "return True").replace("class Net", "len = ops.size\n\n\nclass Net", 1)
+    out = fixed(code)
+    assert "num_params = len(self.params)" in out and "ops.HyperMap()" in out, out
+
+
 def test_update_loop_calling_a_helper_with_hidden_effects_gets_no_fix():
     code = HEAD + textwrap.dedent("""\
         COUNT = ms.Parameter(ms.Tensor(0.0, ms.float32), name="count")

@@ -633,6 +633,18 @@ def _unpacked_call(stmt: cst.BaseStatement, name: str) -> Optional[Tuple[cst.Cal
     return value, names.index(name), len(names)
 
 
+def _builtin_len(context) -> bool:
+    """``len`` is Python's in this module: no function or module-level statement binds it, and no ``import *``
+    may."""
+    if "len" in context.function_local_names():
+        return False
+    for stmt in walk_statements(list(context.module.body), into_defs=False):
+        if "len" in written_names(stmt) or (isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar) for small in stmt.body)):
+            return False
+    return True
+
+
 def _bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
     found: List[cst.BaseExpression] = []
     for stmt in walk_statements(suite_statements(func.body), into_defs=False):
@@ -1484,7 +1496,41 @@ class LoopOverTensorSequence(Rule):
         else:
             elements, sequences = list(header.elements), list(header.sequences)
         lines = list(suite_statements(node.body))
-        return self._multitype_fix(values, node, header, elements, sequences, index, length_of, lines, None, None)
+        count = self._count_statement(values, node, header.length) if header.by_position else None
+        return self._multitype_fix(values, node, header, elements, sequences, index, length_of, lines, None, None,
+                                   count)
+
+    def _count_statement(self, values: FunctionValues, node: cst.For, length: cst.BaseExpression
+                         ) -> Optional[cst.SimpleStatementLine]:
+        """``n = len(params)`` just before ``for i in range(n):``, when nothing else reads or binds ``n``: the map
+        leaves it unused (ruff's F841 on the fixed file), so the fix removes it. ``len`` of the sequence the map
+        walks computes nothing else."""
+        if not isinstance(length, cst.Name):
+            return None
+        parent = self.context.parent(node)
+        if not isinstance(parent, cst.IndentedBlock):
+            return None
+        body = list(parent.body)
+        at = next(i for i, stmt in enumerate(body) if stmt is node)
+        stmt = body[at - 1] if at > 0 else None
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1):
+            return None
+        assign = stmt.body[0]
+        value = assign.value
+        if not (_simple_target(assign) == length.value and isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name) and value.func.value == "len" and len(value.args) == 1
+                and value.args[0].keyword is None and not value.args[0].star
+                and isinstance(value.args[0].value, (cst.Name, cst.Attribute))):
+            return None
+        func = values.func
+        if length.value in body_bindings(func).rebound or not _builtin_len(self.context):
+            return None
+        reads = [name for name in find(func, cst.Name) if name.value in (length.value, "locals", "vars", "eval",
+                                                                           "exec", "globals")]
+        if [name for name in reads if name is not assign.targets[0].target and name is not value.func] != [length]:
+            return None  # read elsewhere (an attribute's name counts too: a miss, not a wrong fix), or dynamically
+        return stmt
 
     def _branching_collect_fix(self, values: FunctionValues, node: cst.For, header: Header, lines,
                                last: cst.BaseSmallStatement) -> Tuple[Optional[Fix], Optional[str]]:
@@ -1523,7 +1569,10 @@ class LoopOverTensorSequence(Rule):
         return fix, why
 
     def _multitype_fix(self, values: FunctionValues, node: cst.For, header: Header, elements, sequences, index,
-                       length_of, body, result, assign_to, init_stmt=None) -> Tuple[Optional[Fix], Optional[str]]:
+                       length_of, body, result, assign_to, init_stmt=None,
+                       count_stmt=None) -> Tuple[Optional[Fix], Optional[str]]:
+        """``init_stmt``: the statement that starts the collected result (removed); ``count_stmt``: the
+        ``n = len(seq)`` only the loop's ``range`` read (removed)."""
         for call in find(node.body, cst.Call):
             batchnorm = _batchnorm_cell(self.context, values.owner, call)
             if batchnorm is not None:
@@ -1543,13 +1592,13 @@ class LoopOverTensorSequence(Rule):
         if plan is None:
             return None, why
         replacement = plan.replacement  # the body's comments move into the registered function with it
-        if init_stmt is not None:
-            leading = list(init_stmt.leading_lines) + comments_inside(init_stmt, init_stmt.leading_lines)
+        removed = [stmt for stmt in (init_stmt, count_stmt) if stmt is not None]
+        for stmt in removed:  # the removed statement's blank lines and comments stay, above the map
+            leading = list(stmt.leading_lines) + comments_inside(stmt, stmt.leading_lines)
             replacement = [replacement[0].with_changes(leading_lines=leading + list(replacement[0].leading_lines))] \
                 + replacement[1:]
         edits: List = [(node, replacement if len(replacement) > 1 else replacement[0])]
-        if init_stmt is not None:
-            edits.insert(0, (init_stmt, None))
+        edits[:0] = [(stmt, None) for stmt in removed]
         edits.append((plan.anchor, [plan.anchor] + plan.new_defs))
         message = UPDATE_MESSAGE if assign_to is None else BRANCH_MESSAGE
         return Fix(SAFE, message, edits=tuple(edits), imports=plan.imports), None
