@@ -134,8 +134,8 @@ _ALL_CHILDREN = _AllChildrenReaders()
 
 def all_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """``node.children`` (every child node, whitespace and punctuation included, in visit order) without the
-    visitor libcst runs for it, which rebuilds the node: about 20x faster (``parents_in`` of each graph function
-    of a module of 3,000 Cells spent 3.7 s there)."""
+    visitor libcst runs for it, which rebuilds the node: about 6x faster (the parent maps of the 6,303 functions of
+    a generated module of 3,000 Cells: 4.8-5.9 s -> 0.8 s)."""
     return _ALL_CHILDREN[type(node)](node)
 
 
