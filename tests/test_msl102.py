@@ -585,9 +585,24 @@ def test_a_count_used_otherwise_stays(construct):
     assert "num_params = len(self.params)" in out and "ops.HyperMap()" in out, out
 
 
-def test_a_count_of_a_len_the_module_rebinds_stays():
-    code = cell(STATE, COUNTED + "return True").replace("class Net", "len = ops.size\n\n\nclass Net", 1)
-    out = fixed(code)
+@pytest.mark.parametrize("rebinding", [
+    "len = ops.size\n",
+    "if (len := ops.size):\n    pass\n",
+    "def _trace():\n    global len\n    from mindspore.ops import size as len\n",
+    "match ops.size:\n    case len:\n        pass\n",
+    "from mindspore.ops import *\n",
+])
+def test_a_loop_counted_by_a_len_the_module_may_rebind_gets_no_map(rebinding):
+    """``range(len(params))`` walks what that ``len`` counts: with ``len`` bound to ``ops.size`` the map over
+    ``params`` was a wrong safe fix (found by the review of the count's removal), and the count stayed."""
+    code = cell(STATE, COUNTED + "return True").replace("class Net", rebinding + "\n\nclass Net", 1)
+    finding = only(code)
+    assert finding.fix_object is None, finding.text
+    assert "cannot see which sequence" in finding.text, finding.text
+
+
+def test_a_count_read_by_dir_stays():
+    out = fixed(cell(STATE, COUNTED + "print(dir())\nreturn True"))
     assert "num_params = len(self.params)" in out and "ops.HyperMap()" in out, out
 
 

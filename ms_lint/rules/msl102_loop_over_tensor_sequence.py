@@ -39,6 +39,7 @@ from ms_lint.analysis.reaching import ENTRY, reaching_values
 from ms_lint.analysis.narrowing import narrowed_names
 from ms_lint.analysis.shapes import (ShapeResolver, init_assignment, init_value, parents_in, surely_tensor,
                                     tensor_by_callers)
+from ms_lint.treememo import tree_memo
 from ms_lint.walk import find, run_visitor
 from ms_lint.analysis.values import OPTIMIZER_BASES, FunctionValues, Kind, inherits_base, returned_tuples
 
@@ -633,16 +634,16 @@ def _unpacked_call(stmt: cst.BaseStatement, name: str) -> Optional[Tuple[cst.Cal
     return value, names.index(name), len(names)
 
 
-def _builtin_len(context) -> bool:
-    """``len`` is Python's in this module: no function or module-level statement binds it, and no ``import *``
-    may."""
-    if "len" in context.function_local_names():
+@tree_memo
+def _builtin_len(module: cst.Module) -> bool:
+    """``len`` is Python's in this module, as far as its code shows: every name ``len`` in it is called
+    (``len(x)``), so nothing binds it (an assignment, an import, ``global``, a walrus, a ``for`` or ``with``
+    target, a ``match`` capture all write the name elsewhere), and no ``import *`` may. A patch of ``builtins``
+    from another module is not seen."""
+    called = {id(call.func) for call in find(module, cst.Call)}
+    if any(name.value == "len" and id(name) not in called for name in find(module, cst.Name)):
         return False
-    for stmt in walk_statements(list(context.module.body), into_defs=False):
-        if "len" in written_names(stmt) or (isinstance(stmt, cst.SimpleStatementLine) and any(
-                isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar) for small in stmt.body)):
-            return False
-    return True
+    return not any(isinstance(node.names, cst.ImportStar) for node in find(module, cst.ImportFrom))
 
 
 def _bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
@@ -1524,9 +1525,9 @@ class LoopOverTensorSequence(Rule):
                 and isinstance(value.args[0].value, (cst.Name, cst.Attribute))):
             return None
         func = values.func
-        if length.value in body_bindings(func).rebound or not _builtin_len(self.context):
+        if length.value in body_bindings(func).rebound:
             return None
-        reads = [name for name in find(func, cst.Name) if name.value in (length.value, "locals", "vars", "eval",
+        reads = [name for name in find(func, cst.Name) if name.value in (length.value, "locals", "vars", "dir", "eval",
                                                                            "exec", "globals")]
         if [name for name in reads if name is not assign.targets[0].target and name is not value.func] != [length]:
             return None  # read elsewhere (an attribute's name counts too: a miss, not a wrong fix), or dynamically
@@ -1605,7 +1606,10 @@ class LoopOverTensorSequence(Rule):
 
     def _length_sequence(self, values: FunctionValues, length: cst.BaseExpression
                          ) -> Optional[cst.BaseExpression]:
-        """``len(X)`` (or a name bound once to it) in ``range(...)``: X."""
+        """``len(X)`` (or a name bound once to it) in ``range(...)``: X; None where ``len`` may not be Python's
+        (``_builtin_len``): the map walks X whatever that ``len`` counts."""
+        if not _builtin_len(self.context.module):
+            return None
         if isinstance(length, cst.Name):
             bound = _bindings(values.func, length.value)
             length = bound[0] if len(bound) == 1 else None
