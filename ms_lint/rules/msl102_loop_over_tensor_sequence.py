@@ -640,10 +640,24 @@ def _builtin_len(module: cst.Module) -> bool:
     (``len(x)``), so nothing binds it (an assignment, an import, ``global``, a walrus, a ``for`` or ``with``
     target, a ``match`` capture all write the name elsewhere), and no ``import *`` may. A patch of ``builtins``
     from another module is not seen."""
-    called = {id(call.func) for call in find(module, cst.Call)}
-    if any(name.value == "len" and id(name) not in called for name in find(module, cst.Name)):
-        return False
-    return not any(isinstance(node.names, cst.ImportStar) for node in find(module, cst.ImportFrom))
+    called: Set[int] = set()
+    for node in find(module, (cst.Call, cst.Name, cst.ImportFrom)):  # one walk: a call comes before its callee
+        if type(node) is cst.Call:
+            called.add(id(node.func))
+        elif type(node) is cst.ImportFrom:
+            if isinstance(node.names, cst.ImportStar):
+                return False
+        elif node.value == "len" and id(node) not in called:
+            return False
+    return True
+
+
+def _len_argument(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """X of ``len(X)`` (one positional argument), else None."""
+    if (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star):
+        return expr.args[0].value
+    return None
 
 
 def _bindings(func: cst.FunctionDef, name: str) -> List[cst.BaseExpression]:
@@ -1506,23 +1520,14 @@ class LoopOverTensorSequence(Rule):
         """``n = len(params)`` just before ``for i in range(n):``, when nothing else reads or binds ``n``: the map
         leaves it unused (ruff's F841 on the fixed file), so the fix removes it. ``len`` of the sequence the map
         walks computes nothing else."""
-        if not isinstance(length, cst.Name):
-            return None
-        parent = self.context.parent(node)
-        if not isinstance(parent, cst.IndentedBlock):
-            return None
-        body = list(parent.body)
-        at = next(i for i, stmt in enumerate(body) if stmt is node)
-        stmt = body[at - 1] if at > 0 else None
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+        before = self._statements_before(node)
+        stmt = before[-1] if before else None
+        if not isinstance(length, cst.Name) or not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                 and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1):
             return None
         assign = stmt.body[0]
         value = assign.value
-        if not (_simple_target(assign) == length.value and isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Name) and value.func.value == "len" and len(value.args) == 1
-                and value.args[0].keyword is None and not value.args[0].star
-                and isinstance(value.args[0].value, (cst.Name, cst.Attribute))):
+        if _simple_target(assign) != length.value or not isinstance(_len_argument(value), (cst.Name, cst.Attribute)):
             return None
         func = values.func
         if length.value in body_bindings(func).rebound:
@@ -1613,10 +1618,7 @@ class LoopOverTensorSequence(Rule):
         if isinstance(length, cst.Name):
             bound = _bindings(values.func, length.value)
             length = bound[0] if len(bound) == 1 else None
-        if (isinstance(length, cst.Call) and isinstance(length.func, cst.Name) and length.func.value == "len"
-                and len(length.args) == 1 and length.args[0].keyword is None and not length.args[0].star):
-            return length.args[0].value
-        return None
+        return _len_argument(length)
 
     def _sum_fix(self, values: FunctionValues, node: cst.For, header: Header, lines, smalls) -> Optional[Fix]:
         """``for g in grads: acc = acc + term(g)`` -> ``acc = acc + ops.addn(HyperMap(term, grads))`` (unsafe:
@@ -1695,12 +1697,17 @@ class LoopOverTensorSequence(Rule):
         live = read_after(self.context, node, names)
         return min(live) if live else None
 
-    def _init_statement(self, node: cst.For, name: str) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
+    def _statements_before(self, node: cst.For) -> List[cst.BaseStatement]:
+        """The statements of the loop's block before it, in order (none outside an indented block)."""
         parent = self.context.parent(node)
         if not isinstance(parent, cst.IndentedBlock):
-            return None
+            return []
         body = list(parent.body)
-        index = next(i for i, stmt in enumerate(body) if stmt is node)
+        return body[:next(i for i, stmt in enumerate(body) if stmt is node)]
+
+    def _init_statement(self, node: cst.For, name: str) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
+        body = self._statements_before(node)
+        index = len(body)
         for position in range(index - 1, -1, -1):
             stmt = body[position]
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
