@@ -6,6 +6,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from ms_lint import fasttree
 from ms_lint.chunks import chunk_bounds, runs
 from ms_lint.treememo import tree_memo
 
@@ -210,7 +211,10 @@ def keyword_arg(call: cst.Call, name: str):
 
 @tree_memo  # messages and rewrites quote the same nodes, at every edit in the editor
 def code_of(node: cst.CSTNode) -> str:
-    """Source text of a node (normalised by libcst's code generator)."""
+    """Source text of a node (normalised by libcst's code generator; read from the source for the nodes of a
+    ``fasttree``, which raises ``NeedsRealTree`` where it cannot give libcst's text)."""
+    if fasttree.trees_alive():
+        return fasttree.code_for(node)
     return cst.Module(body=[]).code_for_node(node)
 
 
@@ -284,3 +288,14 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
     names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
     strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
     return len(names) == 1 and len(strings) == 1
+
+
+def parse_expression_unvalidated(text: str) -> cst.BaseExpression:
+    """``cst.parse_expression`` without libcst's per-node validation (see ``parse_module``)."""
+    base = cst.CSTNode
+    validated = base.__dict__["__post_init__"]
+    base.__post_init__ = _not_validated  # type: ignore[method-assign]
+    try:
+        return cst.parse_expression(text)
+    finally:
+        base.__post_init__ = validated  # type: ignore[method-assign]

@@ -14,6 +14,7 @@ import operator
 import re
 import sys
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from types import CodeType, MappingProxyType
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type
@@ -26,12 +27,13 @@ from ms_lint.analysis.config_files import ConfigRead, reading_recorded
 from ms_lint.analysis.dataflow import forget_reads
 from ms_lint.analysis.index import ProjectIndex, index_for
 from ms_lint.analysis.layout import digest_of
-from ms_lint.analysis.project import ProjectView
+from ms_lint.analysis.project import ProjectView, use_fast_trees
 from ms_lint.chunks import chunk_bounds, runs
 from ms_lint.codes import UNANALYZABLE
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import parse_module
+from ms_lint.fasttree import FastPositions, NeedsRealTree, is_fast_module, parse_for_analysis
 from ms_lint.diagnostics import Finding
 from ms_lint.noqa import is_suppressed, skips_file
 from ms_lint.positions import StatementPositions
@@ -42,6 +44,9 @@ from ms_lint.source import SourceFile, UnreadableSource, read_source
 from ms_lint.walk import dispatch, node_hooks
 
 PREFILTER = "mindspore"
+# Why files checked on fast trees were analyzed again on libcst's (``NeedsRealTree``'s node class), per process:
+# what ``benchmarks/`` report about the fast trees.
+REANALYZED: "Counter[str]" = Counter()
 # libcst's visitors recurse once per tree level; generated code (op-info builder chains hundreds of calls long)
 # goes deeper than Python's default limit of 1000.
 RECURSION_LIMIT = 20000
@@ -92,24 +97,51 @@ def _syntax_error(path: str, text: str, exc: "cst.ParserSyntaxError") -> Finding
 
 
 def analyze_path(path: str, config: Config, display_path: Optional[str] = None,
-                 index: Optional[ProjectIndex] = None) -> FileAnalysis:
+                 index: Optional[ProjectIndex] = None, fast_trees: bool = False) -> FileAnalysis:
     shown = display_path or path
     try:
         source = read_source(path)
     except UnreadableSource as exc:
         return FileAnalysis(shown, [unanalyzable(shown, exc.reason, exc.line or 1)])
-    return analyze_source(source, config, shown, index=index)
+    return analyze_source(source, config, shown, index=index, fast_trees=fast_trees)
 
 
 def analyze_source(source: SourceFile, config: Config, display_path: Optional[str] = None,
                    rules: Optional[Sequence[Type[Rule]]] = None, flake8_noqa: bool = True,
-                   index: Optional[ProjectIndex] = None, trees=None) -> FileAnalysis:
+                   index: Optional[ProjectIndex] = None, trees=None, fast_trees: bool = False) -> FileAnalysis:
     """Findings of one file. ``index`` is the project the file belongs to (``ms_lint.analysis.index``); without
     one, the file's own package is indexed (once per process and package). ``flake8_noqa=False`` (the flake8
     plugin): ``# flake8: noqa`` is flake8's to apply. ``trees``: what parses the text and resolves positions
     instead of ``cst.parse_module`` and ``node_positions`` (the language server's incremental parser,
     ``ms_lint.lsp.incremental``: same trees, same positions), which also keeps what the scope worked out from the
-    trees of the statements an edit left alone (``scope.TreeFacts``)."""
+    trees of the statements an edit left alone (``scope.TreeFacts``).
+
+    ``fast_trees`` (``ms-lint check``, whose findings keep no fix to apply): the file and the other modules its
+    questions reach are analyzed on trees built from ``ast`` (``ms_lint.fasttree``: the same findings, messages
+    and positions, at about half of libcst's parse); where those cannot answer exactly (``NeedsRealTree``) the
+    file is analyzed again on libcst's tree (the other modules' fast trees still answer what they can), and if
+    that is not enough, on libcst's trees alone. The result's ``module`` and fixes are then for reporting only."""
+    if not fast_trees or trees is not None:
+        return _analyze_source(source, config, display_path, rules, flake8_noqa, index, trees, False)
+    before = use_fast_trees(True)
+    try:
+        try:
+            return _analyze_source(source, config, display_path, rules, flake8_noqa, index, None, True)
+        except NeedsRealTree as why:
+            REANALYZED[f"own tree: {why}"] += 1
+        try:
+            return _analyze_source(source, config, display_path, rules, flake8_noqa, index, None, False)
+        except NeedsRealTree as why:
+            REANALYZED[f"other trees: {why}"] += 1
+        use_fast_trees(False)
+        return _analyze_source(source, config, display_path, rules, flake8_noqa, index, None, False)
+    finally:
+        use_fast_trees(before)
+
+
+def _analyze_source(source: SourceFile, config: Config, display_path: Optional[str],
+                    rules: Optional[Sequence[Type[Rule]]], flake8_noqa: bool, index: Optional[ProjectIndex],
+                    trees, fast: bool) -> FileAnalysis:
     path = display_path or source.path
     result = FileAnalysis(path, source=source)
     text = source.text
@@ -151,11 +183,16 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
         forget_reads()  # the memo keeps nodes alive: another file's are of no use here (the editor keeps its own)
     # parsed already for another file's cross-module question (the editor server keeps its own trees)
     context = project.own_context(text) if trees is None else None
+    if context is not None and not fast and is_fast_module(context.module):
+        context = None  # analyzed again on libcst's tree (``analyze_source``)
     if context is not None:
         module = context.module
     else:
         try:
-            module = trees.parse(text) if trees is not None else parse_module(text)
+            if trees is not None:
+                module = trees.parse(text)
+            else:
+                module = parse_for_analysis(text) if fast else parse_module(text)
         except cst.ParserSyntaxError as exc:
             result.findings.append(_syntax_error(path, text, exc))
             return result
@@ -406,7 +443,12 @@ def run_rules(context: ModuleContext, rule_classes: Sequence[Type[Rule]]) -> Lis
 def _attach_positions(result: FileAnalysis, module: cst.Module, reports: List[RawReport], text: str,
                       path: str, trees=None, parents: Mapping[cst.CSTNode, cst.CSTNode] = MappingProxyType({})
                       ) -> None:
-    positions = trees.positions(module) if trees is not None else StatementPositions(module, text, parents)
+    if trees is not None:
+        positions = trees.positions(module)
+    elif is_fast_module(module):
+        positions = FastPositions()
+    else:
+        positions = StatementPositions(module, text, parents)
     result.positions = positions
     lines = text.splitlines()
     rank = getattr(positions, "statement_rank", None)

@@ -25,6 +25,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 from ms_lint.chunks import LINE_END, ast_runs, chunk_bounds, line_starts
+from ms_lint.fasttree import NeedsRealTree, is_fast_module
 
 # What PositionProvider counts as a line break (libcst.metadata.position_provider.NEWLINE_RE).
 
@@ -90,6 +91,8 @@ class NodePositions(Mapping):
 
 
 def node_positions(module: cst.Module) -> NodePositions:
+    if is_fast_module(module):  # its code is not the file's: the positions would not be either
+        raise NeedsRealTree("positions from a fast tree's code")
     state = _TokenCountingState(default_indent=module.default_indent, default_newline=module.default_newline)
     module._codegen(state)
     return NodePositions(state.marks, state.tokens)
@@ -119,6 +122,8 @@ class StatementPositions(Mapping):
     KEEP = 16
 
     def __init__(self, module: cst.Module, text: str, parents: Mapping[cst.CSTNode, cst.CSTNode]):
+        if is_fast_module(module):
+            raise NeedsRealTree("positions from a fast tree's code")
         self._module = module
         self._text = text
         self._parents = parents

@@ -67,6 +67,11 @@ def default_jobs() -> int:
     return cpu_count()
 
 
+# ``ms-lint check`` analyzes on trees built from ``ast`` (``ms_lint.fasttree``); MS_LINT_TREES=libcst analyzes on
+# libcst's, as ``fix`` and the editor do (the two give the same findings: benchmarks/diff_engines.py compares them).
+FAST_TREES = os.environ.get("MS_LINT_TREES", "fast") != "libcst"
+
+
 def _analyze_one(path: str, config: Config, index=None) -> Result:
     from ms_lint.analysis.index import serves
     from ms_lint.engine import analyze_path, unanalyzable  # parser imports only in processes that analyze
@@ -80,7 +85,7 @@ def _analyze_one(path: str, config: Config, index=None) -> Result:
     except OSError:
         before = None
     try:
-        result = analyze_path(path, config, shown, index=index)
+        result = analyze_path(path, config, shown, index=index, fast_trees=FAST_TREES)
         findings = result.findings
     except Exception as exc:  # an ms-lint bug must not end the run: report it on the file
         return path, [unanalyzable(shown, f"internal error ({type(exc).__name__}: {exc})")], None

@@ -16,11 +16,27 @@ import libcst as cst
 
 from ms_lint.analysis.index import ProjectIndex, constructor_value
 from ms_lint.cstutil import parse_module
+from ms_lint.fasttree import parse_for_analysis
 
 # Module contexts per process: (index id, module name) -> context or None. Built for cross-module questions or
 # by the file's own check (``remember``): a worker parses each module with libcst once, whichever asks first.
 _CONTEXTS: Dict[Tuple[int, str], object] = {}
 _MAX_CONTEXTS = 256
+
+# Whether the contexts built here are of ``fasttree`` trees (``ms-lint check``) or of libcst's (fixes, the editor, a
+# check that needs libcst's trees after all); each kind has its own store, swapped in by ``use_fast_trees``.
+_FAST_TREES = False
+_OTHER_STORE: Dict[Tuple[int, str], object] = {}
+
+
+def use_fast_trees(fast: bool) -> bool:
+    """Build (and find) other modules' contexts on fast trees or on libcst's; returns the setting before."""
+    global _FAST_TREES, _CONTEXTS, _OTHER_STORE
+    before = _FAST_TREES
+    if fast != before:
+        _CONTEXTS, _OTHER_STORE = _OTHER_STORE, _CONTEXTS
+        _FAST_TREES = fast
+    return before
 
 
 _OWNERS: Dict[int, "weakref.ref"] = {}  # id(index) -> the index those contexts were built for
@@ -43,8 +59,9 @@ def claim(index: ProjectIndex) -> None:
     owner = _OWNERS.get(key)
     if owner is not None and owner() is index:
         return
-    for stale in [k for k in _CONTEXTS if k[0] == key]:
-        del _CONTEXTS[stale]
+    for store in (_CONTEXTS, _OTHER_STORE):
+        for stale in [k for k in store if k[0] == key]:
+            del store[stale]
     for stale in [k for k in _ASKED if k[0] == key]:
         del _ASKED[stale]
     _PINNED.difference_update([k for k in _PINNED if k[0] == key])
@@ -54,6 +71,7 @@ def claim(index: ProjectIndex) -> None:
 def forget(key: Tuple[int, str]) -> None:
     """Drop a slot's context and what it asked about."""
     _CONTEXTS.pop(key, None)
+    _OTHER_STORE.pop(key, None)
     _ASKED.pop(key, None)
     _PINNED.discard(key)
 
@@ -139,7 +157,7 @@ class ProjectView:
         if summary is not None:
             try:
                 source = read_source(summary.path)
-                tree = parse_module(source.text)
+                tree = parse_for_analysis(source.text) if _FAST_TREES else parse_module(source.text)
                 context = ModuleContext(tree, source.text, summary.path, self.config,
                                         project=ProjectView(self.index, summary.path, self.config))
             except (UnreadableSource, cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):

@@ -22,7 +22,7 @@ from ms_lint.analysis.reaching import ReachingBindings, ReachingSites, reaching_
 from ms_lint.analysis.dict_keys import keyed_name, literal_items, plain_dicts, pseudo_name
 from ms_lint.analysis.frameworks import gives_tensors
 from ms_lint.cstutil import (  # literal_value, is_literal: read by other modules from here too
-    all_params, bind_arguments, call_name_args, is_literal, is_self_attr, is_staticmethod, literal_value,
+    all_params, bind_arguments, call_name_args, code_of, is_literal, is_self_attr, is_staticmethod, literal_value,
     positional_params, suite_statements, target_names, walk_statements,
 )
 from ms_lint.data import mindspore_api
@@ -334,7 +334,7 @@ class ClassAttributes:
                     ints.setdefault(attr, []).append(folded)
                     origin = env.origin_of(value) if folded is not None else None
                     if origin:
-                        formula = "" if isinstance(value, cst.Name) else f" = `{cst.Module([]).code_for_node(value)}`"
+                        formula = "" if isinstance(value, cst.Name) else f" = `{code_of(value)}`"
                         origins[attr] = f"`{attr}`{formula} = {folded} with {origin}"
         self._kinds[class_name] = {attr: join(found) for attr, found in kinds.items()}
         self._set_up[class_name] = set_up

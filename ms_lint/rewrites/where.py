@@ -25,6 +25,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from ms_lint import fasttree
 from ms_lint.cstutil import all_params, call_name_args, code_of, suite_statements, target_names, walk_statements
 from ms_lint.analysis.init_numbers import is_number
 from ms_lint.analysis.values import FunctionValues, Kind, rebound_elsewhere, is_literal, literal_value
@@ -223,7 +224,7 @@ def call_target(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str]:
     if qualified is None and isinstance(func, cst.Attribute) and func.attr.value in EMITTED_OPS:
         # A select an earlier rewrite of this chain built (``ops.where`` whose import the fix adds).
         spelled = ctx.spell(f"mindspore.ops.{func.attr.value}")
-        if spelled is not None and spelled[0] == cst.Module(body=[]).code_for_node(func):
+        if spelled is not None and spelled[0] == code_of(func):
             return "function", func.attr.value
     if isinstance(func, cst.Attribute):
         receiver = values.kind(func.value)
@@ -251,7 +252,7 @@ def classify_call(ctx, values: FunctionValues, call: cst.Call) -> Tuple[str, str
         if name in ("len", "isinstance", "int", "float", "bool", "tuple", "list", "abs", "min", "max"):
             return CONST if values.kind(call) is Kind.CONST else UNKNOWN, name
         return UNKNOWN, name
-    return UNKNOWN, cst.Module(body=[]).code_for_node(call.func)
+    return UNKNOWN, code_of(call.func)
 
 
 # -- branches ------------------------------------------------------------------------------------------
@@ -395,7 +396,7 @@ class _BranchScan:
             parts = [index.value] if isinstance(index, cst.Index) else [
                 p for p in (index.lower, index.upper, index.step) if p is not None]
             if any(not self.values.is_constant(part) and not self._clamped(part) for part in parts):
-                self._block(f"a branch indexes with a Tensor (`{cst.Module(body=[]).code_for_node(node)}`): a "
+                self._block(f"a branch indexes with a Tensor (`{code_of(node)}`): a "
                             "select evaluates it even when the condition guards the index, where it may be out "
                             "of range")
                 return
@@ -486,7 +487,7 @@ def _cast_target(expr: cst.BaseExpression) -> Optional[str]:
         args = call_name_args(expr)
         if args:
             target = args[-1].value
-            return cst.Module(body=[]).code_for_node(target)
+            return code_of(target)
     return None
 
 
@@ -765,6 +766,8 @@ def hazard_message(name: str) -> str:
 
 def comments_inside(node: cst.CSTNode, own_leading: Sequence[cst.EmptyLine] = ()) -> List[cst.EmptyLine]:
     """Every comment inside ``node`` (except its own leading lines) as full-line comments, to keep them."""
+    if fasttree.surely_uncommented(node):  # a statement of a fast tree: no ``#`` where its comments could be
+        return []
     if "#" not in code_of(node):
         return []  # no comment is written without one; the code is a third of the visitor's cost, which rebuilds nodes
     collector = _Comments()

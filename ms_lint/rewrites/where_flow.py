@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import short_code, suite_statements
+from ms_lint.cstutil import code_of, short_code, suite_statements
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.walk import find, run_visitor
 
@@ -283,7 +283,7 @@ LINE = 110
 
 def _wrap(stmt: cst.SimpleStatementLine, built: Dict[int, Select]) -> cst.SimpleStatementLine:
     """A statement too long for one line gets one argument of each select per line (nested selects indented)."""
-    code = cst.Module(body=[]).code_for_node(stmt)
+    code = code_of(stmt)
     if len(code.splitlines()[0]) + 8 <= LINE and "\n" not in code.strip():
         return stmt
     return stmt.visit(_Wrap())
@@ -334,7 +334,7 @@ def _is_undef(expr) -> bool:
 
 
 def _same(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
-    return a is b or cst.Module(body=[]).code_for_node(a) == cst.Module(body=[]).code_for_node(b)
+    return a is b or code_of(a) == code_of(b)
 
 
 def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ms_lint.cstutil import cut, positional_params, short_code, suite_statements
+from ms_lint.cstutil import code_of, cut, positional_params, short_code, suite_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
 from ms_lint.rewrites.where import (
     EFFECT,
@@ -980,7 +980,7 @@ class TensorConditionBranch(Rule):
         ``x.sum() > 0`` in ``x.dtype == ms.float16 and x.sum() > 0``, not the dtype test before it."""
         operands = [o for o in _truth_operands(test) if values.kind(o) is Kind.TENSOR]
         part = operands[0] if operands else test
-        return cut(code_of_node(part), 36)
+        return cut(code_of(part), 36)
 
     # -- what is a tensor condition ----------------------------------------------------------------------
     def _tensor_condition(self, values: FunctionValues, test: cst.BaseExpression) -> bool:
@@ -1417,10 +1417,6 @@ class _EffectScan(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self.found is None and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             self.found = f"a branch updates `{short_code(node.target)}`: a select cannot update state"
-
-
-def code_of_node(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def _dispatch_name(operand: cst.BaseExpression, func: cst.FunctionDef) -> str:

@@ -17,6 +17,7 @@ from typing import List, Optional, Sequence
 
 import libcst as cst
 
+from ms_lint.cstutil import code_of
 from ms_lint.diagnostics import SAFE, Fix
 from ms_lint.rules._cache_common import (
     CACHE_KEYS, ENABLE_VAR, PATH_VAR, CallInfo, environ_spelling, has_star, keyword, module_calls, parse_line,
@@ -155,7 +156,7 @@ class DeprecatedCompileCacheContext(Rule):
             elif arg.keyword.value == "compile_cache_path":
                 if not self._is_string(arg.value):
                     return None
-                code = cst.Module(body=[]).code_for_node(arg.value)
+                code = code_of(arg.value)
                 assignments.append(parse_line(context, f'{environ}["{PATH_VAR}"] = {code}'))
         remaining = [arg for arg in call.args if arg.keyword is None or arg.keyword.value not in CACHE_KEYS]
         removed = [arg for arg in call.args if arg not in remaining]
@@ -242,7 +243,7 @@ def _imported_before(context, environ: str, top_index: int) -> bool:
             for small in stmt.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
                     for alias in small.names:
-                        bound = alias.asname.name.value if alias.asname else cst.Module(body=[]).code_for_node(
+                        bound = alias.asname.name.value if alias.asname else code_of(
                             alias.name).split(".")[0]
                         if bound == head:
                             return True

@@ -1,0 +1,344 @@
+"""``ms_lint.fasttree``: trees built from ``ast`` are libcst's trees less the whitespace, and the places and code it
+reads from the source are what libcst's ``PositionProvider`` and ``code_for_node`` give; ``ms-lint check`` on them
+gives the findings the libcst trees give."""
+import dataclasses
+import pathlib
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ms_lint import engine, fasttree
+from ms_lint.config import Config
+from ms_lint.cstutil import code_of as cstutil_code_of, parse_module
+from ms_lint.fasttree import FastTreeRefused, NeedsRealTree, code_of, fast_module, place_of
+from ms_lint.positions import node_positions
+from ms_lint.source import read_source
+from ms_lint.walk import _child_fields
+from corpus_support import fixture_sources
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# Fields that hold layout only (what a fast tree leaves at libcst's defaults), beside walk's token fields.
+LAYOUT = {"indent", "first_colon", "second_colon", "default_indent", "default_newline", "encoding"}
+SCALARS = ("value", "star", "start", "end", "has_trailing_newline")
+
+CORNERS = textwrap.dedent('''\
+    """Docstring."""
+    from __future__ import annotations
+    from . import a as b, c
+    from ..pkg.mod import (d,
+                           e as f)
+    from .x import *
+    import os.path as osp, sys
+    x = 1; y = 2
+    if x: z = 3; w = 4
+    elif y:
+        pass
+    else:
+        if z:
+            pass
+    @dec
+    @dec2(1)(2)
+    async def g(a, b=1, /, c: int = 2, *args, d, e=3, **kw) -> "R":
+        global G
+        nonlocal_like = lambda p, *, q=1: p + q
+        async with ctx() as (m, n), other():
+            async for i in it:
+                yield [j async for j in k if j if not j]
+            yield from z
+        await h(*a, key=1, **kw, other=2)
+    def star_only(*, a): return a
+    class K(B, metaclass=M, **extra):
+        attr: int = 0
+        other: str
+        def m(self): return (self.a)
+    t = (1,)
+    u = 1,
+    v = ((1), 2)
+    w = (1), (2)
+    s = x[1:2, ::3, 4:, :5:]
+    s2 = x[(a, b)]
+    s3 = x[a, b]
+    s4 = x[()]
+    s5 = x[a,]
+    s6 = x[1:2]
+    s7 = x[::]
+    s8 = x[(a)]
+    strings = "a" 'b' r"c\\"d" f"{x!r:>{y}}" "" f'{z=}'
+    data = b"e" rb'f'
+    long = """one
+    two""" \'\'\'three\'\'\'
+    numbers = (0x1F, 1_000, 1e-3, 2j, -1, +1, ~1, not 1)
+    cmp = a < b <= c == d != e > f >= g is h is not i in j not in k
+    bools = a and b and c or d or (e and f)
+    ops = a + b - c * d / e // f % g ** h << i >> j | k ^ l & m @ n
+    aug = 1
+    aug += 1; aug -= 1; aug *= 2; aug /= 2; aug //= 1; aug %= 3; aug **= 2; aug <<= 1; aug >>= 1
+    aug |= 1; aug ^= 1; aug &= 1; aug @= m
+    d = {1: 2, **e, 3: 4}
+    sets = {1, *a}
+    lists = [1, *a]
+    comps = ([i for i in a], {i for i in a}, {i: j for i, j in a}, (i for i in a for j in i))
+    gen = sum(i for i in a)
+    gen2 = sum((i for i in a), start)
+    walrus = (y := f(x))
+    cond = a if b else c
+    try:
+        pass
+    except (E1, E2) as err:
+        raise R from err
+    except E3:
+        raise
+    else:
+        del a, b
+        del (c)
+    finally:
+        assert x, "message"
+    for i, (j, k) in enumerate(pairs):
+        continue
+    else:
+        break
+    while x:
+        pass
+    else:
+        pass
+    with open(p) as fh, lock:
+        pass
+    a, *rest = x
+    [q, r] = y
+    (s, t) = z
+    x[0] = y.z = 1
+    ellipsis = ...
+    call = f(x)(y)(z)
+    keyword_first = f(k=1, *args)
+    (stream or default).write(1)
+    result = foo(
+        first,  # a comment
+        second,
+    )
+    text = (
+        "one"
+        "two"
+    )
+    nested = call(arg, other(
+        deep))
+    continued = 1 + \\
+        2
+''')
+
+
+def _compare(fast, real, path="module"):
+    """The first difference between a fast tree and libcst's, outside layout (None: the same)."""
+    if isinstance(fast, (list, tuple)) and isinstance(real, (list, tuple)):
+        if len(fast) != len(real):
+            return f"{path}: {len(fast)} != {len(real)} items"
+        for index, (one, other) in enumerate(zip(fast, real)):
+            found = _compare(one, other, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    if type(fast) is not type(real):
+        return f"{path}: {type(fast).__name__} != {type(real).__name__}"
+    if not isinstance(fast, cst.CSTNode):
+        return None if fast == real else f"{path}: {fast!r} != {real!r}"
+    for name in _child_fields(type(fast)):
+        if name not in LAYOUT:
+            found = _compare(getattr(fast, name), getattr(real, name), f"{path}.{name}")
+            if found:
+                return found
+    for field in dataclasses.fields(fast):
+        if field.name in SCALARS or field.name in ("posonly_ind", "star_arg", "asynchronous", "second_colon"):
+            one, other = getattr(fast, field.name), getattr(real, field.name)
+            if isinstance(one, cst.CSTNode) or isinstance(other, cst.CSTNode) or isinstance(one, cst.MaybeSentinel):
+                if type(one) is not type(other):
+                    return f"{path}.{field.name}: {type(one).__name__} != {type(other).__name__}"
+            elif one != other:
+                return f"{path}.{field.name}: {one!r} != {other!r}"
+    return None
+
+
+def _twins(real, fast):
+    """Each node of libcst's tree with the fast tree's node in its place."""
+    yield real, fast
+    if isinstance(real, (list, tuple)):
+        for one, other in zip(real, fast):
+            yield from _twins(one, other)
+    elif isinstance(real, cst.CSTNode):
+        for name in _child_fields(type(real)):
+            if name not in LAYOUT:
+                yield from _twins(getattr(real, name), getattr(fast, name))
+
+
+def _sources():
+    paths = sorted(ROOT.glob("ms_lint/**/*.py")) + sorted(ROOT.glob("tests/*.py")) + list(fixture_sources())
+    return [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in paths]
+
+
+SOURCES = _sources() + [("corners", CORNERS), ("corners-crlf", CORNERS.replace("\n", "\r\n"))]
+
+
+def _check_places_and_code(text):
+    real, fast = parse_module(text), fast_module(text)
+    assert _compare(fast, real) is None
+    positions = node_positions(real)
+    placed = quoted = 0
+    for one, other in _twins(real, fast):
+        if not isinstance(one, cst.CSTNode) or not fasttree.is_fast(other):
+            continue
+        place = place_of(other)
+        if place is not None:
+            where = positions[one]
+            assert (place.line, place.column, place.end_line, place.end_column) == (
+                where.start.line, where.start.column, where.end.line, where.end.column), (type(one), place)
+            placed += 1
+        if isinstance(one, cst.BaseExpression):
+            code = code_of(other)
+            if code is not None:
+                assert code == cst.Module([]).code_for_node(one), type(one)
+                quoted += 1
+    return placed, quoted
+
+
+def test_the_same_trees_places_and_code_as_libcst_on_every_source_here():
+    """Every module of ms-lint, its tests and fixtures: the tree is libcst's less layout, every place ``ast``
+    gives is ``PositionProvider``'s and every expression's code that the source gives is ``code_for_node``'s."""
+    assert len(SOURCES) > 300
+    placed = quoted = refused = 0
+    for name, text in SOURCES:
+        try:
+            found = _check_places_and_code(text)
+        except FastTreeRefused:
+            refused += 1
+            continue
+        except AssertionError as error:
+            raise AssertionError(f"{name}: {error}") from error
+        placed, quoted = placed + found[0], quoted + found[1]
+    assert placed > 100_000 and quoted > 100_000 and refused <= 3
+
+
+def test_the_corners_are_the_same_trees():
+    real, fast = parse_module(CORNERS), fast_module(CORNERS)
+    assert _compare(fast, real) is None
+    body = fast.body
+    # the shapes ast does not have: an elif, statements on one line, a suite after the colon
+    branch = body[7]
+    assert isinstance(branch, cst.If) and isinstance(branch.body, cst.SimpleStatementSuite)
+    assert isinstance(branch.orelse, cst.If) and isinstance(branch.orelse.orelse, cst.Else)
+    assert isinstance(body[6], cst.SimpleStatementLine) and len(body[6].body) == 2
+
+
+def test_the_comparison_sees_a_different_tree():
+    """The check above would notice an elif made an else-if, or a string concatenation made one string."""
+    assert _compare(fast_module("if a:\n    pass\nelse:\n    if b:\n        pass\n"),
+                    parse_module("if a:\n    pass\nelif b:\n    pass\n")) is not None
+    assert _compare(fast_module('x = "a" "b"\n'), parse_module('x = "ab"\n')) is not None
+    assert _compare(fast_module("x[(a, b)]\n"), parse_module("x[a, b]\n")) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "def f(:\n    pass\n",  # ast rejects it: libcst raises its own error
+    "match x:\n    case 1:\n        pass\n",  # no match statements
+    "try:\n    pass\nexcept* E:\n    pass\n",
+    "ｘ = 1\n",  # a full-width name: ast keeps it NFKC-normalised ("x")
+])
+def test_what_only_libcst_reads_exactly_is_refused(text):
+    with pytest.raises(FastTreeRefused):
+        fast_module(text)
+
+
+def test_full_width_punctuation_in_comments_and_docstrings_is_read():
+    text = '"""说明：\n一行。\n"""\nx = 1  # 注释：是\ny = "全角：" + x\n'
+    assert _compare(fast_module(text), parse_module(text)) is None
+
+
+@pytest.mark.parametrize("text, quoted, expected", [
+    ("(stream or default).write(1)\n", "stream or default", "(stream or default)"),
+    ("y = f(x)\n", "x", "x"),
+    ("y = f((x))\n", "x", "(x)"),
+    ("y = sum(i for i in a)\n", "i for i in a", "i for i in a"),
+    ("y = (i for i in a)\n", "i for i in a", "(i for i in a)"),
+    ("y = ( a + b )\n", "a + b", "( a + b )"),
+    ("def f():\n    return g(a,\n             b)\n", "g(a,", "g(a,\n         b)"),
+    ('def f():\n    return g("""x\n    y""",\n             b)\n', "g(", 'g("""x\n    y""",\n         b)'),
+])
+def test_code_is_what_libcst_writes(text, quoted, expected):
+    fast = fast_module(text)
+    found = [code_of(node) for node in _expressions(fast) if fasttree.is_fast(node)]
+    assert expected in found
+    real = [cst.Module([]).code_for_node(node) for node in _expressions(parse_module(text))]
+    assert expected in real
+
+
+def test_code_across_a_comment_line_is_left_to_libcst():
+    text = "y = f(  # note\n    (x))\n"
+    fast = fast_module(text)
+    name = next(node for node in _expressions(fast) if isinstance(node, cst.Name) and node.value == "x")
+    assert code_of(name) is None
+    with pytest.raises(NeedsRealTree):
+        cstutil_code_of(name)
+
+
+def test_a_node_built_around_fast_nodes_has_no_code_here():
+    """A rewrite's node that holds nodes of a fast tree: libcst would write their layout, not the file's."""
+    fast = fast_module("y = (a + b) * c\n")
+    value = fast.body[0].body[0].value
+    built = cst.Call(func=cst.Name("f"), args=[cst.Arg(value)])
+    with pytest.raises(NeedsRealTree):
+        cstutil_code_of(built)
+    assert cstutil_code_of(value) == "(a + b) * c"
+    assert cstutil_code_of(cst.Call(func=cst.Name("f"))) == "f()"
+
+
+def test_positions_by_code_generation_refuse_a_fast_tree():
+    from ms_lint.positions import StatementPositions
+
+    fast = fast_module("# a comment\nx = 1\n")
+    with pytest.raises(NeedsRealTree):
+        node_positions(fast)
+    with pytest.raises(NeedsRealTree):
+        StatementPositions(fast, "# a comment\nx = 1\n", {})
+
+
+def _expressions(module):
+    from ms_lint.walk import find
+
+    return list(find(module, cst.BaseExpression))
+
+
+def _findings(path, fast):
+    text = path.read_text(encoding="utf-8")
+    result = engine.analyze_source(read_source(str(path)), Config(), fast_trees=fast)
+    return [(f.code, f.line, f.column, f.end_line, f.end_column, f.message, f.fix, f.detail)
+            for f in result.findings + result.suppressed]
+
+
+def test_check_on_fast_trees_finds_what_libcst_trees_find_on_every_fixture():
+    total = 0
+    for path in fixture_sources():
+        expected = _findings(path, False)
+        assert _findings(path, True) == expected, path
+        total += len(expected)
+    assert total > 100
+
+
+def test_a_finding_whose_fix_needs_libcsts_tree_is_analyzed_again(tmp_path):
+    """MSL201's fix keeps the comments inside the branch (``comments_inside`` asks a statement's code): the fast
+    tree cannot say, the file is analyzed again on libcst's tree, with the same findings."""
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent('''\
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.sum() > 0:  # the positive case
+                    y = x * 2  # doubled
+                else:
+                    y = x
+                return y
+        '''), encoding="utf-8")
+    before = sum(engine.REANALYZED.values())
+    fast = _findings(path, True)
+    assert fast == _findings(path, False) and fast and fast[0][0] == "MSL201" and fast[0][6] is not None
+    assert sum(engine.REANALYZED.values()) == before + 1
