@@ -377,9 +377,13 @@ class _Builder:
                      orelse=self._orelse(node.orelse) if node.orelse else None)
 
     def _try(self, node: ast.Try):
-        handlers = [ExceptHandler(body=self.suite(h.body), type=None if h.type is None else self.expr(h.type),
-                                  name=None if h.name is None else AsName(name=Name(value=self._handler_name(h))))
-                    for h in node.handlers]
+        handlers = []
+        for handler in node.handlers:
+            made = ExceptHandler(
+                body=self.suite(handler.body), type=None if handler.type is None else self.expr(handler.type),
+                name=None if handler.name is None else AsName(name=Name(value=self._handler_name(handler))))
+            self.places[made] = self.number | _pack(handler)  # a clause that starts a line (``_block_indent``)
+            handlers.append(made)
         return Try(body=self.suite(node.body), handlers=tuple(handlers),
                    orelse=Else(body=self.suite(node.orelse)) if node.orelse else None,
                    finalbody=Finally(body=self.suite(node.finalbody)) if node.finalbody else None)
@@ -937,7 +941,7 @@ def _statement_starts(source: _Source) -> List[int]:
     number = next(n for n, kept in _SOURCES.items() if kept[0] is source)
     found = []
     for made in _SOURCES[number][1]:
-        if isinstance(made, (cst.BaseStatement, cst.BaseSmallStatement)):
+        if isinstance(made, (cst.BaseStatement, cst.BaseSmallStatement, cst.ExceptHandler)):
             located = _located(made)
             if located is not None:
                 found.append(located[1])

@@ -260,6 +260,9 @@ def test_full_width_punctuation_in_comments_and_docstrings_is_read():
     ("y = ( a + b )\n", "a + b", "( a + b )"),
     ("def f():\n    return g(a,\n             b)\n", "g(a,", "g(a,\n         b)"),
     ('def f():\n    return g("""x\n    y""",\n             b)\n', "g(", 'g("""x\n    y""",\n         b)'),
+    # an except clause's block is the try's, not the one of the statement before it
+    ("def f():\n    try:\n        x = 1\n    except (A,\n            B):\n        pass\n", "(A,", "(A,\n        B)"),
+    ("class K:\n    x = 1\n    @dec(a,\n         b)\n    def f(self):\n        pass\n", "dec(", "dec(a,\n     b)"),
 ])
 def test_code_is_what_libcst_writes(text, quoted, expected):
     fast = fast_module(text)
