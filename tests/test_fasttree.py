@@ -11,7 +11,9 @@ import pytest
 from ms_lint import engine, fasttree
 from ms_lint.config import Config
 from ms_lint.cstutil import code_of as cstutil_code_of, parse_module
-from ms_lint.fasttree import FastTreeRefused, NeedsRealTree, code_of, fast_module, place_of
+from ms_lint.fasttree import (
+    FastTreeRefused, NeedsRealTree, code_of, fast_module, own_parentheses, parenthesized, place_of, surely_uncommented,
+)
 from ms_lint.positions import node_positions
 from ms_lint.source import read_source
 from ms_lint.walk import _child_fields
@@ -19,7 +21,8 @@ from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Fields that hold layout only (what a fast tree leaves at libcst's defaults), beside walk's token fields.
-LAYOUT = {"indent", "first_colon", "second_colon", "default_indent", "default_newline", "encoding"}
+LAYOUT = {"indent", "first_colon", "second_colon", "default_indent", "default_newline", "encoding",
+          "leading_whitespace"}
 SCALARS = ("value", "star", "start", "end", "has_trailing_newline")
 
 CORNERS = textwrap.dedent('''\
@@ -124,6 +127,24 @@ CORNERS = textwrap.dedent('''\
         deep))
     continued = 1 + \\
         2
+    both = 1; \\
+    again = 2
+    if x: \\
+        pass
+    if x:
+        y = 1;
+    for i in r:
+        y = 2 ;
+    bs = 'a\\
+    b' 'c'
+    with (a + b):
+        pass
+    with (a) as b:
+        pass
+    called = None (x), True(y)
+    @dec  # a comment on the decorator's line
+    def decorated():
+        pass
 ''')
 
 
@@ -174,7 +195,8 @@ def _sources():
     return [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in paths]
 
 
-SOURCES = _sources() + [("corners", CORNERS), ("corners-crlf", CORNERS.replace("\n", "\r\n"))]
+SOURCES = _sources() + [("corners", CORNERS), ("corners-crlf", CORNERS.replace("\n", "\r\n")),
+                        ("corners-cr", CORNERS.replace("\n", "\r"))]
 
 
 def _check_places_and_code(text):
@@ -196,6 +218,9 @@ def _check_places_and_code(text):
             if code is not None:
                 assert code == cst.Module([]).code_for_node(one), type(one)
                 quoted += 1
+            pairs = own_parentheses(other)
+            if pairs is not None:
+                assert pairs == len(getattr(one, "lpar", ())), (type(one), code)
     return placed, quoted
 
 
@@ -240,6 +265,8 @@ def test_the_comparison_sees_a_different_tree():
     "match x:\n    case 1:\n        pass\n",  # no match statements
     "try:\n    pass\nexcept* E:\n    pass\n",
     "ｘ = 1\n",  # a full-width name: ast keeps it NFKC-normalised ("x")
+    "y = x[lambda: 1:2]\n",  # the lambda's colon is not the slice's
+    "if x:  # why \\\n    pass\n",  # a backslash at the end of a comment continues nothing
 ])
 def test_what_only_libcst_reads_exactly_is_refused(text):
     with pytest.raises(FastTreeRefused):
@@ -309,7 +336,6 @@ def _expressions(module):
 
 
 def _findings(path, fast):
-    text = path.read_text(encoding="utf-8")
     result = engine.analyze_source(read_source(str(path)), Config(), fast_trees=fast)
     return [(f.code, f.line, f.column, f.end_line, f.end_column, f.message, f.fix, f.detail)
             for f in result.findings + result.suppressed]
@@ -345,3 +371,142 @@ def test_a_finding_whose_fix_needs_libcsts_tree_is_analyzed_again(tmp_path):
     fast = _findings(path, True)
     assert fast == _findings(path, False) and fast and fast[0][0] == "MSL201" and fast[0][6] is not None
     assert sum(engine.REANALYZED.values()) == before + 1
+
+
+@pytest.mark.parametrize("text, quoted, expected", [
+    ("with (a + b):\n    pass\n", "a + b", "a + b"),  # the With's parentheses
+    ("with (a) as b:\n    pass\n", "a", "(a)"),
+    ("y = None (x)\n", "x", "x"),  # a call, if a failing one
+    ("y = not (x)\n", "x", "(x)"),
+])
+def test_whose_parentheses(text, quoted, expected):
+    fast, real = fast_module(text), parse_module(text)
+    assert expected in [code_of(node) for node in _expressions(fast) if fasttree.is_fast(node)]
+    assert expected in [cst.Module([]).code_for_node(node) for node in _expressions(real)]
+
+
+def test_parentheses_of_a_fast_node_are_read_from_the_source():
+    fast = fast_module("if (a and b):\n    pass\nif c and d:\n    pass\n")
+    first, second = fast.body[0].test, fast.body[1].test
+    assert not first.lpar and parenthesized(first) and not parenthesized(second)
+    assert parenthesized(parse_module("x = (a)\n").body[0].body[0].value)
+
+
+def test_a_comment_on_a_decorators_line_is_inside_the_def():
+    fast = fast_module("@dec  # a comment\ndef f():\n    pass\n")
+    assert not surely_uncommented(fast.body[0])
+    assert surely_uncommented(fast_module("@dec\ndef f():\n    pass\n").body[0])
+
+
+def test_a_dropped_tree_answers_nothing_and_is_still_known(monkeypatch):
+    """Past ``_KEPT_TREES`` the oldest tree's places are let go: its nodes still count as fast (no libcst code is
+    generated from them) and every question about them asks for libcst's tree."""
+    from ms_lint.fasttree import places
+
+    monkeypatch.setattr(places, "_KEPT_TREES", 1)
+    old = fast_module("x = (a + b) * c\n")
+    fast_module("y = 1\n")
+    value = old.body[0].body[0].value
+    assert place_of(value) is None and code_of(value) is None
+    with pytest.raises(NeedsRealTree):
+        cstutil_code_of(value)
+    with pytest.raises(NeedsRealTree):
+        fasttree.FastPositions().get(value)
+    assert fasttree.is_fast_module(old)
+
+
+CHECKED_BOTH_WAYS = {
+    # a comment inside the call: the fix would lose it (libcst's tree has it, a fast one does not)
+    "cache_comment.py": """\
+        import mindspore as ms
+
+        ms.set_context(mode=ms.GRAPH_MODE,
+                       enable_compile_cache=True,  # turn the cache on
+                       compile_cache_path="./cache")
+        """,
+    # a comment inside the comprehension a map would replace
+    "comprehension_comment.py": """\
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def f(grads, x):
+            if len(tuple(ops.clip_by_value(g, -1.0, 1.0)  # clip
+                         for g in grads)) > 2:
+                x = x + 1
+            return x
+        """,
+    # a parenthesized test: the split fixes take only a bare `and`
+    "parenthesized_test.py": """\
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.training = True
+
+            def construct(self, x):
+                h = x
+                if (self.training and x.sum() > 0):
+                    h = x * 2
+                return h
+        """,
+    "parenthesized_zero.py": """\
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def total_loss(logits, labels):
+            total = (0)
+            for i in range(logits.shape[0]):
+                total = total + ops.square(logits[i] - labels[i]).sum()
+            return total
+        """,
+    # a `;` ending the last statement of a block: libcst's range ends before it
+    "semicolon.py": """\
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = x
+                if x.sum() > 0:
+                    y = x * 2;
+                return y
+        """,
+    # a backslash joins two statements into one line
+    "continued.py": """\
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def f(x):
+            out = []
+            for i in range(x.shape[0]):
+                a = x[i] * 2; \\
+                out.append(a)
+            return ops.stack(out)
+        """,
+    "continued_suite.py": """\
+        import mindspore as ms
+
+
+        @ms.jit
+        def f(x):
+            for i in range(x.shape[0]): \\
+                x = x + i
+            return x
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKED_BOTH_WAYS))
+def test_the_same_findings_on_either_tree(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(CHECKED_BOTH_WAYS[name]), encoding="utf-8")
+    expected = _findings(path, False)
+    assert expected and _findings(path, True) == expected

@@ -47,6 +47,7 @@ from ms_lint.analysis.dataflow import (
 from ms_lint.analysis.effects import calls_in
 from ms_lint.analysis.shapes import WhileCounter, int_literal
 from ms_lint.cstutil import code_of, is_self_attr
+from ms_lint.fasttree import parenthesized
 from ms_lint.rewrites.fori_loop import SHAPE_CHANGING
 from ms_lint.rewrites.vmap import tuple_accumulation
 from ms_lint.rewrites.where import RANDOM, classify_call
@@ -335,7 +336,7 @@ class _CounterUses(cst.CSTVisitor):
             return None
         left, right = node.left, node.comparisons[0].comparator
         for mine, other in ((left, right), (right, left)):
-            if isinstance(mine, cst.Name) and mine.value == self.counter and not mine.lpar \
+            if isinstance(mine, cst.Name) and mine.value == self.counter and not parenthesized(mine) \
                     and self.values.kind(other) == Kind.TENSOR:
                 run_visitor(other, self)
                 return False

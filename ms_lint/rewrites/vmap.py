@@ -40,6 +40,7 @@ from ms_lint.analysis.pieces import pieces_of
 from ms_lint.analysis.shapes import (
     ShapeRef, init_value, int_argument, primitive_of, same_batch_length,
 )
+from ms_lint.fasttree import parenthesized
 from ms_lint.rewrites.common_loops import fresh_local, fresh_name
 from ms_lint.analysis.values import FunctionValues, Kind
 from ms_lint.analysis.vmap_compile import VmapCompileCheck
@@ -101,7 +102,7 @@ def unsqueezed_row(context: ModuleContext, values: FunctionValues, expr: cst.Bas
                    ) -> Optional[cst.BaseExpression]:
     """``row`` when ``expr`` is ``row.unsqueeze(axis)`` / ``ops.unsqueeze(row, axis)`` / ``ops.expand_dims(row,
     axis)`` with that literal axis: the row before the length-1 axis was added."""
-    if not isinstance(expr, cst.Call) or expr.lpar or any(arg.star for arg in expr.args):
+    if not isinstance(expr, cst.Call) or parenthesized(expr) or any(arg.star for arg in expr.args):
         return None
     func = expr.func
     qualified = context.imports.qualify(func)
@@ -715,7 +716,7 @@ def _summed_term(stmt: cst.BaseStatement) -> Optional[Tuple[str, cst.BaseExpress
         name = small.targets[0].target.value
         value = small.value
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
-                and isinstance(value.left, cst.Name) and value.left.value == name and not value.left.lpar:
+                and isinstance(value.left, cst.Name) and value.left.value == name and not parenthesized(value.left):
             return name, value.right
     return None
 
@@ -746,7 +747,7 @@ def _zero_init(block: Sequence[cst.BaseStatement], index: int, total: str) -> Op
             small = stmt.body[0]
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == total):
-                zero = isinstance(small.value, (cst.Integer, cst.Float)) and not small.value.lpar \
+                zero = isinstance(small.value, (cst.Integer, cst.Float)) and not parenthesized(small.value) \
                     and float(small.value.value.replace("_", "")) == 0.0
                 return stmt if zero else None
         if total in read_names(stmt) or total in _all_written(stmt):
@@ -784,7 +785,7 @@ def tuple_accumulation(stmt: cst.CSTNode) -> Optional[Tuple[str, cst.BaseExpress
         acc = small.targets[0].target.value
         added = small.value
         if not (isinstance(added, cst.BinaryOperation) and isinstance(added.operator, cst.Add)
-                and isinstance(added.left, cst.Name) and added.left.value == acc and not added.left.lpar):
+                and isinstance(added.left, cst.Name) and added.left.value == acc and not parenthesized(added.left)):
             return None
         added = added.right
     elif isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \

@@ -770,6 +770,8 @@ def comments_inside(node: cst.CSTNode, own_leading: Sequence[cst.EmptyLine] = ()
         return []
     if "#" not in code_of(node):
         return []  # no comment is written without one; the code is a third of the visitor's cost, which rebuilds nodes
+    if fasttree.trees_alive() and (fasttree.is_fast_made(node) or fasttree.holds_fast_node(node)):
+        raise fasttree.NeedsRealTree("comments")  # a fast tree keeps none
     collector = _Comments()
     run_visitor(node, collector)
     own = {id(line.comment) for line in own_leading if line.comment is not None}

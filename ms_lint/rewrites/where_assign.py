@@ -25,6 +25,7 @@ import libcst as cst
 
 from ms_lint.cstutil import short_code
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
+from ms_lint.fasttree import parenthesized
 from ms_lint.rewrites.where import (
     EFFECT,
     ops_call,
@@ -43,7 +44,7 @@ Result = Tuple[Optional[Fix], Optional[str]]
 
 
 def _and_operands(test: cst.BaseExpression) -> List[cst.BaseExpression]:
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not parenthesized(test):
         return _and_operands(test.left) + _and_operands(test.right)
     return [test]
 

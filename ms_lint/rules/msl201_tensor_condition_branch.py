@@ -15,6 +15,7 @@ import libcst as cst
 
 from ms_lint.cstutil import code_of, cut, positional_params, short_code, suite_statements
 from ms_lint.diagnostics import SAFE, UNSAFE, Fix
+from ms_lint.fasttree import parenthesized
 from ms_lint.rewrites.where import (
     EFFECT,
     RANDOM,
@@ -1192,7 +1193,7 @@ class TensorConditionBranch(Rule):
         not of that shape (the other fixes decide)."""
         test = node.test
         if node.orelse is not None or not isinstance(test, cst.BooleanOperation) \
-                or not isinstance(test.operator, cst.And) or test.lpar:
+                or not isinstance(test.operator, cst.And) or parenthesized(test):
             return None
         constant, tensor = test.left, test.right
         if any(values.kind(o) is Kind.TENSOR for o in _truth_operands(constant) + [constant]) \
@@ -1240,7 +1241,7 @@ class TensorConditionBranch(Rule):
         (:func:`flow_fix` run on that test). None when the ``if`` is not of that shape (the other fixes decide)."""
         test = node.test
         if node.orelse is not None or not isinstance(test, cst.BooleanOperation) \
-                or not isinstance(test.operator, cst.Or) or test.lpar:
+                or not isinstance(test.operator, cst.Or) or parenthesized(test):
             return None
         constant, tensor = test.left, test.right
         if any(values.kind(o) is Kind.TENSOR for o in _truth_operands(constant) + [constant]) \

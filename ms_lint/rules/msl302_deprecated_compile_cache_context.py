@@ -17,6 +17,7 @@ from typing import List, Optional, Sequence
 
 import libcst as cst
 
+from ms_lint import fasttree
 from ms_lint.cstutil import code_of
 from ms_lint.diagnostics import SAFE, Fix
 from ms_lint.rules._cache_common import (
@@ -160,8 +161,11 @@ class DeprecatedCompileCacheContext(Rule):
                 assignments.append(parse_line(context, f'{environ}["{PATH_VAR}"] = {code}'))
         remaining = [arg for arg in call.args if arg.keyword is None or arg.keyword.value not in CACHE_KEYS]
         removed = [arg for arg in call.args if arg not in remaining]
-        if any(_has_comment(arg) for arg in removed) or (remaining and _has_comment(remaining[-1].comma)):
-            return None  # a comment would be lost with the removed arguments
+        if "#" in code_of(call):  # a comment, or a string with a ``#``, in the call
+            if fasttree.is_fast_module(context.module):
+                raise fasttree.NeedsRealTree("comments in a call")  # a fast tree keeps none
+            if any(_has_comment(arg) for arg in removed) or (remaining and _has_comment(remaining[-1].comma)):
+                return None  # a comment would be lost with the removed arguments
         statements: List[cst.SimpleStatementLine] = list(assignments)
         if remaining:
             new_call = call.with_changes(args=_with_last_comma(remaining, call.args))

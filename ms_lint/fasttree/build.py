@@ -1,54 +1,44 @@
-"""libcst trees built from the standard library's parser, for analysis only.
-
-libcst's parser builds a Python object for every token and every run of whitespace and validates each node: about
-11k lines a second here, against about 55k for ``ast.parse``. ``fast_module(text)`` parses with ``ast`` and builds
-the libcst node classes the analysis reads (the same classes in the same shape: ``If.orelse`` an ``If`` for an
-``elif``, ``SimpleStatementLine`` groups, ``ConcatenatedString`` chains, ``Integer`` values as written), leaving
-out what the analysis never reads: whitespace, comments, parentheses and commas are libcst's defaults (shared
-objects), so ``code_for_node`` of such a tree does not give the file's text. Fixes, and anything that prints
-code, need ``cstutil.parse_module``.
-
-Nodes are made without their dataclass ``__init__`` (which validates): each class gets a generated constructor
-that sets its slots, the defaults made once. An f-string is parsed by libcst itself (its parts have no exact
-positions in 3.11's ``ast``). A module ``ast`` and libcst would read differently is refused (``FastTreeRefused``),
-and the caller parses it with libcst: text ``ast`` rejects, ``match`` and ``except*`` statements, identifiers that
-NFKC normalisation changes (``ast`` keeps the normalised name, libcst the written one).
-"""
+"""The builder of fast trees: libcst's node classes, in libcst's shapes, made from ``ast``'s nodes (see
+``ms_lint.fasttree``)."""
 from __future__ import annotations
 
 import ast
-import bisect
 import dataclasses
 import inspect
-import itertools
-import keyword
-import re
 import unicodedata
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-__all__ = ["FastTreeRefused", "fast_module"]
+from ms_lint.fasttree.text import IDENTIFIER, LINE_BREAK, Source, closing_bracket, string_tokens, top_level_colons
 
 
 class FastTreeRefused(Exception):
     """The module must be parsed by libcst (see the module's docstring)."""
 
 
-class NeedsRealTree(Exception):
-    """A question about a fast tree that only libcst's tree answers exactly (the code of a statement, of an
-    expression over several lines; the position of a node ``ast`` has no node for): the analysis starts again
-    on libcst's trees (``ms_lint.engine``)."""
+class _Marker(tuple):
+    """An empty sequence that is not libcst's ``()``: ``places.is_fast_made`` looks for it."""
+
+    __slots__ = ()
 
 
-# -- constructors --------------------------------------------------------------------------------------------
+# What a fast tree's nodes hold for ``lpar``/``rpar``, and for ``leading_lines`` (a module's ``header``).
+MARK_PARENS = _Marker()
+MARK_LINES = _Marker()
+
 
 def _maker(node_class: type) -> Callable[..., cst.CSTNode]:
     """A function building ``node_class`` from keyword fields (the others take the dataclass defaults, each made
-    once and shared), setting its slots directly."""
+    once and shared, and the markers), setting its slots directly."""
     params, lines, namespace = [], [], {"_new": object.__new__, "_cls": node_class}
     for field in dataclasses.fields(node_class):
-        if field.default is not dataclasses.MISSING:
+        if field.name in ("lpar", "rpar"):
+            default: Any = MARK_PARENS
+        elif field.name == "leading_lines" or (node_class is cst.Module and field.name == "header"):
+            default = MARK_LINES
+        elif field.default is not dataclasses.MISSING:
             default = field.default
         elif field.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
             default = field.default_factory()  # type: ignore[misc]
@@ -65,47 +55,126 @@ def _maker(node_class: type) -> Callable[..., cst.CSTNode]:
 
 _REQUIRED = object()
 
+
 Name = _maker(cst.Name)
+
+
 Attribute = _maker(cst.Attribute)
+
+
 Call = _maker(cst.Call)
+
+
 Arg = _maker(cst.Arg)
+
+
 Integer, Float, Imaginary = _maker(cst.Integer), _maker(cst.Float), _maker(cst.Imaginary)
+
+
 SimpleString, ConcatenatedString = _maker(cst.SimpleString), _maker(cst.ConcatenatedString)
+
+
 Ellipsis_ = _maker(cst.Ellipsis)
+
+
 BinaryOperation, UnaryOperation = _maker(cst.BinaryOperation), _maker(cst.UnaryOperation)
+
+
 BooleanOperation = _maker(cst.BooleanOperation)
+
+
 Comparison, ComparisonTarget = _maker(cst.Comparison), _maker(cst.ComparisonTarget)
+
+
 Subscript, SubscriptElement = _maker(cst.Subscript), _maker(cst.SubscriptElement)
+
+
 Index, Slice = _maker(cst.Index), _maker(cst.Slice)
+
+
 Tuple_, List_, Set_, Dict_ = _maker(cst.Tuple), _maker(cst.List), _maker(cst.Set), _maker(cst.Dict)
+
+
 Element, StarredElement = _maker(cst.Element), _maker(cst.StarredElement)
+
+
 DictElement, StarredDictElement = _maker(cst.DictElement), _maker(cst.StarredDictElement)
+
+
 ListComp, SetComp, DictComp = _maker(cst.ListComp), _maker(cst.SetComp), _maker(cst.DictComp)
+
+
 GeneratorExp, CompFor, CompIf = _maker(cst.GeneratorExp), _maker(cst.CompFor), _maker(cst.CompIf)
+
+
 IfExp, Lambda, NamedExpr = _maker(cst.IfExp), _maker(cst.Lambda), _maker(cst.NamedExpr)
+
+
 Await, Yield, From = _maker(cst.Await), _maker(cst.Yield), _maker(cst.From)
+
+
 Parameters, Param = _maker(cst.Parameters), _maker(cst.Param)
+
+
 ParamStar, ParamSlash = _maker(cst.ParamStar), _maker(cst.ParamSlash)
+
+
 Annotation = _maker(cst.Annotation)
+
+
 Module = _maker(cst.Module)
+
+
 SimpleStatementLine, SimpleStatementSuite = _maker(cst.SimpleStatementLine), _maker(cst.SimpleStatementSuite)
+
+
 IndentedBlock = _maker(cst.IndentedBlock)
+
+
 Expr, Assign, AssignTarget = _maker(cst.Expr), _maker(cst.Assign), _maker(cst.AssignTarget)
+
+
 AnnAssign, AugAssign = _maker(cst.AnnAssign), _maker(cst.AugAssign)
+
+
 Return, Pass, Break, Continue = _maker(cst.Return), _maker(cst.Pass), _maker(cst.Break), _maker(cst.Continue)
+
+
 Raise, Assert, Del = _maker(cst.Raise), _maker(cst.Assert), _maker(cst.Del)
+
+
 Global, Nonlocal, NameItem = _maker(cst.Global), _maker(cst.Nonlocal), _maker(cst.NameItem)
+
+
 Import, ImportFrom, ImportAlias = _maker(cst.Import), _maker(cst.ImportFrom), _maker(cst.ImportAlias)
+
+
 AsName, Dot = _maker(cst.AsName), _maker(cst.Dot)
+
+
 FunctionDef, ClassDef, Decorator = _maker(cst.FunctionDef), _maker(cst.ClassDef), _maker(cst.Decorator)
+
+
 If, Else, For, While = _maker(cst.If), _maker(cst.Else), _maker(cst.For), _maker(cst.While)
+
+
 Try, ExceptHandler, Finally = _maker(cst.Try), _maker(cst.ExceptHandler), _maker(cst.Finally)
+
+
 With, WithItem = _maker(cst.With), _maker(cst.WithItem)
+
+
 Asynchronous = _maker(cst.Asynchronous)
 
+
 _ASYNC = Asynchronous()
+
+
 _IMPORT_STAR = cst.ImportStar()
+
+
 _COLON = cst.Colon()
+
 
 _BINARY = {
     ast.Add: cst.Add(), ast.Sub: cst.Subtract(), ast.Mult: cst.Multiply(), ast.Div: cst.Divide(),
@@ -113,6 +182,8 @@ _BINARY = {
     ast.RShift: cst.RightShift(), ast.BitOr: cst.BitOr(), ast.BitXor: cst.BitXor(), ast.BitAnd: cst.BitAnd(),
     ast.MatMult: cst.MatrixMultiply(),
 }
+
+
 _AUGMENTED = {
     ast.Add: cst.AddAssign(), ast.Sub: cst.SubtractAssign(), ast.Mult: cst.MultiplyAssign(),
     ast.Div: cst.DivideAssign(), ast.FloorDiv: cst.FloorDivideAssign(), ast.Mod: cst.ModuloAssign(),
@@ -120,88 +191,37 @@ _AUGMENTED = {
     ast.BitOr: cst.BitOrAssign(), ast.BitXor: cst.BitXorAssign(), ast.BitAnd: cst.BitAndAssign(),
     ast.MatMult: cst.MatrixMultiplyAssign(),
 }
+
+
 _UNARY = {ast.UAdd: cst.Plus(), ast.USub: cst.Minus(), ast.Not: cst.Not(), ast.Invert: cst.BitInvert()}
+
+
 _BOOLEAN = {ast.And: cst.And(), ast.Or: cst.Or()}
+
+
 _COMPARE = {
     ast.Eq: cst.Equal(), ast.NotEq: cst.NotEqual(), ast.Lt: cst.LessThan(), ast.LtE: cst.LessThanEqual(),
     ast.Gt: cst.GreaterThan(), ast.GtE: cst.GreaterThanEqual(), ast.Is: cst.Is(), ast.IsNot: cst.IsNot(),
     ast.In: cst.In(), ast.NotIn: cst.NotIn(),
 }
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 # Where a node came from, packed in one int: its module's number, then ``ast``'s line, column (UTF-8 bytes), end
 # line and end column, from the low bits up.
-_MODULE_BITS = _LINE_BITS = _COLUMN_BITS = 32
-_MASKS = (1 << 32) - 1
+MODULE_BITS = LINE_BITS = COLUMN_BITS = 32
+
+
+MASK = (1 << 32) - 1
 
 
 def _pack(node: ast.AST) -> int:
-    return (((node.lineno << _COLUMN_BITS | node.col_offset) << _LINE_BITS  # type: ignore[attr-defined]
-             | node.end_lineno) << _COLUMN_BITS | node.end_col_offset) << _MODULE_BITS  # type: ignore[attr-defined]
-_IDENTIFIER = re.compile(r"\w+")
-# One whole string literal: prefix, quotes, body (a backslash escapes the next character, in raw strings too; a
-# long string ends at the first three quotes).
-_STRING = re.compile("[rRbBuUfF]{0,2}(?:" + "|".join([
-    r"'''(?:[^\\']|\\.|'(?!''))*'''", r'"""(?:[^\\"]|\\.|"(?!""))*"""', r"'(?:[^'\\\n]|\\.)*'", r'"(?:[^"\\\n]|\\.)*"',
-]) + ")", re.DOTALL)
-
-
-class _Source:
-    """Character offsets of ``ast``'s positions (lines split as the tokenizer splits them; columns in UTF-8
-    bytes)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        starts = [0]
-        starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
-        self.starts = starts
-        self.ascii = text.isascii()
-        # the offsets where statements begin, sorted and as a set, worked out when first asked (``code_of``)
-        self.statement_starts: Optional[List[int]] = None
-        self.statement_start_set: set = set()
-
-    def offset(self, line: int, column: int) -> int:
-        start = self.starts[line - 1]
-        if self.ascii:
-            return start + column
-        end = self.starts[line] if line < len(self.starts) else len(self.text)
-        raw = self.text[start:end]
-        if raw.isascii():
-            return start + column
-        return start + len(raw.encode("utf-8")[:column].decode("utf-8", errors="replace"))
-
-    def span(self, node: ast.AST) -> str:
-        return self.text[self.offset(node.lineno, node.col_offset):  # type: ignore[attr-defined]
-                         self.offset(node.end_lineno, node.end_col_offset)]  # type: ignore[attr-defined]
-
-
-def _string_tokens(code: str) -> List[str]:
-    """The string literals of an implicit concatenation's source, in order (what lies between them is
-    whitespace, line continuations, comments and parentheses)."""
-    whole = _STRING.fullmatch(code)
-    if whole is not None:
-        return [code]
-    tokens, at, size = [], 0, len(code)
-    while at < size:
-        char = code[at]
-        if char == "#":
-            at = code.find("\n", at)
-            if at < 0:
-                break
-            continue
-        match = _STRING.match(code, at)
-        if match is None:
-            at += 1
-            continue
-        tokens.append(match.group())
-        at = match.end()
-    return tokens
+    return (((node.lineno << COLUMN_BITS | node.col_offset) << LINE_BITS  # type: ignore[attr-defined]
+             | node.end_lineno) << COLUMN_BITS | node.end_col_offset) << MODULE_BITS  # type: ignore[attr-defined]
 
 
 class _Builder:
     def __init__(self, text: str, number: int) -> None:
-        self.source = _Source(text)
+        self.source = Source(text)
         self.number = number
         self.places: Dict[cst.CSTNode, int] = {}
 
@@ -209,7 +229,7 @@ class _Builder:
     def module(self, tree: ast.Module) -> cst.Module:
         text = self.source.text
         return Module(body=self.statements(tree.body),
-                      has_trailing_newline=text.endswith(("\n", "\r")))
+                      has_trailing_newline=text.endswith("\n"))
 
     def statements(self, nodes: Sequence[ast.stmt]) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
@@ -225,7 +245,7 @@ class _Builder:
                 self.places[made] = self.number | _pack(node)
                 out.append(made)
                 continue
-            if small and node.lineno != last_line:
+            if small and node.lineno != last_line and not self._continued(last_line, node.lineno):
                 out.append(SimpleStatementLine(body=tuple(small)))
                 small = []
             small.append(self.small(node))
@@ -235,13 +255,30 @@ class _Builder:
         return tuple(out)
 
     def suite(self, nodes: Sequence[ast.stmt]) -> cst.BaseSuite:
-        """An indented block, or the statements after the colon on the header's line."""
+        """An indented block, or the statements after the colon on the header's (logical) line."""
         first = nodes[0]
         source = self.source
         start = source.starts[first.lineno - 1]
-        if source.text[start:source.offset(first.lineno, first.col_offset)].strip(" \t\f"):
+        if (source.text[start:source.offset(first.lineno, first.col_offset)].strip(" \t\f")
+                or self._continued(first.lineno - 1, first.lineno)):
             return SimpleStatementSuite(body=tuple([self.small(node) for node in nodes]))
         return IndentedBlock(body=self.statements(nodes))
+
+    def _continued(self, line: int, later: int) -> bool:
+        """Lines ``line`` to ``later`` are one logical line: each before ``later`` ends in a backslash (``ast`` gives
+        no sign of it). A line that ends in a backslash and holds a ``#`` is refused: a comment's backslash continues
+        nothing, and which one it is is not read here."""
+        if line < 1:
+            return False
+        source = self.source
+        for number in range(line, later):
+            end = source.starts[number] if number < len(source.starts) else len(source.text)
+            content = source.text[source.starts[number - 1]:end].rstrip("\r\n")
+            if not content.endswith("\\"):
+                return False
+            if "#" in content:
+                raise FastTreeRefused("a line continuation after a '#'")
+        return True
 
     def small(self, node: ast.stmt) -> cst.BaseSmallStatement:
         make = self.SMALL.get(type(node))
@@ -290,7 +327,7 @@ class _Builder:
         """Names as written (``ast`` gives them NFKC-normalised)."""
         if self.source.ascii:
             return names
-        words = _IDENTIFIER.findall(self.source.span(node))
+        words = IDENTIFIER.findall(self.source.span(node))
         return words[1:1 + len(names)]
 
     def _import(self, node: ast.Import):
@@ -307,7 +344,7 @@ class _Builder:
     def _alias(self, alias: ast.alias):
         name, asname = alias.name, alias.asname
         if not self.source.ascii:
-            words = _IDENTIFIER.findall(self.source.span(alias))
+            words = IDENTIFIER.findall(self.source.span(alias))
             name = ".".join(words[:name.count(".") + 1])
             if asname is not None:
                 asname = words[-1]
@@ -342,7 +379,7 @@ class _Builder:
         if self.source.ascii:
             return node.name
         at = self.source.offset(node.lineno, node.col_offset)
-        words = _IDENTIFIER.findall(self.source.text, at, at + 200)
+        words = IDENTIFIER.findall(self.source.text, at, at + 200)
         return words[2] if words[0] == "async" else words[1]
 
     def _class(self, node: ast.ClassDef):
@@ -393,7 +430,7 @@ class _Builder:
             return handler.name  # type: ignore[return-value]
         head = self.source.text[self.source.offset(handler.lineno, handler.col_offset):
                                 self.source.offset(handler.body[0].lineno, handler.body[0].col_offset)]
-        return _IDENTIFIER.findall(head.rsplit(" as ", 1)[1])[0]
+        return IDENTIFIER.findall(head.rsplit(" as ", 1)[1])[0]
 
     def _with(self, node):
         items = [WithItem(item=self.expr(i.context_expr),
@@ -405,8 +442,8 @@ class _Builder:
     # -- expressions ---------------------------------------------------------------------------------------
     def expr(self, node: ast.expr) -> cst.BaseExpression:
         made = self.EXPRESSIONS[type(node)](self, node)
-        self.places[made] = self.number | (((node.lineno << _COLUMN_BITS | node.col_offset) << _LINE_BITS
-                                            | node.end_lineno) << _COLUMN_BITS | node.end_col_offset) << _MODULE_BITS
+        self.places[made] = self.number | (((node.lineno << COLUMN_BITS | node.col_offset) << LINE_BITS
+                                            | node.end_lineno) << COLUMN_BITS | node.end_col_offset) << MODULE_BITS
         return made
 
     def _name(self, node: ast.Name):
@@ -431,7 +468,7 @@ class _Builder:
 
     def _string(self, node):
         parts: List[cst.BaseExpression] = []
-        for token in _string_tokens(self.source.span(node)):
+        for token in string_tokens(self.source.span(node)):
             if "f" in token[:token.find(token[-1])].lower():
                 parts.append(_fstring(token))
             else:
@@ -465,7 +502,10 @@ class _Builder:
 
     def _slice_item(self, node: ast.expr):
         if isinstance(node, ast.Slice):
-            if node.step is not None or _top_level_colons(self.source.span(node)) > 1:
+            code = self.source.span(node)
+            if "lambda" in code:
+                raise FastTreeRefused("a lambda in a slice")  # its colon is not the slice's
+            if node.step is not None or top_level_colons(code) > 1:
                 second_colon: Any = _COLON
             else:
                 second_colon = cst.MaybeSentinel.DEFAULT
@@ -483,7 +523,7 @@ class _Builder:
         start = source.offset(node.lineno, node.col_offset)
         if source.text[start] != "(":
             return False
-        return _closing(source.text, start) == source.offset(node.end_lineno, node.end_col_offset) - 1  # type: ignore
+        return closing_bracket(source.text, start) == source.offset(node.end_lineno, node.end_col_offset) - 1  # type: ignore
 
     def _call(self, node: ast.Call):
         args = [(a.lineno, a.col_offset, a) for a in node.args]
@@ -504,7 +544,7 @@ class _Builder:
             return Arg(value=self.expr(node.value), star="**")
         name = node.arg
         if not self.source.ascii:
-            name = _IDENTIFIER.match(self.source.text, self.source.offset(node.lineno, node.col_offset)).group()
+            name = IDENTIFIER.match(self.source.text, self.source.offset(node.lineno, node.col_offset)).group()
         return Arg(value=self.expr(node.value), keyword=Name(value=name), equal=cst.AssignEqual())
 
     def _binary(self, node: ast.BinOp):
@@ -611,7 +651,7 @@ class _Builder:
     def _param(self, arg: ast.arg, default: Optional[ast.expr], star: str = ""):
         name = arg.arg
         if not self.source.ascii:
-            name = _IDENTIFIER.match(self.source.text, self.source.offset(arg.lineno, arg.col_offset)).group()
+            name = IDENTIFIER.match(self.source.text, self.source.offset(arg.lineno, arg.col_offset)).group()
         return Param(name=Name(value=name),
                      annotation=None if arg.annotation is None else Annotation(annotation=self.expr(arg.annotation)),
                      default=None if default is None else self.expr(default),
@@ -637,54 +677,6 @@ class _Builder:
     }
 
 
-def _top_level_colons(code: str) -> int:
-    """The colons of a slice's source outside brackets, strings and comments."""
-    if code.count(":") < 2:
-        return code.count(":")
-    count, at = 0, 0
-    while at < len(code):
-        char = code[at]
-        if char in "([{":
-            at = _closing(code, at)
-        elif char == ":":
-            count += 1
-        elif char == "#":
-            at = code.find("\n", at)
-            if at < 0:
-                break
-        elif char in "'\"":
-            at = _string_end(code, at) - 1
-        at += 1
-    return count
-
-
-def _string_end(text: str, at: int) -> int:
-    """The offset after the string literal whose quote is at ``at``."""
-    match = _STRING.match(text, at)
-    return len(text) if match is None else match.end()
-
-
-def _closing(text: str, start: int) -> int:
-    """The offset of the bracket closing the one at ``start`` (strings and comments skipped)."""
-    depth, at, size = 0, start, len(text)
-    while at < size:
-        char = text[at]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return at
-        elif char == "#":
-            at = text.find("\n", at)
-            if at < 0:
-                break
-        elif char in "'\"":
-            at = _string_end(text, at) - 1
-        at += 1
-    return size
-
-
 def _fstring(token: str) -> cst.BaseExpression:
     from ms_lint.cstutil import parse_expression_unvalidated
 
@@ -701,11 +693,11 @@ def _refused_identifiers(text: str, tree: ast.Module) -> bool:
         return False
     strings = None
     source = None
-    for number, line in enumerate(_LINE_BREAK.split(text), 1):
+    for number, line in enumerate(LINE_BREAK.split(text), 1):
         if line.isascii() or unicodedata.is_normalized("NFKC", line):
             continue
         if strings is None:
-            source = _Source(text)
+            source = Source(text)
             strings = _string_columns(tree, source)
         code = list(line)
         for start, end in strings.get(number, ()):
@@ -717,7 +709,7 @@ def _refused_identifiers(text: str, tree: ast.Module) -> bool:
     return False
 
 
-def _string_columns(tree: ast.Module, source: "_Source") -> Dict[int, List[Tuple[int, int]]]:
+def _string_columns(tree: ast.Module, source: "Source") -> Dict[int, List[Tuple[int, int]]]:
     """Line -> the character columns its string literals cover (f-strings are libcst's to read: see
     ``_fstring``)."""
     found: Dict[int, List[Tuple[int, int]]] = {}
@@ -732,23 +724,17 @@ def _string_columns(tree: ast.Module, source: "_Source") -> Dict[int, List[Tuple
     return found
 
 
-# The places of the nodes of the fast trees still in use (see ``places_for``), and each tree's source.
-_PLACES: Dict[cst.CSTNode, int] = {}
-_SOURCES: Dict[int, Tuple[_Source, List[cst.CSTNode]]] = {}
-_KEPT_TREES = 400  # more than the contexts ``ProjectView`` keeps (256): a forgotten place only costs a libcst parse
-_numbers = itertools.count(1)
-
-
-def fast_module(text: str) -> cst.Module:
-    """The libcst-shaped tree of ``text`` for analysis (see the module's docstring); ``FastTreeRefused`` where
-    only libcst's parser gives the right tree."""
+def build(text: str, number: int) -> Tuple[cst.Module, Dict[cst.CSTNode, int], Source]:
+    """The fast tree of ``text``, the positions of its nodes (packed with ``number``) and its source;
+    ``FastTreeRefused`` where only libcst's parser gives the right tree."""
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
+            tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         raise FastTreeRefused("ast does not parse it") from error
     if _refused_identifiers(text, tree):
         raise FastTreeRefused("identifiers NFKC normalisation may change")
-    number = next(_numbers) & _MASKS
     builder = _Builder(text, number)
     try:
         module = builder.module(tree)
@@ -756,338 +742,4 @@ def fast_module(text: str) -> cst.Module:
         raise FastTreeRefused(str(error)) from error
     except RecursionError as error:
         raise FastTreeRefused("nested too deeply") from error
-    if len(_SOURCES) >= _KEPT_TREES:
-        for old in list(_SOURCES)[:len(_SOURCES) - _KEPT_TREES + 1]:
-            for node in _SOURCES.pop(old)[1]:
-                del _PLACES[node]
-    _PLACES.update(builder.places)
-    _SOURCES[number] = (builder.source, list(builder.places))
-    return module
-
-
-class Place(NamedTuple):
-    """Where a node of a fast tree is in its text: 1-based lines, 0-based character columns, end exclusive
-    (libcst's ``CodeRange``), and character offsets."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start: int
-    end: int
-
-
-def is_fast_module(module: cst.Module) -> bool:
-    """``module`` was made by ``fast_module`` (and is still known here)."""
-    if not module.body:
-        return False
-    first = module.body[0]
-    if isinstance(first, cst.SimpleStatementLine):
-        first = first.body[0]
-    return first in _PLACES
-
-
-def is_fast(node: cst.CSTNode) -> bool:
-    """``node`` was made by ``fast_module`` from ``ast``'s node of its kind (an expression or a statement)."""
-    return node in _PLACES
-
-
-def _located(node: cst.CSTNode) -> Optional[Tuple[_Source, int, int]]:
-    packed = _PLACES.get(node)
-    if packed is None:
-        return None
-    kept = _SOURCES.get(packed & _MASKS)
-    if kept is None:
-        return None
-    source = kept[0]
-    packed >>= _MODULE_BITS
-    end_column = packed & _MASKS
-    packed >>= _COLUMN_BITS
-    end_line = packed & _MASKS
-    packed >>= _LINE_BITS
-    return source, source.offset(packed >> _COLUMN_BITS, packed & _MASKS), source.offset(end_line, end_column)
-
-
-def place_of(node: cst.CSTNode) -> Optional[Place]:
-    """The node's range as libcst's ``PositionProvider`` gives it (parentheses left out), or None where the fast
-    tree cannot tell (a node ``ast`` has no node for, a tuple whose parentheses hold a comment)."""
-    found = _located(node)
-    if found is None:
-        return None
-    source, start, end = found
-    if isinstance(node, (cst.Tuple, cst.GeneratorExp)):  # ``ast`` counts their own parentheses in
-        text = source.text
-        if text[start] == "(" and _closing(text, start) == end - 1:
-            inner = _inside_parentheses(text, start, end - 1)
-            if inner is None:
-                return None
-            start, end = inner
-    return _place(source, start, end)
-
-
-def _place(source: _Source, start: int, end: int) -> Place:
-    starts = source.starts
-    line = bisect.bisect_right(starts, start)
-    end_line = bisect.bisect_right(starts, end - 1) if end > start else line
-    return Place(line, start - starts[line - 1], end_line, end - starts[end_line - 1], start, end)
-
-
-def _inside_parentheses(text: str, opening: int, closing: int) -> Optional[Tuple[int, int]]:
-    """The offsets of what a pair of parentheses holds, less the whitespace and comments next to them; None when
-    a line with a ``#`` comes before the closing one (``_skip_back``)."""
-    last = _skip_back(text, closing - 1)
-    if last is None:
-        return None
-    return _skip_forward(text, opening + 1), last + 1
-
-
-_KEYWORDS = frozenset(keyword.kwlist)
-_BLANK = " \t\f\\"  # a backslash: a line continuation, the only place one can stand between tokens
-
-
-def code_of(node: cst.CSTNode) -> Optional[str]:
-    """The text libcst's ``code_for_node`` gives for an expression of a fast tree (its own parentheses
-    included), read from the source; None when the fast tree cannot tell (not an expression ``ast`` has a node for;
-    code over several lines; a parenthesis after a line that holds a ``#``)."""
-    if not isinstance(node, cst.BaseExpression):
-        return None
-    found = _located(node)
-    if found is None:
-        return None
-    source, start, end = found
-    text = source.text
-    if isinstance(node, cst.GeneratorExp) and text[start] == "(" and _closing(text, start) == end - 1:
-        call = _call_parenthesis(text, start)
-        if call is None:
-            return None
-        if call:  # the only argument of a call: the parentheses are the call's, libcst gives the generator none
-            inner = _inside_parentheses(text, start, end - 1)
-            if inner is None:
-                return None
-            start, end = inner
-    statements = _statement_start_set(source)
-    while True:  # the parentheses around the node that are its own
-        before = -1 if start in statements else _skip_back(text, start - 1)
-        if before is None:
-            return None
-        if before < 0 or text[before] != "(":
-            return _as_libcst_writes(node, source, start, end)
-        call = False if before in statements else _call_parenthesis(text, before)
-        if call is None:
-            return None
-        closing = _closing(text, before)
-        if call or _skip_forward(text, end) != closing:
-            return _as_libcst_writes(node, source, start, end)
-        start, end = before, closing + 1
-
-
-def _as_libcst_writes(node: cst.CSTNode, source: _Source, start: int, end: int) -> Optional[str]:
-    """The text from ``start`` to ``end`` as ``code_for_node`` writes it: a line inside brackets that starts with
-    the indentation of the block the statement is in loses that indentation (libcst keeps it as "indent here",
-    and a node's code is written outside any block); lines in strings and after a backslash stay as they are.
-    None for text with a carriage return (libcst writes the module's line break)."""
-    code = source.text[start:end]
-    if "\n" not in code:
-        return None if "\r" in code else code
-    if "\r" in code:
-        return None
-    indent = _block_indent(node, source, start)
-    if indent is None:
-        return None
-    if not indent:
-        return code
-    pieces, at, copied, size = [], 0, 0, len(code)
-    while at < size:
-        char = code[at]
-        if char == "\n":
-            if (at == 0 or code[at - 1] != "\\") and code.startswith(indent, at + 1):
-                pieces.append(code[copied:at + 1])
-                copied = at = at + 1 + len(indent)
-                continue
-        elif char == "#":
-            at = code.find("\n", at)
-            if at < 0:
-                break
-            continue
-        elif char in "'\"":
-            at = _string_end(code, at)
-            continue
-        at += 1
-    pieces.append(code[copied:])
-    return "".join(pieces)
-
-
-def _statement_start_set(source: _Source) -> set:
-    if source.statement_starts is None:
-        source.statement_starts = _statement_starts(source)
-        source.statement_start_set = set(source.statement_starts)
-    return source.statement_start_set
-
-
-def _block_indent(node: cst.CSTNode, source: _Source, start: int) -> Optional[str]:
-    """The indentation of the line where the statement holding the node at ``start`` begins (its decorators
-    included): the last statement of the module to begin there or before."""
-    _statement_start_set(source)
-    starts = source.statement_starts
-    at = bisect.bisect_right(starts, start) - 1
-    if at < 0:
-        return None
-    line_start = source.text.rfind("\n", 0, starts[at]) + 1
-    line = source.text[line_start:starts[at]]
-    return line if not line.strip(" \t\f") else None
-
-
-def _statement_starts(source: _Source) -> List[int]:
-    number = next(n for n, kept in _SOURCES.items() if kept[0] is source)
-    found = []
-    for made in _SOURCES[number][1]:
-        if isinstance(made, (cst.BaseStatement, cst.BaseSmallStatement, cst.ExceptHandler)):
-            located = _located(made)
-            if located is not None:
-                found.append(located[1])
-            for decorator in getattr(made, "decorators", ()):
-                located = _located(decorator.decorator)
-                if located is not None:
-                    found.append(source.text.rfind("@", 0, located[1]))
-    return sorted(found)
-
-
-def _skip_back(text: str, at: int) -> Optional[int]:
-    """The offset of the last character at or before ``at`` that is not whitespace (-1: none); None when that
-    means crossing a line with a ``#`` (a comment, or a ``#`` in a string: reading backwards cannot tell)."""
-    while at >= 0:
-        char = text[at]
-        if char in _BLANK:
-            at -= 1
-        elif char == "\n" or char == "\r":
-            line_start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
-            if "#" in text[line_start:at]:
-                return None
-            at -= 1
-        else:
-            return at
-    return -1
-
-
-def _skip_forward(text: str, at: int) -> int:
-    """The offset of the first character at or after ``at`` that is neither whitespace nor in a comment."""
-    size = len(text)
-    while at < size:
-        char = text[at]
-        if char in _BLANK or char == "\n" or char == "\r":
-            at += 1
-        elif char == "#":
-            at = text.find("\n", at)
-            if at < 0:
-                return size
-        else:
-            return at
-    return size
-
-
-def _call_parenthesis(text: str, at: int) -> Optional[bool]:
-    """Whether the ``(`` at ``at`` opens a call's arguments or a class's bases: what comes before it ends an
-    expression (a name that is no keyword, a closing bracket, a string). None when that cannot be read."""
-    before = _skip_back(text, at - 1)
-    if before is None:
-        return None
-    if before < 0:
-        return False
-    char = text[before]
-    if char in ")]}'\"":
-        ends_expression = True
-    elif not (char.isalnum() or char == "_"):
-        return False
-    else:
-        word_start = before
-        while word_start > 0 and (text[word_start - 1].isalnum() or text[word_start - 1] == "_"):
-            word_start -= 1
-        ends_expression = text[word_start:before + 1] not in _KEYWORDS
-    if ends_expression and ("\n" in text[before:at] or "\r" in text[before:at]):
-        return None  # a statement that starts with ``(``, or a call across lines in brackets: not told apart here
-    return ends_expression
-
-
-def surely_uncommented(node: cst.CSTNode) -> bool:
-    """``node`` is a statement of a fast tree, and its text holds no ``#``: from the comment and blank lines just
-    above it (libcst's leading lines) to the end of its last line and the comment and blank lines just below (an
-    indented block's footer). Then libcst's tree of it holds no comment. False when that is not known."""
-    if not isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
-        return False
-    found = _located(node)
-    if found is None:
-        return False
-    source, start, end = found
-    text = source.text
-    first = text.rfind("\n", 0, start) + 1
-    while first > 0:  # the lines just above that are blank or comments
-        above = text.rfind("\n", 0, first - 1) + 1
-        line = text[above:first - 1].strip(" \t\f\r")
-        if line and not line.startswith("#"):
-            break
-        first = above
-    last = text.find("\n", end)
-    while last >= 0:  # the lines just below that are blank or comments
-        below = text.find("\n", last + 1)
-        line = text[last + 1:below if below >= 0 else len(text)].strip(" \t\f\r")
-        if line and not line.startswith("#"):
-            break
-        last = below
-    return "#" not in text[first:last if last >= 0 else len(text)]
-
-
-def parse_for_analysis(text: str) -> cst.Module:
-    """A fast tree of ``text``, or libcst's where ``fast_module`` refuses it (libcst's errors are raised)."""
-    from ms_lint.cstutil import parse_module
-
-    try:
-        return fast_module(text)
-    except FastTreeRefused:
-        return parse_module(text)
-
-
-def trees_alive() -> bool:
-    """Some fast tree is in use in this process (``code_for`` must look)."""
-    return bool(_PLACES)
-
-
-def code_for(node: cst.CSTNode) -> str:
-    """``code_for_node``'s text for any node: read from the source for a node of a fast tree, generated by libcst
-    for the others; ``NeedsRealTree`` for a node of a fast tree (or built around one) that the source does not give
-    exactly."""
-    if node in _PLACES:
-        code = code_of(node)
-        if code is None:
-            raise NeedsRealTree(type(node).__name__)
-        return code
-    if _holds_fast_node(node):
-        raise NeedsRealTree(type(node).__name__)
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _holds_fast_node(node: cst.CSTNode) -> bool:
-    from ms_lint.walk import _children
-
-    stack = [node]
-    while stack:
-        for child in _children(stack.pop()):
-            if child in _PLACES:
-                return True
-            stack.append(child)
-    return False
-
-
-class FastPositions:
-    """The ranges findings are reported at, for a fast tree (``ms_lint.engine``): ``PositionProvider``'s answers,
-    from ``ast``'s; ``NeedsRealTree`` for a node the source does not place."""
-
-    def get(self, node: cst.CSTNode, default=None):
-        from libcst.metadata import CodePosition, CodeRange
-
-        place = place_of(node)
-        if place is None:
-            raise NeedsRealTree(type(node).__name__)
-        return CodeRange(CodePosition(place.line, place.column), CodePosition(place.end_line, place.end_column))
-
-    def __contains__(self, node) -> bool:
-        return place_of(node) is not None
+    return module, builder.places, builder.source
