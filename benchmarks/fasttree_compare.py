@@ -6,7 +6,8 @@
 For every file both parsers accept: the fast tree must be libcst's tree less layout (the same node classes, the
 same names, numbers and string literals as written, the same shape); for each node the fast tree places,
 ``fasttree.place_of`` must be what libcst's ``PositionProvider`` (``ms_lint.positions.node_positions``) gives; for
-each expression whose code the fast tree reads, ``fasttree.code_of`` must be ``code_for_node``'s text. A None (the
+each expression whose code the fast tree reads, ``fasttree.code_of`` must be ``code_for_node``'s text, and
+``fasttree.own_parentheses`` the length of its ``lpar``. A None (the
 fast tree cannot tell: ``ms-lint check`` then asks libcst's tree) is counted, not a difference. Prints the counts
 and every difference; exit status 1 on any difference.
 """
@@ -117,6 +118,9 @@ def compare_file(path: str, counts: collections.Counter, problems: List[str]) ->
                 problems.append(f"{path}: code of {type(one).__name__}: {code[:60]!r}")
             else:
                 counts["codes"] += 1
+            pairs = fasttree.own_parentheses(other)
+            if pairs is not None and pairs != len(getattr(one, "lpar", ())):
+                problems.append(f"{path}: parentheses of {type(one).__name__}: {pairs} != {len(one.lpar)}")
 
 
 def default_folders() -> List[str]:

@@ -33,7 +33,7 @@ from ms_lint.codes import UNANALYZABLE
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.cstutil import parse_module
-from ms_lint.fasttree import FastPositions, NeedsRealTree, is_fast_module, parse_for_analysis
+from ms_lint.fasttree import FastPositions, NeedsRealTree, analyzing_fast, is_fast_module, parse_for_analysis
 from ms_lint.diagnostics import Finding
 from ms_lint.noqa import is_suppressed, skips_file
 from ms_lint.positions import StatementPositions
@@ -126,9 +126,15 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
     before = use_fast_trees(True)
     try:
         try:
-            return _analyze_source(source, config, display_path, rules, flake8_noqa, index, None, True)
+            with analyzing_fast():
+                result = _analyze_source(source, config, display_path, rules, flake8_noqa, index, None, True)
+            if not result.unanalyzable:
+                return result
+            REANALYZED["unanalyzable"] += 1  # too deep for the fast tree, say: libcst's tree decides
         except NeedsRealTree as why:
             REANALYZED[f"own tree: {why}"] += 1
+        except Exception as error:  # a rewrite's transformer run over fast nodes, say: libcst's tree decides
+            REANALYZED[f"error: {type(error).__name__}"] += 1
         try:
             return _analyze_source(source, config, display_path, rules, flake8_noqa, index, None, False)
         except NeedsRealTree as why:

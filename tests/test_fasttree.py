@@ -501,6 +501,102 @@ CHECKED_BOTH_WAYS = {
                 x = x + i
             return x
         """,
+    # a rewrite runs libcst transformers over the branch: the rebuilt nodes have no source, and their code must
+    # not be written from libcst's defaults (`a+b` would read as `a + b`, `(a + b) * c` as `a + b * c`)
+    "same_value_written_twice.py": """\
+        import mindspore as ms
+
+
+        @ms.jit
+        def h(a, b, c):
+            if c > 0:
+                z = a
+                y = a+b
+            else:
+                z = a
+                y = a + b
+            return y + z
+        """,
+    "spaced_subscript.py": """\
+        import mindspore as ms
+
+
+        @ms.jit
+        def m(a, b, c):
+            if c > 0:
+                z = a
+                y = a[ b ]
+            else:
+                z = a
+                y = a[ b ]
+            return y + z
+        """,
+    "augmented_over_lines.py": """\
+        import mindspore as ms
+
+
+        @ms.jit
+        def f(scores, mask):
+            if (mask == 0).any():
+                scores &= \\
+                    mask
+            return scores
+        """,
+    "spaced_attribute.py": """\
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class PlainSGD(nn.Cell):
+            def __init__(self, params):
+                super().__init__()
+                self.params = ms.ParameterTuple(params)
+
+            def construct(self, grads):
+                for i in range(len(self. params)):
+                    ops.assign(self. params[i], self. params[i] - 0.1 * grads[i])
+                return True
+        """,
+    # a class, an import and a with statement in a branch's function, and an empty tuple: once rebuilt by a
+    # transformer, libcst's validation or codegen fails on fast nodes (the analysis asks libcst's tree)
+    "statements_a_transformer_rebuilds.py": """\
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.p = ms.Parameter(ms.Tensor(0.0, ms.float32), name="p")
+                self.step = ms.Parameter(ms.Tensor(0, ms.int32), name="step")
+
+            def construct(self, x):
+                from mindspore import numpy as mnp
+                class K:
+                    pass
+                with ms.context:
+                    pass
+                shape = ()
+                if self.step == 1:
+                    v = x * 2
+                    ops.assign(self.p, v)
+                return x
+        """,
+    "empty_tuple_in_a_branch.py": """\
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ms.jit
+        def k(a, b, c):
+            if c > 0:
+                z = a
+                y = ops.reshape(a, ())
+            else:
+                z = b
+                y = b
+            return y + z
+        """,
 }
 
 

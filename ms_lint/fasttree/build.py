@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from ms_lint.chunks import ast_runs, chunk_bounds
 from ms_lint.fasttree.text import IDENTIFIER, LINE_BREAK, Source, closing_bracket, string_tokens, top_level_colons
 
 
@@ -29,12 +30,19 @@ MARK_PARENS = _Marker()
 MARK_LINES = _Marker()
 
 
+def _holds_sequence(field: dataclasses.Field) -> bool:
+    if field.default is not dataclasses.MISSING:
+        return isinstance(field.default, (tuple, list))
+    factory = field.default_factory  # type: ignore[misc]
+    return factory is not dataclasses.MISSING and isinstance(factory(), (tuple, list))
+
+
 def _maker(node_class: type) -> Callable[..., cst.CSTNode]:
     """A function building ``node_class`` from keyword fields (the others take the dataclass defaults, each made
     once and shared, and the markers), setting its slots directly."""
     params, lines, namespace = [], [], {"_new": object.__new__, "_cls": node_class}
     for field in dataclasses.fields(node_class):
-        if field.name in ("lpar", "rpar"):
+        if field.name in ("lpar", "rpar") and _holds_sequence(field):  # an expression's (a ``With``'s is one node)
             default: Any = MARK_PARENS
         elif field.name == "leading_lines" or (node_class is cst.Module and field.name == "header"):
             default = MARK_LINES
@@ -226,10 +234,8 @@ class _Builder:
         self.places: Dict[cst.CSTNode, int] = {}
 
     # -- statements ----------------------------------------------------------------------------------------
-    def module(self, tree: ast.Module) -> cst.Module:
-        text = self.source.text
-        return Module(body=self.statements(tree.body),
-                      has_trailing_newline=text.endswith("\n"))
+    def finish(self, body: Sequence[cst.BaseStatement]) -> cst.Module:
+        return Module(body=body, has_trailing_newline=self.source.text.endswith("\n"))
 
     def statements(self, nodes: Sequence[ast.stmt]) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
@@ -686,25 +692,31 @@ def _fstring(token: str) -> cst.BaseExpression:
         raise FastTreeRefused("an f-string libcst does not parse") from error
 
 
-def _refused_identifiers(text: str, tree: ast.Module) -> bool:
-    """Some code outside strings and comments holds text that NFKC normalisation changes: ``ast`` may give an
-    identifier there in another spelling than the source's (libcst's)."""
+def _suspect_lines(text: str) -> Dict[int, str]:
+    """Line number -> line, for the lines that NFKC normalisation changes: ``ast`` may give an identifier on them
+    in another spelling than the source's (libcst's). Mostly comments and strings (full-width punctuation)."""
     if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return {}
+    return {number: line for number, line in enumerate(LINE_BREAK.split(text), 1)
+            if not line.isascii() and not unicodedata.is_normalized("NFKC", line)}
+
+
+def _refused_identifiers(suspects: Dict[int, str], tree: ast.Module, source: Source) -> bool:
+    """Some suspect line of ``tree`` (``_suspect_lines``) changes under NFKC outside its strings and comment."""
+    if not suspects or not tree.body:
         return False
-    strings = None
-    source = None
-    for number, line in enumerate(LINE_BREAK.split(text), 1):
-        if line.isascii() or unicodedata.is_normalized("NFKC", line):
-            continue
-        if strings is None:
-            source = Source(text)
-            strings = _string_columns(tree, source)
+    first, last = tree.body[0].lineno, tree.body[-1].end_lineno
+    mine = {number: line for number, line in suspects.items() if first <= number <= last}  # type: ignore[operator]
+    if not mine:
+        return False
+    strings = _string_columns(tree, source)
+    for number, line in mine.items():
         code = list(line)
         for start, end in strings.get(number, ()):
             code[start:end] = " " * (end - start)
-        code = "".join(code)
-        hash_at = code.find("#")
-        if not unicodedata.is_normalized("NFKC", code if hash_at < 0 else code[:hash_at]):
+        code_text = "".join(code)
+        hash_at = code_text.find("#")
+        if not unicodedata.is_normalized("NFKC", code_text if hash_at < 0 else code_text[:hash_at]):
             return True
     return False
 
@@ -726,20 +738,38 @@ def _string_columns(tree: ast.Module, source: "Source") -> Dict[int, List[Tuple[
 
 def build(text: str, number: int) -> Tuple[cst.Module, Dict[cst.CSTNode, int], Source]:
     """The fast tree of ``text``, the positions of its nodes (packed with ``number``) and its source;
-    ``FastTreeRefused`` where only libcst's parser gives the right tree."""
+    ``FastTreeRefused`` where only libcst's parser gives the right tree. A long module is parsed a run of
+    top-level statements at a time (``ms_lint.chunks``: ``ast.parse`` holds about 5 KB a line while it parses)."""
+    suspects = _suspect_lines(text)
+    bounds = chunk_bounds(text)
+    if len(bounds) > 1:
+        builder = _Builder(text, number)
+        body: List[cst.BaseStatement] = []
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
+                for tree in ast_runs(text, bounds):
+                    body.extend(_build_body(builder, tree, suspects))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # a cut inside a string or a bracket, or a real error: the whole module decides
+        else:
+            return builder.finish(tuple(body)), builder.places, builder.source
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to report
+            warnings.simplefilter("ignore")
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         raise FastTreeRefused("ast does not parse it") from error
-    if _refused_identifiers(text, tree):
-        raise FastTreeRefused("identifiers NFKC normalisation may change")
     builder = _Builder(text, number)
+    return builder.finish(_build_body(builder, tree, suspects)), builder.places, builder.source
+
+
+def _build_body(builder: "_Builder", tree: ast.Module, suspects: Dict[int, str]) -> Sequence[cst.BaseStatement]:
+    if _refused_identifiers(suspects, tree, builder.source):
+        raise FastTreeRefused("identifiers NFKC normalisation may change")
     try:
-        module = builder.module(tree)
+        return builder.statements(tree.body)
     except KeyError as error:  # a node class the builder does not make (match, except*, type aliases)
         raise FastTreeRefused(str(error)) from error
     except RecursionError as error:
         raise FastTreeRefused("nested too deeply") from error
-    return module, builder.places, builder.source
