@@ -118,7 +118,7 @@ def analyze_source(source: SourceFile, config: Config, display_path: Optional[st
 
     ``fast_trees`` (``ms-lint check``, whose findings keep no fix to apply): the file and the other modules its
     questions reach are analyzed on trees built from ``ast`` (``ms_lint.fasttree``: the same findings, messages
-    and positions, at about half of libcst's parse); where those cannot answer exactly (``NeedsRealTree``) the
+    and positions, at about two fifths of libcst's parse); where those cannot answer exactly (``NeedsRealTree``) the
     file is analyzed again on libcst's tree (the other modules' fast trees still answer what they can), and if
     that is not enough, on libcst's trees alone. The result's ``module`` and fixes are then for reporting only."""
     if not fast_trees or trees is not None:

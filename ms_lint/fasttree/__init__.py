@@ -28,7 +28,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from ms_lint.fasttree.build import FastTreeRefused, build
+from ms_lint.fasttree.build import FastTreeRefused, build_tree
 from ms_lint.fasttree.places import (
     NeedsRealTree,
     Place,
@@ -58,7 +58,7 @@ def fast_module(text: str) -> cst.Module:
     """The libcst-shaped tree of ``text`` for analysis; ``FastTreeRefused`` where only libcst's parser gives the
     right tree."""
     number = next(_numbers) & 0xFFFFFFFF
-    module, places, source = build(text, number)
+    module, places, source = build_tree(text, number)
     register(number, places, source)
     _made[0] = True
     return module

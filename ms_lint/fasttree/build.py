@@ -736,7 +736,7 @@ def _string_columns(tree: ast.Module, source: "Source") -> Dict[int, List[Tuple[
     return found
 
 
-def build(text: str, number: int) -> Tuple[cst.Module, Dict[cst.CSTNode, int], Source]:
+def build_tree(text: str, number: int) -> Tuple[cst.Module, Dict[cst.CSTNode, int], Source]:
     """The fast tree of ``text``, the positions of its nodes (packed with ``number``) and its source;
     ``FastTreeRefused`` where only libcst's parser gives the right tree. A long module is parsed a run of
     top-level statements at a time (``ms_lint.chunks``: ``ast.parse`` holds about 5 KB a line while it parses)."""
