@@ -61,13 +61,19 @@ def _parse_runs(text: str, bounds) -> Optional[cst.Module]:
 
 
 def _parse_whole(text: str) -> cst.Module:
-    if os.environ.get("LIBCST_PARSER_TYPE") == "pure":  # libcst's old pure-Python parser may lean on validation
-        return cst.parse_module(text)
+    return _unvalidated(cst.parse_module, text)
+
+
+def _unvalidated(parse, text: str):
+    """``parse(text)`` with libcst's per-node validation switched off for its duration (not with libcst's old
+    pure-Python parser, which may lean on it)."""
+    if os.environ.get("LIBCST_PARSER_TYPE") == "pure":
+        return parse(text)
     base = cst.CSTNode
     validated = base.__dict__["__post_init__"]
     base.__post_init__ = _not_validated  # type: ignore[method-assign]
     try:
-        return cst.parse_module(text)
+        return parse(text)
     finally:
         base.__post_init__ = validated  # type: ignore[method-assign]
 
@@ -292,10 +298,4 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
 
 def parse_expression_unvalidated(text: str) -> cst.BaseExpression:
     """``cst.parse_expression`` without libcst's per-node validation (see ``parse_module``)."""
-    base = cst.CSTNode
-    validated = base.__dict__["__post_init__"]
-    base.__post_init__ = _not_validated  # type: ignore[method-assign]
-    try:
-        return cst.parse_expression(text)
-    finally:
-        base.__post_init__ = validated  # type: ignore[method-assign]
+    return _unvalidated(cst.parse_expression, text)

@@ -1,7 +1,6 @@
 """``ms_lint.fasttree``: trees built from ``ast`` are libcst's trees less the whitespace, and the places and code it
 reads from the source are what libcst's ``PositionProvider`` and ``code_for_node`` give; ``ms-lint check`` on them
 gives the findings the libcst trees give."""
-import dataclasses
 import pathlib
 import textwrap
 
@@ -11,19 +10,15 @@ import pytest
 from ms_lint import engine, fasttree
 from ms_lint.config import Config
 from ms_lint.cstutil import code_of as cstutil_code_of, parse_module
+from ms_lint.fasttree.compare import difference, twins
 from ms_lint.fasttree import (
     FastTreeRefused, NeedsRealTree, code_of, fast_module, own_parentheses, parenthesized, place_of, surely_uncommented,
 )
 from ms_lint.positions import node_positions
 from ms_lint.source import read_source
-from ms_lint.walk import _child_fields
 from corpus_support import fixture_sources
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# Fields that hold layout only (what a fast tree leaves at libcst's defaults), beside walk's token fields.
-LAYOUT = {"indent", "first_colon", "second_colon", "default_indent", "default_newline", "encoding",
-          "leading_whitespace"}
-SCALARS = ("value", "star", "start", "end", "has_trailing_newline")
 
 CORNERS = textwrap.dedent('''\
     """Docstring."""
@@ -148,48 +143,6 @@ CORNERS = textwrap.dedent('''\
 ''')
 
 
-def _compare(fast, real, path="module"):
-    """The first difference between a fast tree and libcst's, outside layout (None: the same)."""
-    if isinstance(fast, (list, tuple)) and isinstance(real, (list, tuple)):
-        if len(fast) != len(real):
-            return f"{path}: {len(fast)} != {len(real)} items"
-        for index, (one, other) in enumerate(zip(fast, real)):
-            found = _compare(one, other, f"{path}[{index}]")
-            if found:
-                return found
-        return None
-    if type(fast) is not type(real):
-        return f"{path}: {type(fast).__name__} != {type(real).__name__}"
-    if not isinstance(fast, cst.CSTNode):
-        return None if fast == real else f"{path}: {fast!r} != {real!r}"
-    for name in _child_fields(type(fast)):
-        if name not in LAYOUT:
-            found = _compare(getattr(fast, name), getattr(real, name), f"{path}.{name}")
-            if found:
-                return found
-    for field in dataclasses.fields(fast):
-        if field.name in SCALARS or field.name in ("posonly_ind", "star_arg", "asynchronous", "second_colon"):
-            one, other = getattr(fast, field.name), getattr(real, field.name)
-            if isinstance(one, cst.CSTNode) or isinstance(other, cst.CSTNode) or isinstance(one, cst.MaybeSentinel):
-                if type(one) is not type(other):
-                    return f"{path}.{field.name}: {type(one).__name__} != {type(other).__name__}"
-            elif one != other:
-                return f"{path}.{field.name}: {one!r} != {other!r}"
-    return None
-
-
-def _twins(real, fast):
-    """Each node of libcst's tree with the fast tree's node in its place."""
-    yield real, fast
-    if isinstance(real, (list, tuple)):
-        for one, other in zip(real, fast):
-            yield from _twins(one, other)
-    elif isinstance(real, cst.CSTNode):
-        for name in _child_fields(type(real)):
-            if name not in LAYOUT:
-                yield from _twins(getattr(real, name), getattr(fast, name))
-
-
 def _sources():
     paths = sorted(ROOT.glob("ms_lint/**/*.py")) + sorted(ROOT.glob("tests/*.py")) + list(fixture_sources())
     return [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in paths]
@@ -201,10 +154,10 @@ SOURCES = _sources() + [("corners", CORNERS), ("corners-crlf", CORNERS.replace("
 
 def _check_places_and_code(text):
     real, fast = parse_module(text), fast_module(text)
-    assert _compare(fast, real) is None
+    assert difference(fast, real) is None
     positions = node_positions(real)
     placed = quoted = 0
-    for one, other in _twins(real, fast):
+    for one, other in twins(real, fast):
         if not isinstance(one, cst.CSTNode) or not fasttree.is_fast(other):
             continue
         place = place_of(other)
@@ -243,7 +196,7 @@ def test_the_same_trees_places_and_code_as_libcst_on_every_source_here():
 
 def test_the_corners_are_the_same_trees():
     real, fast = parse_module(CORNERS), fast_module(CORNERS)
-    assert _compare(fast, real) is None
+    assert difference(fast, real) is None
     body = fast.body
     # the shapes ast does not have: an elif, statements on one line, a suite after the colon
     branch = body[7]
@@ -254,10 +207,10 @@ def test_the_corners_are_the_same_trees():
 
 def test_the_comparison_sees_a_different_tree():
     """The check above would notice an elif made an else-if, or a string concatenation made one string."""
-    assert _compare(fast_module("if a:\n    pass\nelse:\n    if b:\n        pass\n"),
+    assert difference(fast_module("if a:\n    pass\nelse:\n    if b:\n        pass\n"),
                     parse_module("if a:\n    pass\nelif b:\n    pass\n")) is not None
-    assert _compare(fast_module('x = "a" "b"\n'), parse_module('x = "ab"\n')) is not None
-    assert _compare(fast_module("x[(a, b)]\n"), parse_module("x[a, b]\n")) is not None
+    assert difference(fast_module('x = "a" "b"\n'), parse_module('x = "ab"\n')) is not None
+    assert difference(fast_module("x[(a, b)]\n"), parse_module("x[a, b]\n")) is not None
 
 
 @pytest.mark.parametrize("text", [
@@ -275,7 +228,7 @@ def test_what_only_libcst_reads_exactly_is_refused(text):
 
 def test_full_width_punctuation_in_comments_and_docstrings_is_read():
     text = '"""说明：\n一行。\n"""\nx = 1  # 注释：是\ny = "全角：" + x\n'
-    assert _compare(fast_module(text), parse_module(text)) is None
+    assert difference(fast_module(text), parse_module(text)) is None
 
 
 @pytest.mark.parametrize("text, quoted, expected", [

@@ -17,8 +17,8 @@ A module ``ast`` and libcst would read differently is refused (``FastTreeRefused
 ``ast`` rejects, ``match`` and ``except*`` statements, identifiers that NFKC normalisation changes (``ast`` keeps the
 normalised name, libcst the written one), a backslash continuation ending a line with a ``#``.
 
-``benchmarks/fasttree_compare.py`` and ``tests/test_fasttree.py`` compare trees, places and code with libcst's,
-node by node.
+``compare.py`` compares a fast tree with libcst's node by node (``benchmarks/fasttree_compare.py`` on real code,
+``tests/test_fasttree.py`` on every source here).
 """
 from __future__ import annotations
 
