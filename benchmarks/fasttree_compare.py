@@ -60,7 +60,7 @@ def compare_file(path: str, counts: collections.Counter, problems: List[str]) ->
             where = positions[one]
             expected = (where.start.line, where.start.column, where.end.line, where.end.column)
             if (place.line, place.column, place.end_line, place.end_column) != expected:
-                problems.append(f"{path}: place of {type(one).__name__}: {tuple(place[:4])} != {expected}")
+                problems.append(f"{path}: place of {type(one).__name__}: {tuple(place)} != {expected}")
             counts["places"] += 1
         if isinstance(one, cst.BaseExpression):
             code = fasttree.code_of(other)

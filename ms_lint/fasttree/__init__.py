@@ -147,6 +147,3 @@ class FastPositions:
         if place is None:
             raise NeedsRealTree(type(node).__name__)
         return CodeRange(CodePosition(place.line, place.column), CodePosition(place.end_line, place.end_column))
-
-    def __contains__(self, node) -> bool:
-        return place_of(node) is not None

@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ms_lint.chunks import ast_runs, chunk_bounds
-from ms_lint.fasttree.text import IDENTIFIER, LINE_BREAK, Source, closing_bracket, string_tokens, top_level_colons
+from ms_lint.chunks import LINE_END, ast_runs, chunk_bounds
+from ms_lint.fasttree.text import IDENTIFIER, Source, closing_bracket, string_tokens, top_level_colons
 
 
 class FastTreeRefused(Exception):
@@ -697,7 +697,7 @@ def _suspect_lines(text: str) -> Dict[int, str]:
     in another spelling than the source's (libcst's). Mostly comments and strings (full-width punctuation)."""
     if text.isascii() or unicodedata.is_normalized("NFKC", text):
         return {}
-    return {number: line for number, line in enumerate(LINE_BREAK.split(text), 1)
+    return {number: line for number, line in enumerate(LINE_END.split(text), 1)
             if not line.isascii() and not unicodedata.is_normalized("NFKC", line)}
 
 

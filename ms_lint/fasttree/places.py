@@ -16,7 +16,7 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 import libcst as cst
 
 from ms_lint.fasttree.build import COLUMN_BITS, LINE_BITS, MARK_LINES, MARK_PARENS, MASK, MODULE_BITS
-from ms_lint.fasttree.text import Source, call_parenthesis, closing_bracket, skip_back, skip_forward, string_end
+from ms_lint.fasttree.text import Source, call_parenthesis, closing_bracket, code_characters, skip_back, skip_forward
 
 
 class NeedsRealTree(Exception):
@@ -46,14 +46,12 @@ def register(number: int, places: Dict[cst.CSTNode, int], source: Source) -> Non
 
 class Place(NamedTuple):
     """Where a node of a fast tree is in its text: 1-based lines, 0-based character columns, end exclusive
-    (libcst's ``CodeRange``), and character offsets."""
+    (libcst's ``CodeRange``)."""
 
     line: int
     column: int
     end_line: int
     end_column: int
-    start: int
-    end: int
 
 
 def is_fast_module(module: cst.Module) -> bool:
@@ -110,7 +108,7 @@ def _place(source: Source, start: int, end: int) -> Place:
     starts = source.starts
     line = bisect.bisect_right(starts, start)
     end_line = bisect.bisect_right(starts, end - 1) if end > start else line
-    return Place(line, start - starts[line - 1], end_line, end - starts[end_line - 1], start, end)
+    return Place(line, start - starts[line - 1], end_line, end - starts[end_line - 1])
 
 
 def _inside_parentheses(text: str, opening: int, closing: int) -> Optional[Tuple[int, int]]:
@@ -202,23 +200,11 @@ def _as_libcst_writes(node: cst.CSTNode, source: Source, start: int, end: int) -
         return None
     if not indent:
         return code
-    pieces, at, copied, size = [], 0, 0, len(code)
-    while at < size:
-        char = code[at]
-        if char == "\n":
-            if (at == 0 or code[at - 1] != "\\") and code.startswith(indent, at + 1):
-                pieces.append(code[copied:at + 1])
-                copied = at = at + 1 + len(indent)
-                continue
-        elif char == "#":
-            at = code.find("\n", at)
-            if at < 0:
-                break
-            continue
-        elif char in "'\"":
-            at = string_end(code, at)
-            continue
-        at += 1
+    pieces, copied = [], 0
+    for at, char in code_characters(code):
+        if char == "\n" and (at == 0 or code[at - 1] != "\\") and code.startswith(indent, at + 1):
+            pieces.append(code[copied:at + 1])
+            copied = at + 1 + len(indent)
     pieces.append(code[copied:])
     return "".join(pieces)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from typing import List, Optional
+from typing import Iterator, List, Optional, Tuple
 
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from ms_lint.chunks import line_starts
+
 IDENTIFIER = re.compile(r"\w+")
 # One whole string literal: prefix, quotes, body (a backslash escapes the next character, a line break included, in
 # raw strings too; a long string ends at the first three quotes).
@@ -26,9 +27,7 @@ class Source:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        starts.extend(m.end() for m in LINE_BREAK.finditer(text))
-        self.starts = starts
+        self.starts = line_starts(text)
         self.ascii = text.isascii()
         self.made: list = []  # the nodes of its tree that ``places`` registered
         # the offsets where statements begin, sorted and as a set, worked out when first asked (``places.code_of``)
@@ -79,45 +78,48 @@ def string_end(text: str, at: int) -> int:
     return len(text) if match is None else match.end()
 
 
-def closing_bracket(text: str, start: int) -> int:
-    """The offset of the bracket closing the one at ``start`` (strings and comments skipped)."""
-    depth, at, size = 0, start, len(text)
+def code_characters(text: str, at: int = 0) -> Iterator[Tuple[int, str]]:
+    """(offset, character) of ``text`` from ``at`` on, less its string literals and comments (a comment's line
+    break is kept)."""
+    size = len(text)
     while at < size:
         char = text[at]
+        if char == "#":
+            at = text.find("\n", at)
+            if at < 0:
+                return
+        elif char in "'\"":
+            at = string_end(text, at)
+        else:
+            yield at, char
+            at += 1
+
+
+def closing_bracket(text: str, start: int) -> int:
+    """The offset of the bracket closing the one at ``start`` (strings and comments skipped)."""
+    depth = 0
+    for at, char in code_characters(text, start):
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
             if depth == 0:
                 return at
-        elif char == "#":
-            at = text.find("\n", at)
-            if at < 0:
-                break
-        elif char in "'\"":
-            at = string_end(text, at) - 1
-        at += 1
-    return size
+    return len(text)
 
 
 def top_level_colons(code: str) -> int:
     """The colons of a slice's source outside brackets, strings and comments."""
     if code.count(":") < 2:
         return code.count(":")
-    count, at = 0, 0
-    while at < len(code):
-        char = code[at]
+    count = depth = 0
+    for _at, char in code_characters(code):
         if char in "([{":
-            at = closing_bracket(code, at)
-        elif char == ":":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == ":" and depth == 0:
             count += 1
-        elif char == "#":
-            at = code.find("\n", at)
-            if at < 0:
-                break
-        elif char in "'\"":
-            at = string_end(code, at) - 1
-        at += 1
     return count
 
 
