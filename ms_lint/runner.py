@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
 
 from ms_lint.blake import blake2b
 from ms_lint.cache import ResultsCache, Stamp
@@ -144,11 +144,13 @@ ConfigFor = Union[Config, Callable[[str], Config]]
 
 
 def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = None,
-                  project=None) -> Iterable[Result]:
+                  project=None, meanwhile: Optional[Callable[[], None]] = None) -> Iterable[Result]:
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
-    of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on."""
+    of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on.
+    ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``); not run when the
+    files are analyzed here."""
     from ms_lint.pool import run_batches, worker_count
 
     config_of = config if callable(config) else (lambda _path: config)
@@ -167,7 +169,7 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
         tasks.append((path, index[id(cfg)]))
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
                        initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh),
-                       retire=_over_memory)
+                       retire=_over_memory, meanwhile=meanwhile)
 
 
 # What a file the index finds no graph code in costs, against one that holds graph code, per byte: it is read and
@@ -247,10 +249,11 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,
 
 
 def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None,
-                jobs: Optional[int] = None, listings=None):
+                jobs: Optional[int] = None, listings=None, save: bool = True):
     """The project index of the checked files' packages (``ms_lint.analysis.index``), its summaries cached
     (unpickled under check_files' fewer collections: 0.33 -> 0.18 s on MindSpore's source). ``listings``: the
-    run's folder listings (``ms_lint.analysis.layout.Listings``)."""
+    run's folder listings (``ms_lint.analysis.layout.Listings``). ``save``: store new summaries now (else the
+    caller does, ``save_summaries``)."""
     from ms_lint.analysis.index import ProjectIndex, SummaryCache
     from ms_lint.cache import SummaryStore
     from ms_lint.gcpolicy import keep_alive_objects
@@ -261,7 +264,8 @@ def build_index(files: List[str], config: Config, use_cache: bool = True, cache_
                                    **config.index_options())
     keep_alive_objects()
     index.summary_store = store
-    save_summaries(index)
+    if save:
+        save_summaries(index)
     return index
 
 
@@ -310,35 +314,91 @@ class _Filled(NamedTuple):
     located: Dict[str, Optional[str]]  # every module name looked up by a module-finding walk -> file (or None)
 
 
-def _fill_fingerprints(fingerprints: Dict[str, str], missing: List[Tuple[str, str]], index, store,
-                       stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> _Filled:
-    """Add the fingerprints of the ``missing`` files (path as given, absolute path): carried over from the stored
-    recipes when the project is the one they were stored for and the edit kept every summary's shape
-    (``ms_lint.analysis.carry``), else worked out by the index. ``fingerprints`` holds those loaded for this
-    project (a check of some of its files stored them): what they were computed from is kept with them, since
-    this run's index may not look up the names nor read the modules they needed."""
-    from ms_lint.analysis.carry import carried_fingerprints
-    from ms_lint.cache import same_project, stored_files, stored_located, stored_recipes
+class _FingerprintWork:
+    """The fingerprints of the files a run finds none stored for: carried over from the stored recipes when the
+    project is the one they were stored for and the edit kept every summary's shape (``ms_lint.analysis.carry``),
+    else worked out by the index (``work_out``, for some files now and for the others later: ``check_files``).
+    ``fingerprints`` holds those loaded for this project (a check of some of its files stored them): what they
+    were computed from is kept with them (``filled``), since this run's index may not look up the names nor read
+    the modules they needed."""
 
-    paired = store.paired_stamps(salt)
-    recipes = stored_recipes(paired) if paired is not None else {}
-    loaded = bool(fingerprints)
-    if paired is not None and not loaded and same_project(paired, stamps, roots):
-        carried = carried_fingerprints(paired["files"], recipes, index, stamps, [key for _, key in missing])
-        if carried is not None:
-            fingerprints.update(carried[0])
-            return _Filled(recipes, carried[1], stored_located(paired))
-    worked_out = {}
-    for path, key in missing:
-        recipe = index.fingerprint_recipe(path)
-        fingerprints[key] = index.fingerprint_from(recipe)
-        if recipe is not None:
-            worked_out[key] = recipe
-    if loaded and paired is not None:
-        kept = store.refreshed if store.refreshed is not None else stored_files(paired)
-        outside = {path: stamp for path, stamp in kept.items() if path not in stamps}
-        return _Filled({**recipes, **worked_out}, outside, {**stored_located(paired), **index.located})
-    return _Filled(worked_out, {}, dict(index.located))
+    def __init__(self, fingerprints: Dict[str, str], index, store, stamps: Dict[str, Tuple[int, int]],
+                 roots: List[str], salt: str):
+        from ms_lint.cache import stored_recipes
+
+        self.fingerprints = fingerprints
+        self.index = index
+        self.store = store
+        self.stamps = stamps
+        self.roots = roots
+        self.paired = store.paired_stamps(salt)
+        self.recipes = stored_recipes(self.paired) if self.paired is not None else {}
+        self.loaded = bool(fingerprints)
+        self.worked_out: Dict[str, tuple] = {}
+        self.carried: Optional[_Filled] = None
+
+    def carry(self, missing: List[Tuple[str, str]]) -> bool:
+        """Carry the fingerprints of ``missing`` (path as given, absolute path) over, when that can be done."""
+        from ms_lint.analysis.carry import carried_fingerprints
+        from ms_lint.cache import same_project, stored_located
+
+        if self.paired is None or self.loaded or not same_project(self.paired, self.stamps, self.roots):
+            return False
+        carried = carried_fingerprints(self.paired["files"], self.recipes, self.index, self.stamps,
+                                       [key for _, key in missing])
+        if carried is None:
+            return False
+        self.fingerprints.update(carried[0])
+        self.carried = _Filled(self.recipes, carried[1], stored_located(self.paired))
+        return True
+
+    def work_out(self, missing: List[Tuple[str, str]]) -> None:
+        index = self.index
+        for path, key in missing:
+            recipe = index.fingerprint_recipe(path)
+            self.fingerprints[key] = index.fingerprint_from(recipe)
+            if recipe is not None:
+                self.worked_out[key] = recipe
+
+    def filled(self) -> _Filled:
+        """What to store with the fingerprints."""
+        from ms_lint.cache import stored_files, stored_located
+
+        if self.carried is not None:
+            return self.carried
+        if self.loaded and self.paired is not None:
+            store = self.store
+            kept = store.refreshed if store.refreshed is not None else stored_files(self.paired)
+            outside = {path: stamp for path, stamp in kept.items() if path not in self.stamps}
+            return _Filled({**self.recipes, **self.worked_out}, outside,
+                           {**stored_located(self.paired), **self.index.located})
+        return _Filled(self.worked_out, {}, dict(self.index.located))
+
+
+class _WorkedOutMeanwhile:
+    """``work_out`` of the fingerprints of files the results cache holds nothing for, and the save of the summaries
+    they read, on a thread while the workers analyze (``run_batches(meanwhile=...)``), or after; what it raised is
+    raised by ``finish``."""
+
+    def __init__(self, work: _FingerprintWork, missing: List[Tuple[str, str]]):
+        self.work = work
+        self.missing = missing
+        self.done = not missing
+        self.error: Optional[BaseException] = None
+
+    def __call__(self) -> None:
+        try:
+            self.work.work_out(self.missing)
+            save_summaries(self.work.index)  # with those of the installed modules the fingerprints read
+        except BaseException as error:  # noqa: BLE001  raised again on the main thread, by ``finish``
+            self.error = error
+        self.done = True
+
+    def finish(self) -> None:
+        if not self.done:
+            self()
+        if self.error is not None:
+            raise self.error
 
 
 def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> bool:
@@ -387,7 +447,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
 
     def project():
         if not built:
-            built.append(build_index(files, first, use_cache, cache_dir, jobs, listings))
+            built.append(build_index(files, first, use_cache, cache_dir, jobs, listings, save=False))
         return built[0]
 
     from ms_lint.analysis.layout import absolute_paths
@@ -395,6 +455,10 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
     absolute = absolute_paths(files)
     fingerprints: Dict[str, str] = {}
     stamps: Dict[str, Tuple[int, int]] = {}
+    own_index = _same_index_options(config_of, first)
+    work: Optional[_FingerprintWork] = None  # fingerprints worked out by this run, stored after the analysis
+    deferred: Optional[_WorkedOutMeanwhile] = None
+    deferred_keys: Set[str] = set()
     if use_cache:
         from ms_lint.analysis.layout import project_files, project_stamps, project_state
         from ms_lint.cache import FingerprintStore
@@ -413,13 +477,18 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
-            from ms_lint.analysis.index import content_stamps
-
-            filled = _fill_fingerprints(fingerprints, missing, project(), store, stamps, roots, salt)
+            work = _FingerprintWork(fingerprints, project(), store, stamps, roots, salt)
+            carried = work.carry(missing)
             project().cache.replaced.clear()  # only the carry compared them: the old summaries can go
-            store.save(state, fingerprints, {**filled.outside, **content_stamps(project(), stamps)}, salt,
-                       filled.recipes, stamps, filled.located)
-            save_summaries(project())
+            if not carried:
+                # A file the results cache holds nothing for is analyzed whatever its fingerprint: those are worked
+                # out while the workers analyze (on a first run, every file's: 1.4 s of this process's time on
+                # MindSpore's source, which the workers used to wait for); the others now, for the lookups below.
+                later = [(path, key) for path, key in missing
+                         if not own_index(path) or key not in cache_of(path).entries]
+                deferred = _WorkedOutMeanwhile(work, later)
+                deferred_keys = {key for _, key in later}
+                work.work_out([(path, key) for path, key in missing if key not in deferred_keys])
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
             from ms_lint.cache import stored_located, stored_recipes
 
@@ -428,8 +497,10 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
                        stored_located(paired))
     findings: List[Finding] = []
     pending: List[str] = []
-    own_index = _same_index_options(config_of, first)
     for path, key in zip(files, absolute):
+        if key in deferred_keys:
+            pending.append(path)  # no stored result to look up: its fingerprint comes later
+            continue
         # the project's stamps were taken just now: the cache need not stat the file again, unless ``..`` in the
         # path makes its absolute spelling name another file (``link/../x.py`` with ``link`` a symlink)
         stat = stamps.get(key) if ".." not in path else None
@@ -443,11 +514,23 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             for finding in cached:
                 finding.path = shown
             findings.extend(cached)
+    analyzed: List[Result] = []
     if pending:  # a warm run imports neither the worker pool nor the parsers
-        for path, file_findings, stamp in analyze_files(pending, config_of, jobs, project()):
-            findings.extend(file_findings)
-            if use_cache and stamp is not None and own_index(path):
-                cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
+        analyzed = list(analyze_files(pending, config_of, jobs, project(), meanwhile=deferred))
+    if deferred is not None:
+        deferred.finish()
+    for path, file_findings, stamp in analyzed:
+        findings.extend(file_findings)
+        if use_cache and stamp is not None and own_index(path):
+            cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
+    if work is not None:
+        from ms_lint.analysis.index import content_stamps
+
+        filled = work.filled()
+        store.save(state, fingerprints, {**filled.outside, **content_stamps(project(), stamps)}, salt,
+                   filled.recipes, stamps, filled.located)
+    if built:
+        save_summaries(built[0])  # once, after the fingerprints read what they read of installed modules
     for cache in caches.values():
         cache.save()
     findings.sort(key=Finding.sort_key)

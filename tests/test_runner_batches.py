@@ -1,4 +1,6 @@
 """How the runner deals files out to workers: runs of neighbouring paths, each file once, the heaviest run first."""
+import os
+
 from ms_lint.runner import BATCHES_PER_WORKER, neighbour_batches
 
 
@@ -144,3 +146,45 @@ def test_meanwhile_runs_beside_the_first_workers_and_ends_before_a_replacement_i
         forks = handle.read().split()
     assert forks[:2] == ["running", "running"]  # the first two workers: forked before the thread started
     assert len(forks) > 2 and set(forks[2:]) == {"done"}  # the replacements: after it ended
+
+
+def test_summary_batches_take_the_longest_files_first_and_cut_them_small():
+    """The index's summaries: every file once, the heaviest batches first, at most ``SUMMARY_BATCH`` files and
+    about a twentieth of a worker's share of the bytes each, a longer file alone (so that no worker is left with a
+    long file at the end while the other waits)."""
+    from ms_lint.analysis.index import SUMMARY_BATCH, summary_batches
+
+    sizes = {f"/p/m{i:03d}.py": 1_000 + (i * 7919) % 5_000 for i in range(300)}
+    sizes["/p/huge.py"] = 2_000_000
+    batches = summary_batches(sizes, workers=2)
+    assert sorted(path for batch in batches for path in batch) == sorted(sizes)
+    assert batches[0] == ["/p/huge.py"]
+    share = sum(sizes.values()) // 40
+    for batch in batches[1:]:
+        assert len(batch) <= SUMMARY_BATCH
+        assert len(batch) == 1 or sum(sizes[p] for p in batch) <= share
+    order = [sizes[path] for batch in batches for path in batch]
+    assert order == sorted(order, reverse=True)
+
+
+def test_a_project_of_few_long_files_is_summarized_on_workers(tmp_path, monkeypatch):
+    """Workers summarize from ``PARALLEL_SUMMARIES`` files or ``PARALLEL_SUMMARY_BYTES`` bytes on: a few long
+    files go to them too, and the summaries are the ones one process makes."""
+    from ms_lint import pool
+    from ms_lint.analysis import index as index_module
+
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text("".join(f"def f{j}(x):\n    return g(x, {j})\n" for j in range(40)))
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    monkeypatch.setattr(pool, "cpu_count", lambda: 2)
+    pooled = []
+    real = pool.run_batches
+    monkeypatch.setattr(pool, "run_batches", lambda items, *args, **kwargs: pooled.append(
+        [len(batch) for batch in kwargs["batches"]]) or real(items, *args, **kwargs))
+    monkeypatch.setattr(index_module, "PARALLEL_SUMMARY_BYTES", sum(os.path.getsize(p) for p in files) + 1)
+    alone = index_module.ProjectIndex.for_files(files, jobs=2)
+    assert pooled == []  # below both thresholds: summarized here
+    monkeypatch.setattr(index_module, "PARALLEL_SUMMARY_BYTES", sum(os.path.getsize(p) for p in files))
+    pooled_index = index_module.ProjectIndex.for_files(files, jobs=2)
+    assert len(pooled) == 1 and sum(pooled[0]) == len(files)
+    assert pooled_index.modules == alone.modules

@@ -517,3 +517,78 @@ def test_a_file_summarized_again_frees_its_old_summary_and_only_it_is_saved(tmp_
     with open(loaded.delta_file, "rb") as handle:
         assert list(pickle.load(handle)) == [paths[0]]
     assert SummaryStore(str(tmp_path)).load()[paths[0]][2].digest == entries[paths[0]][2].digest
+
+
+def _pool_sized_project(write, monkeypatch, count=runner.PARALLEL_THRESHOLD + 4):
+    """Enough files for the worker pool, which two workers analyze even on a one-core machine."""
+    from ms_lint import pool
+
+    monkeypatch.setattr(pool, "cpu_count", lambda: 2)
+    for index in range(count):
+        write(f"pkg/m{index:02d}.py", FLAGGED if index % 3 == 0 else CLEAN)
+    write("pkg/__init__.py", "")
+
+
+def test_a_first_run_works_out_the_fingerprints_while_the_workers_analyze(write, tmp_path, monkeypatch):
+    """No file has stored results: every fingerprint is worked out on a thread of this process while the workers
+    analyze, and the run stores the fingerprints one process working them out first would store (the next run is
+    warm)."""
+    import threading
+
+    _pool_sized_project(write, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    threads = []
+    real = runner._WorkedOutMeanwhile.__call__
+
+    def worked_out(self):
+        threads.append((threading.current_thread() is threading.main_thread(), len(self.missing)))
+        return real(self)
+
+    monkeypatch.setattr(runner._WorkedOutMeanwhile, "__call__", worked_out)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "pkg").glob("*.py"))
+    cold = runner.check_files(files, Config(), jobs=2)
+    assert threads == [(False, len(files))]  # once, beside the workers, for every file
+    stored = json.loads(next((tmp_path / CACHE_DIR).rglob("fingerprints-*.json")).read_text())["fingerprints"]
+    index = runner.build_index(files, Config(), use_cache=False)
+    assert stored == {os.path.abspath(path): index.fingerprint_for(path) for path in files}
+    results = json.loads(cache_files(tmp_path)[0].read_text())
+    assert {path: entry["depends"] for path, entry in results.items()} == stored
+    forbid_analysis(monkeypatch)
+    warm = runner.check_files(files, Config(), jobs=2)
+    assert [f.to_json() for f in warm] == [f.to_json() for f in cold]
+
+
+def test_a_file_with_stored_results_gets_its_fingerprint_before_the_lookup(write, tmp_path, monkeypatch):
+    """Fingerprints lost (a cache folder restored without them), results kept: each file's fingerprint is worked
+    out before its lookup, so unchanged files are served from the cache, not analyzed again."""
+    _pool_sized_project(write, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "pkg").glob("*.py"))
+    cold = runner.check_files(files, Config(), jobs=2)
+    for stored in (tmp_path / CACHE_DIR).rglob("*.json"):
+        if stored.name.startswith(("fingerprints-", "stamps-")):
+            stored.unlink()
+    forbid_analysis(monkeypatch)
+    warm = runner.check_files(files, Config(), jobs=2)
+    assert [f.to_json() for f in warm] == [f.to_json() for f in cold]
+
+
+def test_an_error_while_working_out_fingerprints_beside_the_workers_is_raised(write, tmp_path, monkeypatch):
+    """A bug in the fingerprints worked out on the thread is not lost: the run raises it (as one working them out
+    first would), and stores no fingerprint."""
+    from ms_lint.analysis.index import ProjectIndex
+
+    _pool_sized_project(write, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    real = ProjectIndex.fingerprint_recipe
+
+    def recipe(self, path):
+        if path.endswith("m05.py"):
+            raise RuntimeError("a bug in the recipe")
+        return real(self, path)
+
+    monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", recipe)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "pkg").glob("*.py"))
+    with pytest.raises(RuntimeError, match="a bug in the recipe"):
+        runner.check_files(files, Config(), jobs=2)
+    assert not list((tmp_path / CACHE_DIR).rglob("fingerprints-*.json"))
