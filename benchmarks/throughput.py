@@ -15,6 +15,7 @@ Each corpus is copied (``.py`` files only) into a temporary folder, so the edite
 original. The commands run in rounds, one of each per round, so a noisy neighbour slows all of them alike:
 
 * ``ms-lint check --no-cache``         cold: every file read, pre-filtered, the rest parsed and analyzed
+* ``ms-lint check`` (empty cache)      first run: cold, and the results cache and fingerprints written
 * ``ms-lint check``                    warm: results cache filled, nothing changed
 * ``ms-lint check`` after ``touch``    one file gets a new mtime, same content (the cache compares digests)
 * ``ms-lint check`` after an edit      one file (the largest that defines ``construct``) gets a new comment line
@@ -216,10 +217,18 @@ def _add_call_here(path: str, number: int) -> None:
 
 
 # -- the tools ----------------------------------------------------------------------------------------------------
+# ``ms-lint first run``'s cache folder (in the benchmark's working folder), emptied before each run: a check that
+# writes its results cache and fingerprints from nothing, as a first run or a CI job without a kept cache does
+# (``cold`` is ``--no-cache``, which writes nothing and works no fingerprint out).
+FIRST_RUN_CACHE = "first-run-cache"
+
+
 def tool_commands(target: str, jobs: int, tools: Sequence[str]) -> Dict[str, List[str]]:
     py = sys.executable
     commands = {
         "ms-lint cold": [py, "-m", "ms_lint", "check", "--no-cache", "--exit-zero", "--jobs", str(jobs), target],
+        "ms-lint first run": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), "--cache-dir",
+                              FIRST_RUN_CACHE, target],
         "ms-lint warm": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
         "ms-lint 1 file touched": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
         "ms-lint 1 file edited": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
@@ -239,6 +248,8 @@ def tool_commands(target: str, jobs: int, tools: Sequence[str]) -> Dict[str, Lis
 def shown_command(name: str, argv: List[str], jobs: int) -> str:
     if name.startswith("ms-lint"):
         extra = "--no-cache " if name == "ms-lint cold" else ""
+        if name == "ms-lint first run":
+            return f"ms-lint check --jobs {jobs} (an empty cache folder: the cache written)"
         after = {"ms-lint 1 file touched": " (after touch of one file)",
                  "ms-lint 1 file edited": " (after editing one file)",
                  "ms-lint 1 call added": " (after adding a call to one file)"}.get(name, "")
@@ -316,12 +327,16 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
     envs = {name: (ms_lint_env if name.startswith("ms-lint") else None) for name in commands}
     same = findings_agree(commands["ms-lint cold"], commands["ms-lint warm"], workdir, ms_lint_env)
     for name, argv in commands.items():  # warm-up: OS file cache, ruff/flake8 start-up, ms-lint results cache
+        if name == "ms-lint first run":
+            shutil.rmtree(os.path.join(workdir, FIRST_RUN_CACHE), ignore_errors=True)
         measure(argv, workdir, envs[name])
     original = open(target, "rb").read()
     loads = [os.getloadavg()[0]]
     try:
         for round_number in range(runs):
             for name, argv in commands.items():
+                if name == "ms-lint first run":
+                    shutil.rmtree(os.path.join(workdir, FIRST_RUN_CACHE), ignore_errors=True)
                 if name == "ms-lint 1 file touched":  # new mtime, same bytes: the cache checks the digest
                     stat = os.stat(target)
                     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
@@ -370,6 +385,8 @@ def render(label: str, files: int, lines: int, edited: str, series: Dict[str, Se
             word = "faster" if ratio < 1 else "slower"
             notes.append(f"ms-lint cold / {other} = **{ratio:.2f}** (ms-lint is {max(ratio, 1 / ratio):.1f}x {word})")
     warm = series["ms-lint warm"].wall
+    notes.append(f"ms-lint first run (an empty cache: results and fingerprints written) / cold = "
+                 f"{series['ms-lint first run'].wall / cold:.2f}")
     notes.append(f"ms-lint warm / cold = {warm / cold:.3f}; one file touched: "
                  f"{series['ms-lint 1 file touched'].wall:.2f} s; one file edited: "
                  f"{series['ms-lint 1 file edited'].wall:.2f} s (a comment), "

@@ -559,3 +559,78 @@ def test_the_same_findings_on_either_tree(tmp_path, name):
     path.write_text(textwrap.dedent(CHECKED_BOTH_WAYS[name]), encoding="utf-8")
     expected = _findings(path, False)
     assert expected and _findings(path, True) == expected
+
+
+# Fixes that used to send the file to libcst's tree (found by counting the files analyzed again on real code):
+# the rewrite printed a number it made itself, or walked the function with libcst's visitor (which rebuilds every
+# node, and a fast tree's do not validate).
+NOT_ANALYZED_AGAIN = {
+    # MSL101's fix counts a loop over a Tensor's length with a Tensor started at ``range``'s implicit 0
+    "counter_from_zero.py": """\
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Scan(nn.Cell):
+            def construct(self, x):
+                h = x[0]
+                for t in range(x.shape[0]):
+                    h = h * 0.5 + x[t]
+                return h
+        """,
+    # MSL201's select asks which names the rest of the function reads (libcst's visitor rebuilt the fast tree's
+    # ``()``, whose parentheses a fast tree leaves to the source, and libcst refused an empty tuple without them);
+    # here it then says why it offers none
+    "branch_select.py": """\
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Scaler(nn.Cell):
+            def __init__(self, flags):
+                super().__init__()
+                self.flags = flags
+                self.logic_not = ops.LogicalNot()
+
+            def construct(self, x):
+                count = ms.Tensor(0, ms.int32)
+                kept = ()
+                for flag in self.flags:
+                    overflow = self.logic_not(flag)
+                    if overflow:
+                        count = count + 1
+                        return count, kept
+                    kept += (x,)
+                return count, kept
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_ANALYZED_AGAIN))
+def test_a_fix_the_fast_tree_can_build_is_not_analyzed_again(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(NOT_ANALYZED_AGAIN[name]), encoding="utf-8")
+    expected = _findings(path, False)
+    before = sum(engine.REANALYZED.values())
+    assert expected
+    assert _findings(path, True) == expected
+    assert sum(engine.REANALYZED.values()) == before
+
+
+def test_reads_outside_a_node_are_the_reads_of_the_rest_of_the_function_on_either_tree():
+    from ms_lint.rewrites.where_flow import reads_outside
+
+    text = textwrap.dedent("""\
+        def f(self, x, y):
+            a = self.scale(x, axis=y)
+            b, c[k] = g(a), h
+            if a:
+                d = e + x
+            return b
+        """)
+    for module in (fast_module(text), parse_module(text)):
+        func = module.body[0]
+        branch = func.body.body[2]
+        # every Name of the body counts but an attribute's, a keyword and a plain target (a tuple target's count)
+        assert reads_outside(func, branch) == {"self", "x", "y", "a", "b", "c", "k", "g", "h"}
+        assert reads_outside(func, func.body.body[0]) == {"b", "c", "k", "g", "a", "h", "e", "x"}

@@ -94,6 +94,8 @@ class PeeledBufferBuilder(TensorCounterBuilder):
             self.refusal = "the loop is not `for i in range(...)` without `else`"
             return None
         start, stop, step = bounds
+        if isinstance(start, str):  # ``range(n)``: 0 (read as a literal, never printed: ``_tensor_call``)
+            start = cst.Integer(start)
         return self._peeled(loop, loop.target.value, start, stop, step, init=None, step_lines=set())
 
     def while_loop(self, loop: cst.While, counter: WhileCounter) -> Optional[Fix]:
@@ -128,7 +130,7 @@ class PeeledBufferBuilder(TensorCounterBuilder):
             return None
         zeros = self._spell(ZEROS)
         moved = self._spell(MOVEAXIS) if axis != 0 else ("", ())
-        counted = self._tensor_call(cst.Integer(str(first + 1)))
+        counted = self._tensor_call(str(first + 1))
         if zeros is None or counted is None or moved is None:
             return None
         init_code, imports = counted

@@ -34,7 +34,7 @@ one shape and dtype every step; a first step that broadcasts it is the reason th
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Set, Tuple
+from typing import Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -213,14 +213,17 @@ class TensorCounterBuilder:
                     return f"a carried value goes through `{name}`, which may change its shape from step to step"
         return None
 
-    def _tensor_call(self, start: cst.BaseExpression):
+    def _tensor_call(self, start: Union[cst.BaseExpression, str]):
         """``Tensor(start, int32)`` spelled with the module's names (``ops.scalar_to_tensor`` when the text
-        already uses ``Tensor`` for something the rewrite cannot see is the class)."""
+        already uses ``Tensor`` for something the rewrite cannot see is the class); ``start``: an expression of the
+        file, or the text of a number the rewrite works out (``range(n)``'s 0: not a node, whose code a check on
+        ``ast``-built trees could not tell from a rebuilt one's, ``ms_lint.fasttree.code_for``)."""
         maker = self._spell(TENSOR_MAKERS)
         int32 = self._spell(INT32_NAMES)
         if maker is None or int32 is None:
             return None
-        return f"{maker[0]}({code_of(start)}, {int32[0]})", maker[1] + int32[1]
+        start_code = start if isinstance(start, str) else code_of(start)
+        return f"{maker[0]}({start_code}, {int32[0]})", maker[1] + int32[1]
 
     def _spell(self, names: Sequence[str]):
         for name in names:
@@ -429,14 +432,15 @@ def _binds_nested(loop, name: str) -> bool:
 
 
 def range_call(iterable: cst.BaseExpression):
-    """(start, stop, step) of ``range(...)`` with a literal int step (default 1), or None."""
+    """(start, stop, step) of ``range(...)`` with a literal int step (default 1), or None; ``start`` is the text
+    ``"0"`` when the call leaves it out."""
     if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"):
         return None
     args = call_name_args(iterable)
     if len(args) != len(iterable.args) or not 1 <= len(args) <= 3:
         return None
     if len(args) == 1:
-        return cst.Integer("0"), args[0].value, 1
+        return "0", args[0].value, 1
     step = 1
     if len(args) == 3:
         known, step = int_literal(args[2].value)

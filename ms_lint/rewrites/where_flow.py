@@ -23,7 +23,7 @@ import libcst as cst
 
 from ms_lint.cstutil import code_of, short_code, suite_statements
 from ms_lint.analysis.values import FunctionValues, Kind
-from ms_lint.walk import find, run_visitor
+from ms_lint.walk import code_children, find, run_visitor
 
 MAX_SELECTS = 12  # nested selects in one rewrite: beyond that the code is no longer readable
 
@@ -419,16 +419,26 @@ def _reads(node: cst.CSTNode) -> Set[str]:
 
 
 def reads_outside(func: cst.FunctionDef, inside: cst.CSTNode) -> Set[str]:
-    """Names read anywhere in ``func`` except inside ``inside`` (an augmented assignment reads its target)."""
-    class _Outside(_Reads):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if node is inside:
-                return False
-            return super().on_visit(node)
-
-    reads = _Outside()
-    run_visitor(func.body, reads)
-    return reads.names
+    """Names read anywhere in ``func`` except inside ``inside`` (an augmented assignment reads its target): what
+    ``_Reads`` collects, walked here with ``inside`` left out (a visitor that prunes it would be one ``run_visitor``
+    hands to libcst, whose walk rebuilds every node of the body: a fast tree's do not validate)."""
+    names: Set[str] = set()
+    stack: List[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        if node is inside:
+            continue
+        kind = type(node)
+        if kind is cst.Name:
+            names.add(node.value)  # type: ignore[attr-defined]
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(node.value)  # type: ignore[attr-defined]  # not the attribute's name, nor the keyword
+        elif kind is cst.AssignTarget:
+            if type(node.target) is not cst.Name:  # type: ignore[attr-defined]
+                stack.append(node.target)  # type: ignore[attr-defined]
+        else:
+            stack.extend(code_children(node))
+    return names
 
 
 def _all_names(node: cst.CSTNode) -> List[str]:
