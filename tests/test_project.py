@@ -1724,3 +1724,42 @@ def test_a_name_mindspore_does_not_define_is_not_made_mindspores_by_a_star_impor
     assert index.mindspore_name("kit.F.no_such_op") is None
     assert index.mindspore_name("kit.F.NotEqual") == "mindspore.ops.NotEqual"
     assert main(["check", "--no-cache", "-q", str(tmp_path / "kit")]) == 0
+
+
+def test_a_method_is_found_without_reading_the_bases_past_the_class_that_defines_it(tmp_path, monkeypatch):
+    """``find_method`` walks ``method_owner_chain`` only as far as the first class defining the method: the
+    constructions table asks every class the project builds for its ``__init__``, and a base's module (an installed
+    package) is read only for a class that inherits it."""
+    from ms_lint.analysis import index as index_module
+
+    site = make(tmp_path / "site", {
+        "extlib/__init__.py": "",
+        "extlib/base.py": """
+            class Base:
+                def __init__(self, size=3):
+                    self.size = size
+            """,
+    })
+    monkeypatch.syspath_prepend(str(site))
+    root = make(tmp_path / "proj", {
+        "pkg/__init__.py": "",
+        "pkg/heads.py": """
+            from extlib.base import Base
+
+            class Own(Base):
+                def __init__(self, size=4):
+                    super().__init__(size)
+
+            class Inherits(Base):
+                pass
+            """,
+    })
+    index = ProjectIndex.for_files([str(root / "pkg" / "heads.py")])
+    read = []
+    real = index_module.summarize_file
+    monkeypatch.setattr(index_module, "summarize_file", lambda path, raw=None: read.append(path) or real(path, raw))
+    assert index.find_method(("pkg.heads", "Own"), "__init__")[0] == ("pkg.heads", "Own")
+    assert read == []  # the base's module was not read
+    assert index.find_method(("pkg.heads", "Inherits"), "__init__")[0] == ("extlib.base", "Base")
+    assert [os.path.relpath(path, site) for path in read] == ["extlib/__init__.py", "extlib/base.py"]
+    assert index.method_owner_chain(("pkg.heads", "Own")) == [("pkg.heads", "Own"), ("extlib.base", "Base")]

@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import warnings
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.analysis.frameworks import dispatched_methods, may_dispatch
 from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, digest_of, module_name_of,
@@ -740,21 +740,33 @@ class ProjectIndex:
             return self._chains[ref]
         chain: List[ClassRef] = []
         self._chains[ref] = chain
+        chain.extend(self._owners(ref))
+        return chain
+
+    def _owners(self, ref: ClassRef) -> Iterator[ClassRef]:
+        """``method_owner_chain``, one class at a time: a class's bases are resolved (and their modules read)
+        only when the walk goes on past it."""
+        seen: List[ClassRef] = []
         pending = [ref]
         while pending:
             current = pending.pop(0)
-            if current in chain:
+            if current in seen:
                 continue
             info = self.class_summary(current)
             if info is None:
                 continue
-            chain.append(current)
+            seen.append(current)
+            yield current
             bases = [self.class_ref(current[0], base) for base in info.bases if base != "<expr>"]
             pending[0:0] = [b for b in bases if b is not None]
-        return chain
 
     def find_method(self, ref: ClassRef, method: str) -> Optional[Tuple[ClassRef, FunctionSummary]]:
-        for owner in self.method_owner_chain(ref):
+        """The first class of ``method_owner_chain`` that defines ``method``, and its summary. The chain is walked
+        only as far as that class when it is not known yet: the constructions table asks every class the project
+        builds for its ``__init__``, and most define one (the chains of MindSpore's source read 15 standard-library
+        modules for nothing)."""
+        known = self._chains.get(ref)
+        for owner in known if known is not None else self._owners(ref):
             info = self.class_summary(owner)
             if info is not None and method in info.methods:
                 return owner, info.methods[method]
