@@ -1164,6 +1164,8 @@ def _index_answers(index):
             out[("chain", ref)] = list(index.method_owner_chain(ref))
             out[("holders", ref)] = sorted(index.sub_cell_holders(ref))
             out[("eager", ref)] = index.eager_cell(ref)
+            out[("constructions", ref)] = index.constructions_text(ref)
+            out[("passed on", ref)] = list(index.passed_on_holders(ref))
             for dotted in info.bases + list(info.attribute_classes.values()):
                 out[("class", name, dotted)] = index.class_ref(name, dotted)
         for target in summary.imports.values():

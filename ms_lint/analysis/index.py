@@ -320,6 +320,11 @@ class ProjectIndex:
         self._graph: Optional[Dict[FunctionRef, str]] = None
         self._callers: Dict[FunctionRef, List[FunctionRef]] = {}
         self._constructions: Optional[Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]] = None
+        # what ``passed_on_holders`` and ``fingerprint_recipe`` read of the constructions table, by class: a base
+        # every class of a module builds (``super().__init__``) is read once per class of it (the Cell corpus's
+        # 3,000 classes: 3.5 s of fingerprints, most of it the same 3,000 constructions again and again)
+        self._passed_on: Dict[ClassRef, List[ClassRef]] = {}
+        self._constructions_text: Dict[ClassRef, str] = {}
         self._holders: Optional[Tuple[Holders, Holders]] = None  # (built by __init__, declared by annotation)
         self._subclasses: Optional[Dict[ClassRef, List[ClassRef]]] = None  # project class -> its direct subclasses
         self._graph_by_module: Optional[Dict[str, Dict[str, str]]] = None
@@ -421,6 +426,8 @@ class ProjectIndex:
         self._graph = None
         self._outside.clear()
         self._constructions = None
+        self._passed_on.clear()
+        self._constructions_text.clear()
         self._graph_by_module = None
         if NAMES not in keep:
             self._resolved.clear()
@@ -864,6 +871,19 @@ class ProjectIndex:
     def passed_on_holders(self, ref: ClassRef) -> List[ClassRef]:
         """The classes whose ``__init__`` passes one of its own parameters on to a construction of ``ref``, or of
         such a class, at any depth (what ``constructor_value`` may read), sorted."""
+        found_before = self._passed_on.get(ref)
+        if found_before is None:
+            found_before = self._passed_on[ref] = self._passed_on_holders(ref)
+        return found_before
+
+    def constructions_text(self, ref: ClassRef) -> str:
+        """``repr`` of ``constructions(ref)`` (what a fingerprint says of them), worked out once."""
+        text = self._constructions_text.get(ref)
+        if text is None:
+            text = self._constructions_text[ref] = repr(self.constructions(ref))
+        return text
+
+    def _passed_on_holders(self, ref: ClassRef) -> List[ClassRef]:
         found: Set[ClassRef] = set()
         queue = [ref]
         while queue:
@@ -916,9 +936,9 @@ class ProjectIndex:
             modules.update(self.importers_of(summary.name))
         for qual in sorted(summary.classes):
             for owner in self.method_owner_chain((summary.name, qual)):
-                said.update(f"{owner}:{self.constructions(owner)!r};".encode())
+                said.update(f"{owner}:{self.constructions_text(owner)};".encode())
                 for holder in self.passed_on_holders(owner):  # their defaults are in their modules' bytes
-                    said.update(f"{holder}:{self.constructions(holder)!r};".encode())
+                    said.update(f"{holder}:{self.constructions_text(holder)};".encode())
                     modules.add(holder[0])
             # their calls give construct's kinds
             modules.update(holder for holder, _, _ in self.sub_cell_holders((summary.name, qual)))
