@@ -149,7 +149,7 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
     of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on.
-    ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``); not run when the
+    ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``), or before the
     files are analyzed here."""
     from ms_lint.pool import run_batches, worker_count
 
@@ -157,6 +157,8 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
     workers = worker_count(jobs, len(paths))
     weigh = _graph_weight(project) if project is not None else None
     if workers <= 1 or (len(paths) < PARALLEL_THRESHOLD and _weight(paths, weigh) < PARALLEL_WEIGHT):
+        if meanwhile is not None:
+            meanwhile()  # first: the analysis here shares the index (and would add what it looks up)
         return [_analyze_one(path, config_of(path), project) for path in paths]  # under check_files' fewer collections
     configs: List[Config] = []
     index: Dict[int, int] = {}
@@ -323,7 +325,7 @@ class _FingerprintWork:
     the modules they needed."""
 
     def __init__(self, fingerprints: Dict[str, str], index, store, stamps: Dict[str, Tuple[int, int]],
-                 roots: List[str], salt: str):
+                 roots: List[str], salt: str, state: str):
         from ms_lint.cache import stored_recipes
 
         self.fingerprints = fingerprints
@@ -331,6 +333,8 @@ class _FingerprintWork:
         self.store = store
         self.stamps = stamps
         self.roots = roots
+        self.salt = salt
+        self.state = state
         self.paired = store.paired_stamps(salt)
         self.recipes = stored_recipes(self.paired) if self.paired is not None else {}
         self.loaded = bool(fingerprints)
@@ -360,6 +364,16 @@ class _FingerprintWork:
             if recipe is not None:
                 self.worked_out[key] = recipe
 
+    def save(self) -> None:
+        """Store the fingerprints with what they were worked out from, and the summaries the index read: as soon as
+        they are worked out (what an analysis in this process looks up later is no fingerprint's)."""
+        from ms_lint.analysis.index import content_stamps
+
+        filled = self.filled()
+        self.store.save(self.state, self.fingerprints, {**filled.outside, **content_stamps(self.index, self.stamps)},
+                        self.salt, filled.recipes, self.stamps, filled.located)
+        save_summaries(self.index)
+
     def filled(self) -> _Filled:
         """What to store with the fingerprints."""
         from ms_lint.cache import stored_files, stored_located
@@ -376,20 +390,20 @@ class _FingerprintWork:
 
 
 class _WorkedOutMeanwhile:
-    """``work_out`` of the fingerprints of files the results cache holds nothing for, and the save of the summaries
-    they read, on a thread while the workers analyze (``run_batches(meanwhile=...)``), or after; what it raised is
-    raised by ``finish``."""
+    """``work_out`` of the fingerprints of files the results cache holds nothing for, then ``save``: on a thread
+    while the workers analyze (``analyze_files(meanwhile=...)``), or before the files are analyzed in this
+    process; what it raised is raised by ``finish``."""
 
     def __init__(self, work: _FingerprintWork, missing: List[Tuple[str, str]]):
         self.work = work
         self.missing = missing
-        self.done = not missing
+        self.done = False
         self.error: Optional[BaseException] = None
 
     def __call__(self) -> None:
         try:
             self.work.work_out(self.missing)
-            save_summaries(self.work.index)  # with those of the installed modules the fingerprints read
+            self.work.save()
         except BaseException as error:  # noqa: BLE001  raised again on the main thread, by ``finish``
             self.error = error
         self.done = True
@@ -445,9 +459,11 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
     first = config_of(files[0]) if files else Config()
     built = []
 
-    def project():
+    def project(save: bool = True):
+        """The run's index, built on first use (``save``: its new summaries stored then; the fingerprints' work
+        stores them with those it reads)."""
         if not built:
-            built.append(build_index(files, first, use_cache, cache_dir, jobs, listings, save=False))
+            built.append(build_index(files, first, use_cache, cache_dir, jobs, listings, save=save))
         return built[0]
 
     from ms_lint.analysis.layout import absolute_paths
@@ -456,8 +472,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
     fingerprints: Dict[str, str] = {}
     stamps: Dict[str, Tuple[int, int]] = {}
     own_index = _same_index_options(config_of, first)
-    work: Optional[_FingerprintWork] = None  # fingerprints worked out by this run, stored after the analysis
-    deferred: Optional[_WorkedOutMeanwhile] = None
+    deferred: Optional[_WorkedOutMeanwhile] = None  # fingerprints worked out while the files are analyzed
     deferred_keys: Set[str] = set()
     if use_cache:
         from ms_lint.analysis.layout import project_files, project_stamps, project_state
@@ -477,18 +492,21 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
-            work = _FingerprintWork(fingerprints, project(), store, stamps, roots, salt)
+            work = _FingerprintWork(fingerprints, project(save=False), store, stamps, roots, salt, state)
             carried = work.carry(missing)
             project().cache.replaced.clear()  # only the carry compared them: the old summaries can go
+            # A file the results cache holds nothing for is analyzed whatever its fingerprint: those are worked out
+            # while the workers analyze (on a first run, every file's: 1.4 s of this process's time on MindSpore's
+            # source, which the workers used to wait for); the others now, for the lookups below.
+            later = [] if carried else [(path, key) for path, key in missing
+                                        if not own_index(path) or key not in cache_of(path).entries]
+            deferred_keys = {key for _, key in later}
             if not carried:
-                # A file the results cache holds nothing for is analyzed whatever its fingerprint: those are worked
-                # out while the workers analyze (on a first run, every file's: 1.4 s of this process's time on
-                # MindSpore's source, which the workers used to wait for); the others now, for the lookups below.
-                later = [(path, key) for path, key in missing
-                         if not own_index(path) or key not in cache_of(path).entries]
-                deferred = _WorkedOutMeanwhile(work, later)
-                deferred_keys = {key for _, key in later}
                 work.work_out([(path, key) for path, key in missing if key not in deferred_keys])
+            if later:
+                deferred = _WorkedOutMeanwhile(work, later)
+            else:
+                work.save()
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
             from ms_lint.cache import stored_located, stored_recipes
 
@@ -523,14 +541,6 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         findings.extend(file_findings)
         if use_cache and stamp is not None and own_index(path):
             cache_of(path).store(path, file_findings, stamp, fingerprints[os.path.abspath(path)])
-    if work is not None:
-        from ms_lint.analysis.index import content_stamps
-
-        filled = work.filled()
-        store.save(state, fingerprints, {**filled.outside, **content_stamps(project(), stamps)}, salt,
-                   filled.recipes, stamps, filled.located)
-    if built:
-        save_summaries(built[0])  # once, after the fingerprints read what they read of installed modules
     for cache in caches.values():
         cache.save()
     findings.sort(key=Finding.sort_key)

@@ -592,3 +592,72 @@ def test_an_error_while_working_out_fingerprints_beside_the_workers_is_raised(wr
     with pytest.raises(RuntimeError, match="a bug in the recipe"):
         runner.check_files(files, Config(), jobs=2)
     assert not list((tmp_path / CACHE_DIR).rglob("fingerprints-*.json"))
+
+
+BLOCKS = {
+    "models/__init__.py": "",
+    "models/base.py": "from mindspore import nn\n\n\nclass BaseBlock(nn.Cell):\n    pass\n",
+    "models/blocks.py": """\
+import mindspore as ms
+from mindspore import nn, ops
+from .base import BaseBlock
+
+
+class Block0(BaseBlock):
+    def __init__(self, hidden=128):
+        super().__init__()
+        self.hidden = hidden
+        self.act = nn.GELU()
+
+    def construct(self, x):
+        rows = []
+        for i in range(x.shape[0]):
+            rows.append(self.act(x[i]) * 2)
+        return ops.stack(rows)
+
+
+class Block1(BaseBlock):
+    def __init__(self, hidden=64):
+        super().__init__()
+        self.hidden = hidden
+
+    def construct(self, x):
+        if x.sum() > 0:
+            x = x * 0.5
+        else:
+            x = x * 2.0
+        return x
+
+
+class Block2(BaseBlock):
+    def construct(self, x):
+        return self._project(x)
+
+    def _project(self, x):
+        return ops.mean(x, -1, keep_dims=True) + x
+""",
+}
+
+
+def test_the_stored_lookups_are_the_fingerprints_not_the_analysis_of_this_process(write, tmp_path, monkeypatch):
+    """A file analyzed in this process (few files: no workers) asks the index more than its fingerprint did; what
+    the fingerprint store records (module names looked up, the files they found) is what the fingerprints read,
+    as when they were worked out before the analysis."""
+    for name, text in BLOCKS.items():
+        write(name, text)
+    monkeypatch.chdir(tmp_path)
+    real = runner._analyze_one
+
+    def analyze(path, config, index=None):  # a lookup only the analysis makes (a name no fingerprint asks about)
+        assert index is not None and index.module("models.blocks.Block1") is None
+        return real(path, config, index)
+
+    monkeypatch.setattr(runner, "_analyze_one", analyze)
+    checked = ["models/blocks.py"]
+    findings = runner.check_files(checked, Config(), jobs=1)
+    assert {f.code for f in findings} >= {"MSL101", "MSL201"}
+    stored = json.loads(next((tmp_path / CACHE_DIR).rglob("stamps-*.json")).read_text())["located"]
+    index = runner.build_index(checked, Config(), use_cache=False)
+    for path in checked:
+        index.fingerprint_recipe(path)
+    assert "models.blocks.Block1" not in stored and stored == index.located
