@@ -75,8 +75,6 @@ def _installed_file(path: str) -> bool:
     return any(real.startswith(folder) for folder in _INSTALLED_DIRS)
 
 
-_UNSEEN = object()
-
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
 Holders = Dict[ClassRef, List[Tuple[str, str, str]]]  # class -> (module, class, attribute) holding one
@@ -502,10 +500,9 @@ class ProjectIndex:
         Remembered (with the other name lookups, ``_forget``): the graph closure qualifies every call of the project
         when it holds a jit wrapper, 96k calls of 37k distinct (module, name) pairs on MindSpore's source."""
         key = (module, dotted)
-        found = self._qualified.get(key, _UNSEEN)
-        if found is _UNSEEN:
-            found = self._qualified[key] = self._qualify(module, dotted)
-        return found  # type: ignore[return-value]
+        if key not in self._qualified:
+            self._qualified[key] = self._qualify(module, dotted)
+        return self._qualified[key]
 
     def _qualify(self, module: str, dotted: str) -> Optional[str]:
         summary = self.module(module)

@@ -23,7 +23,7 @@ import libcst as cst
 
 from ms_lint.cstutil import code_of, short_code, suite_statements
 from ms_lint.analysis.values import FunctionValues, Kind
-from ms_lint.walk import code_children, find, run_visitor
+from ms_lint.walk import code_children, find
 
 MAX_SELECTS = 12  # nested selects in one rewrite: beyond that the code is no longer readable
 
@@ -389,41 +389,22 @@ def _replace_names(node: cst.CSTNode, mapping: Dict[str, cst.BaseExpression]) ->
     return node.visit(_Replace(mapping))
 
 
-class _Reads(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.names: Set[str] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        run_visitor(node.value, self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        run_visitor(node.value, self)
-        return False
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        if not isinstance(node.target, cst.Name):
-            run_visitor(node.target, self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
 def _reads(node: cst.CSTNode) -> Set[str]:
     """Names an expression or statement reads (not attribute names, keywords or plain assignment targets)."""
-    reads = _Reads()
-    run_visitor(node, reads)
-    return reads.names
+    return _names_read(node)
 
 
 def reads_outside(func: cst.FunctionDef, inside: cst.CSTNode) -> Set[str]:
-    """Names read anywhere in ``func`` except inside ``inside`` (an augmented assignment reads its target): what
-    ``_Reads`` collects, walked here with ``inside`` left out (a visitor that prunes it would be one ``run_visitor``
-    hands to libcst, whose walk rebuilds every node of the body: a fast tree's do not validate)."""
+    """Names read anywhere in ``func`` except inside ``inside`` (an augmented assignment reads its target)."""
+    return _names_read(func.body, inside)
+
+
+def _names_read(root: cst.CSTNode, inside: Optional[cst.CSTNode] = None) -> Set[str]:
+    """Every ``Name`` under ``root`` but an attribute's name, a keyword and a plain assignment target (a tuple
+    target's names count), none under ``inside``. A walk of its own, not a libcst visitor: one that prunes
+    ``inside`` would be handed to libcst, whose walk rebuilds every node (a fast tree's do not validate)."""
     names: Set[str] = set()
-    stack: List[cst.CSTNode] = [func.body]
+    stack: List[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
         if node is inside:
