@@ -181,8 +181,9 @@ def cli(*args, cwd, stdin=None, env=None, user=None):
 
 def as_user(user, args, cwd):
     """``ms-lint ARGS`` in a forked child that dropped to ``user``: the interpreter (which that user may not be
-    allowed to read, e.g. under /root) is already loaded. The same command runs here first, as ourselves, on a
-    copy of nothing, so every module it imports lazily is loaded before the fork."""
+    allowed to read, e.g. under /root) is already loaded. The same command (its options, on a file of its own: a
+    path of ``args`` missing there would end the command before it analyzes anything) runs here first, as
+    ourselves, so every module it imports lazily is loaded before the fork."""
     from ms_lint.cli import main
 
     with tempfile.TemporaryDirectory() as warm:
@@ -191,7 +192,7 @@ def as_user(user, args, cwd):
             here = os.getcwd()
             os.chdir(warm)
             try:
-                main([a for a in args if a != "."] + ["w.py"])
+                main([args[0], *(a for a in args[1:] if a.startswith("-")), "w.py"])
             finally:
                 os.chdir(here)
     read, write = os.pipe()
