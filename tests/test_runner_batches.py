@@ -188,3 +188,57 @@ def test_a_project_of_few_long_files_is_summarized_on_workers(tmp_path, monkeypa
     pooled_index = index_module.ProjectIndex.for_files(files, jobs=2)
     assert len(pooled) == 1 and sum(pooled[0]) == len(files)
     assert pooled_index.modules == alone.modules
+
+
+def _pid_after(item):
+    """The item and the process that did it, the item ``"slow"`` after a pause."""
+    import time
+
+    if item == "slow":
+        time.sleep(1.0)
+    return item, os.getpid()
+
+
+def test_an_idle_worker_takes_half_of_what_a_busy_one_has_left():
+    """No batch left to hand out and a worker idle: the busy one is asked to share after its current item, keeps
+    the first half of the rest and the idle one does the second (each item once)."""
+    from ms_lint.pool import run_batches
+
+    long_batch = ["slow"] + [f"a{i}" for i in range(10)]
+    results = run_batches([], _pid_after, 2, 1, lambda item, why: (item, None), batches=[long_batch, ["b"]])
+    assert sorted(item for item, _ in results) == sorted(long_batch + ["b"])
+    pids = dict(results)
+    # the first half (a0-a4) stays, the second (a5-a9) goes to the idle worker; each begins with its first item
+    # (they may share again later, both being idle in turn)
+    assert pids["a0"] == pids["slow"] and pids["a5"] != pids["slow"]
+
+
+def _times_ten(item):
+    return item * 10
+
+
+def test_a_worker_shares_between_items_and_ignores_a_request_that_came_too_late():
+    import multiprocessing
+
+    from ms_lint.pool import FINISHED, SHARE, SHARED, _worker_main
+
+    context = multiprocessing.get_context()
+    parent, child = context.Pipe()
+    parent.send([1, 2, 3, 4, 5])
+    parent.send(SHARE)  # already waiting when the first item is done
+    worker = context.Process(target=_worker_main, args=(child, _times_ten, None, (), None), daemon=True)
+    worker.start()
+    try:
+        assert parent.poll(30) and parent.recv() == ([10], SHARED)
+        parent.send(SHARE)  # the batch it was meant for has ended: ignored
+        parent.send([7, 8])
+        assert parent.poll(30) and parent.recv() == ([70, 80], FINISHED)
+        parent.send([9, 10])
+        parent.send(SHARE)  # one item left after the first: not worth sharing, the batch ends as usual
+        assert parent.poll(30) and parent.recv() == ([90, 100], FINISHED)
+        parent.send(None)
+        worker.join(timeout=30)
+        assert worker.exitcode == 0
+    finally:
+        if worker.is_alive():
+            worker.kill()
