@@ -150,12 +150,22 @@ def same_shape(a: object, b: object, ignored: FrozenSet[str] = frozenset()) -> b
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted_name(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
+    """``a.b.c`` for a name or a chain of attributes on one, else None."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if kind is not ast.Attribute:
+        return None
+    parts = []
+    while kind is ast.Attribute:
+        parts.append(node.attr)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+        kind = type(node)
+    if kind is not ast.Name:
+        return None
+    parts.append(node.id)  # type: ignore[attr-defined]
+    parts.reverse()
+    return ".".join(parts)
 
 
 def annotation_class(node: Optional[ast.AST]) -> Optional[str]:
@@ -223,14 +233,14 @@ def calls_in(expr: ast.AST) -> List[ast.Call]:
     fraction of its cost: no generator per node, and no visit of names, constants and contexts."""
     fields_of = _EXPR_FIELDS
     no_calls = _NO_CALLS
+    node_class = ast.AST
+    call = ast.Call
     queue = [expr]
+    append = queue.append
     calls: List[ast.Call] = []
-    position = 0
-    while position < len(queue):
-        node = queue[position]
-        position += 1
+    for node in queue:  # (a list grows under its own ``for``: what is appended is visited too, in order)
         kind = type(node)
-        if kind is ast.Call:
+        if kind is call:
             calls.append(node)  # type: ignore[arg-type]
         fields = fields_of.get(kind)
         if fields is None:
@@ -239,10 +249,10 @@ def calls_in(expr: ast.AST) -> List[ast.Call]:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and type(item) not in no_calls:
-                        queue.append(item)
-            elif isinstance(value, ast.AST) and type(value) not in no_calls:
-                queue.append(value)
+                    if type(item) not in no_calls and isinstance(item, node_class):
+                        append(item)
+            elif type(value) not in no_calls and isinstance(value, node_class):
+                append(value)
     return calls
 
 
