@@ -70,7 +70,10 @@ def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs
                 conn.send((done, RETIRED))  # the parent gives the rest of the batch to a fresh worker
                 return
             if len(batch) - len(done) >= 2 and conn.poll():  # one item left is not worth sharing: asked later
-                message = conn.recv()
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    return  # the parent is gone
                 if message is None:
                     return
                 ended = SHARED
