@@ -190,22 +190,32 @@ def test_a_project_of_few_long_files_is_summarized_on_workers(tmp_path, monkeypa
     assert pooled_index.modules == alone.modules
 
 
-def _pid_after(item):
-    """The item and the process that did it, the item ``"slow"`` after a pause."""
+def _pid_after(item, marker):
+    """The item and the process that did it. ``"b"`` leaves ``marker``; ``"slow"`` waits for it (so the other worker
+    is idle by then) and a little longer (the parent's request to share arrives meanwhile)."""
     import time
 
+    if item == "b":
+        with open(marker, "w") as handle:
+            handle.write("b")
     if item == "slow":
-        time.sleep(1.0)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.5)
     return item, os.getpid()
 
 
-def test_an_idle_worker_takes_half_of_what_a_busy_one_has_left():
+def test_an_idle_worker_takes_half_of_what_a_busy_one_has_left(tmp_path):
     """No batch left to hand out and a worker idle: the busy one is asked to share after its current item, keeps
     the first half of the rest and the idle one does the second (each item once)."""
+    import functools
+
     from ms_lint.pool import run_batches
 
     long_batch = ["slow"] + [f"a{i}" for i in range(10)]
-    results = run_batches([], _pid_after, 2, 1, lambda item, why: (item, None), batches=[long_batch, ["b"]])
+    work = functools.partial(_pid_after, marker=str(tmp_path / "b-done"))
+    results = run_batches([], work, 2, 1, lambda item, why: (item, None), batches=[long_batch, ["b"]])
     assert sorted(item for item, _ in results) == sorted(long_batch + ["b"])
     pids = dict(results)
     # the first half (a0-a4) stays, the second (a5-a9) goes to the idle worker; each begins with its first item
