@@ -7,14 +7,14 @@ what a dead worker was doing: the other items of its batch are retried one by on
 that kills a worker on its own becomes ``crashed(item, why)``. Everything else is reported as usual.
 
 A worker may also retire between two items (``retire``, asked after each): it sends what it has done and ends,
-and the rest of its batch goes first to a fresh worker.
+and the rest of its batch goes first to a fresh worker. Ending a process is the cheap way to free what it
+gathered: a worker's module contexts sit in reference cycles, which the run collects rarely
+(``ms_lint.gcpolicy``), and a full collection cost more time than the parses it saved (benchmarks/README.md).
 
 Once no batch is left to hand out and a worker stands idle, a busy worker is asked to share (``SHARE``): after its
 current item it sends what it has done, keeps the first half of the rest and the idle worker takes the second.
-Batches are cut by guesses of their cost (bytes), and on MindSpore's source the last batch of one worker used to
-run 0.2-0.6 s after the other had finished; sharing ends the run within about one item of each other. Ending a process is the cheap way to free what it
-gathered: a worker's module contexts sit in reference cycles, which the run collects rarely
-(``ms_lint.gcpolicy``), and a full collection cost more time than the parses it saved (benchmarks/README.md).
+Batches are cut by guesses of their cost (bytes): on MindSpore's source the last batch of one analysis worker ran
+0.12-0.41 s after the other had finished; with sharing the workers end within about one item of each other.
 """
 from __future__ import annotations
 
@@ -114,8 +114,8 @@ def _hand(worker: _Worker, batch: List[Any]) -> None:
 
 
 def _ask_to_share(pool: List[_Worker]) -> None:
-    """Ask the busy worker with the longest batch to share it (one worker asked at a time: an idle worker takes
-    one half)."""
+    """Ask the busy worker with the longest batch (as handed: what it has left is its own to know) to share it, one
+    worker asked at a time (an idle worker takes one half)."""
     if any(w.asked and w.batch is not None for w in pool):
         return
     busy = [w for w in pool if w.batch is not None and len(w.batch) >= 3]
