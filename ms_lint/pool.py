@@ -92,25 +92,26 @@ class _Worker:
         self.batch: Optional[List[Any]] = None
         self.asked = False  # asked to share its batch (``SHARE``)
 
-    def stop(self) -> None:
+    def hand(self, batch: List[Any]) -> None:
+        """Give it ``batch`` to work on."""
+        self.batch = batch
+        self.asked = False
+        self.tell(batch)
+
+    def tell(self, message: Any) -> None:
+        """Send ``message`` down its pipe; one that died already is left for ``recv`` to tell."""
         try:
-            self.conn.send(None)
+            self.conn.send(message)
         except (OSError, ValueError):
             pass
+
+    def stop(self) -> None:
+        self.tell(None)
         self.conn.close()
         self.process.join(timeout=5)
         if self.process.is_alive():
             self.process.kill()
             self.process.join()
-
-
-def _hand(worker: _Worker, batch: List[Any]) -> None:
-    worker.batch = batch
-    worker.asked = False
-    try:
-        worker.conn.send(batch)
-    except (OSError, ValueError):
-        pass  # it died already: recv tells
 
 
 def _ask_to_share(pool: List[_Worker]) -> None:
@@ -123,10 +124,7 @@ def _ask_to_share(pool: List[_Worker]) -> None:
         return
     chosen = max(busy, key=lambda w: len(w.batch))  # type: ignore[arg-type]
     chosen.asked = True
-    try:
-        chosen.conn.send(SHARE)
-    except (OSError, ValueError):
-        pass  # it died already: recv tells
+    chosen.tell(SHARE)
 
 
 def describe_exit(code: Optional[int]) -> str:
@@ -172,7 +170,7 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                         thread.join()  # a worker that replaces a dead or retired one: no fork while the thread runs
                     idle = _Worker(context, work, initializer, initargs, retire)
                     pool.append(idle)
-                _hand(idle, queue.popleft())
+                idle.hand(queue.popleft())
             if not queue and len([w for w in pool if w.batch is not None]) < workers:
                 _ask_to_share(pool)
             if meanwhile is not None and thread is None:
@@ -192,7 +190,7 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
                     if ended == SHARED:  # the first half of the rest stays with it, the second goes to the queue
                         rest = batch[len(done):]
                         half = (len(rest) + 1) // 2
-                        _hand(worker, rest[:half])
+                        worker.hand(rest[:half])
                         queue.append(rest[half:])
                     elif ended == RETIRED:
                         if len(done) < len(batch):

@@ -389,20 +389,16 @@ def _replace_names(node: cst.CSTNode, mapping: Dict[str, cst.BaseExpression]) ->
     return node.visit(_Replace(mapping))
 
 
-def _reads(node: cst.CSTNode) -> Set[str]:
-    """Names an expression or statement reads (not attribute names, keywords or plain assignment targets)."""
-    return _names_read(node)
-
-
 def reads_outside(func: cst.FunctionDef, inside: cst.CSTNode) -> Set[str]:
     """Names read anywhere in ``func`` except inside ``inside`` (an augmented assignment reads its target)."""
-    return _names_read(func.body, inside)
+    return _reads(func.body, inside)
 
 
-def _names_read(root: cst.CSTNode, inside: Optional[cst.CSTNode] = None) -> Set[str]:
-    """Every ``Name`` under ``root`` but an attribute's name, a keyword and a plain assignment target (a tuple
-    target's names count), none under ``inside``. A walk of its own, not a libcst visitor: one that prunes
-    ``inside`` would be handed to libcst, whose walk rebuilds every node (a fast tree's do not validate)."""
+def _reads(root: cst.CSTNode, inside: Optional[cst.CSTNode] = None) -> Set[str]:
+    """Names an expression or statement reads: every ``Name`` under ``root`` but an attribute's name, a keyword and
+    a plain assignment target (a tuple target's names count), none under ``inside``. A walk of its own, not a
+    libcst visitor: one that prunes ``inside`` would be handed to libcst, whose walk rebuilds every node (a fast
+    tree's do not validate)."""
     names: Set[str] = set()
     stack: List[cst.CSTNode] = [root]
     while stack:
