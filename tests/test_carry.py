@@ -278,6 +278,22 @@ def test_equal_literals_with_another_spelling_change_the_shape(before, after):
     assert not same_shape(before, after)
 
 
+def test_a_name_bound_under_a_star_import_changes_the_shape(tmp_path):
+    """A star-importing module's summary keeps the identifiers of its text: binding one (``Cell = object``, which
+    the summary records nowhere else) changes its shape, so what was worked out from it is not carried over; a
+    module without star imports keeps none."""
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.summary import same_shape
+
+    path = str(tmp_path / "layers.py")
+    before = summarize_file(path, b"from mindspore.nn import *\n")
+    after = summarize_file(path, b"from mindspore.nn import *\nCell = object\n")
+    assert before.star_words == ("from", "import", "mindspore", "nn")
+    assert "Cell" in after.star_words
+    assert not same_shape(before, after)
+    assert summarize_file(path, b"from mindspore.nn import Cell\nCell = object\n").star_words is None
+
+
 def test_a_touched_module_outside_the_project_is_stamped_anew(run_cli, write, tmp_path):
     """A carried run refreshes the stamp of an outside module whose bytes it found unchanged, so the next run does
     not read and hash it again."""

@@ -1702,6 +1702,48 @@ def test_a_star_import_of_mindspore_gives_a_name_only_when_nothing_later_does(tm
     assert index.mindspore_name("kit.layers.TrainOneStepWithLossScaleCell") == mapped
 
 
+REBOUND = ("from mindspore.nn.wrap import *\nfrom kit import own\n"
+           "TrainOneStepWithLossScaleCell = own.TrainOneStepWithLossScaleCell\n")
+
+
+def test_a_long_lived_index_reads_a_star_importers_rebinding_from_the_text_it_was_given(tmp_path):
+    """The language server's index: an edit binding a star import's name in the buffer takes the name from
+    MindSpore (the disk still holds the star import alone), and taking the binding out gives it back; each
+    answer is a fresh index's for that text."""
+    files = dict(REEXPORTING)
+    files["kit/layers.py"] = "from mindspore.nn.wrap import *\nfrom kit import own\n"
+    make(tmp_path, files)
+    paths = [str(p) for p in (tmp_path / "kit").glob("*.py")]
+    layers = str(tmp_path / "kit" / "layers.py")
+    index = ProjectIndex.for_files(paths)
+    name = "kit.layers.TrainOneStepWithLossScaleCell"
+    assert index.mindspore_name(name) == "mindspore.nn.TrainOneStepWithLossScaleCell"
+    index.update_file(layers, REBOUND.encode())
+    assert index.mindspore_name(name) is None
+    (tmp_path / "kit" / "layers.py").write_text(REBOUND)
+    assert ProjectIndex.for_files(paths).mindspore_name(name) is None
+    index.update_file(layers, files["kit/layers.py"].encode())
+    assert index.mindspore_name(name) == "mindspore.nn.TrainOneStepWithLossScaleCell"
+
+
+def test_a_cached_run_sees_a_star_importers_new_rebinding(tmp_path, capsys):
+    """Binding a star-imported name at module level changes no import, class or function of the module, and
+    makes ``layers.TrainOneStepWithLossScaleCell`` the project's own class (no Tensor overflow flag): the cached
+    run analyzes the importer again and finds what ``--no-cache`` finds (its fingerprint reads the module's
+    digest; the summary's shape changes too, by its ``star_words``)."""
+    files = dict(REEXPORTING)
+    files["kit/layers.py"] = "from mindspore.nn.wrap import *\nfrom mindspore.nn import Cell\nfrom kit import own\n"
+    make(tmp_path, files)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    _, before = check(tmp_path, capsys, *cache, "kit")
+    assert ("kit/bert.py", 12, "MSL201") in before
+    (tmp_path / "kit" / "layers.py").write_text(files["kit/layers.py"] + REBOUND.split("\n")[2] + "\n")
+    _, cached = check(tmp_path, capsys, *cache, "kit")
+    _, fresh = check(tmp_path, capsys, "kit")
+    assert ("kit/bert.py", 12, "MSL201") not in fresh
+    assert cached == fresh
+
+
 def test_a_name_mindspore_does_not_define_is_not_made_mindspores_by_a_star_import(tmp_path):
     """``static_size = _static_numel`` next to ``from mindspore.ops import *``: a project helper returning an int,
     not ``mindspore.ops.static_size`` (no such op), so ``F.static_size(x) > 1024`` is no Tensor test; a name the

@@ -16,9 +16,9 @@ The per-file libcst analysis (``ms_lint.context.ModuleContext``) asks it through
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import os
-import re
 import sys
 import warnings
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
@@ -311,7 +311,6 @@ class ProjectIndex:
         self._cell: Dict[ClassRef, bool] = {}
         self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
         self._mindspore_names: Dict[str, Optional[str]] = {}
-        self._words: Dict[str, FrozenSet[str]] = {}  # path -> the identifiers its text holds (``_names_itself``)
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
         self._qualified: Dict[Tuple[str, str], Optional[str]] = {}  # (module, dotted) -> ``qualify``'s answer
         self._chains: Dict[ClassRef, List[ClassRef]] = {}
@@ -430,7 +429,6 @@ class ProjectIndex:
         if NAMES not in keep:
             self._resolved.clear()
             self._mindspore_names.clear()
-            self._words.clear()
             self._class_refs.clear()
             self._qualified.clear()
             self._importers = None
@@ -567,17 +565,15 @@ class ProjectIndex:
             return None
         return None
 
-    def _names_itself(self, summary: ModuleSummary, name: str) -> bool:
+    @staticmethod
+    def _names_itself(summary: ModuleSummary, name: str) -> bool:
         """The module's text names ``name`` anywhere (an assignment, a ``global``, a comment): a star import's
-        name it could rebind."""
-        words = self._words.get(summary.path)
+        name it could rebind (any name, where the summary was made without its text)."""
+        words = summary.star_words
         if words is None:
-            try:
-                with open(summary.path, encoding="utf-8", errors="replace") as handle:
-                    words = self._words[summary.path] = frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", handle.read()))
-            except OSError:
-                return True
-        return name in words
+            return True
+        at = bisect.bisect_left(words, name)
+        return at < len(words) and words[at] == name
 
     def resolve(self, qualified_or_module: str, attr: str = "", depth: int = 0) -> Optional[Tuple[str, str]]:
         """(module name, name inside it) that a qualified name denotes, following re-exports; None when no module
@@ -1350,8 +1346,8 @@ def kept_memos(old: ModuleSummary, new: ModuleSummary) -> FrozenSet[str]:
     Cell verdicts also read each class's bases and whether it defines ``construct``; sub-cell holders also read
     ``attribute_classes``/``attribute_declared``. Typing in a function body changes none of these: the project's
     names are not resolved again on every edit (on dgmr.py's package that was about a quarter of a check)."""
-    if (old.imports != new.imports or old.star_imports != new.star_imports or list(old.classes) != list(new.classes)
-            or list(old.functions) != list(new.functions)):
+    if (old.imports != new.imports or old.star_imports != new.star_imports or old.star_words != new.star_words
+            or list(old.classes) != list(new.classes) or list(old.functions) != list(new.functions)):
         return frozenset()
     if any(old.classes[name].bases != new.classes[name].bases
            or list(old.classes[name].methods) != list(new.classes[name].methods) for name in old.classes):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -115,6 +116,10 @@ class ModuleSummary:
     # Every module-level function and method (of nested classes and classes inside functions too), in order,
     # a name defined twice (a property and its setter) twice: what GraphScope may take for graph code.
     definitions: List[Definition] = field(default_factory=list)
+    # A module with star imports: every identifier its text holds, sorted (``star_words``), which the index asks
+    # before it lets a star import give a name (an assignment, a ``global`` or a ``globals()`` key may rebind
+    # it; the summary records none of those). None: the text was not at hand, so any name may be rebound.
+    star_words: Optional[Tuple[str, ...]] = None
 
 
 # Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
@@ -690,7 +695,7 @@ def summarize_trees(trees: Iterable[ast.Module], name: str, path: str, digest: s
     (``refuses_graph_mode``). ``text``: the module's, when at hand (a text without ``jit`` or ``ms_function``
     hands nothing to them)."""
     jit_words = text is None or any(word in text for word in JIT_WORDS)
-    return join_runs((summarize_run(tree, package, jit_words) for tree in trees), name, path, digest)
+    return join_runs((summarize_run(tree, package, jit_words) for tree in trees), name, path, digest, text)
 
 
 @dataclass
@@ -712,9 +717,11 @@ def summarize_run(tree: ast.Module, package: Optional[str], jit_words: bool) -> 
     return RunSummary(part, visitor.bound_counts, visitor.jit_arguments)
 
 
-def join_runs(runs: Iterable[RunSummary], name: str, path: str, digest: str) -> ModuleSummary:
+def join_runs(runs: Iterable[RunSummary], name: str, path: str, digest: str,
+              text: Optional[str] = None) -> ModuleSummary:
     """The module's summary from its runs in order, each at its lines in the module (``placed``): what one
-    visitor reading every run in turn gives. The runs' classes and functions are the result's."""
+    visitor reading every run in turn gives. The runs' classes and functions are the result's. ``text``: the
+    module's (its ``star_words``)."""
     summary = ModuleSummary(name=name, path=path, digest=digest)
     counts: Dict[str, int] = {}
     jit_arguments: Set[str] = set()
@@ -741,7 +748,20 @@ def join_runs(runs: Iterable[RunSummary], name: str, path: str, digest: str) -> 
     summary.jit_arguments = tuple(sorted(jit_arguments))
     for constant in [c for c in summary.constants if counts.get(c, 0) != 1]:
         del summary.constants[constant]
+    if summary.star_imports and text is not None:
+        summary.star_words = star_words(text)
     return summary
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def star_words(text: str) -> Tuple[str, ...]:
+    """Every identifier ``text`` holds (in code, strings and comments alike), sorted: what
+    ``ModuleSummary.star_words`` keeps. Part of the summary, not read from the disk when asked, so that a long-lived
+    index answers for the text it summarized (an editor's buffer) and an edit that adds such a name changes the
+    summary's shape (``same_shape``: the carried fingerprints and the memos an edit keeps)."""
+    return tuple(sorted(set(_IDENTIFIER.findall(text))))
 
 
 def placed(run: RunSummary, shift: int) -> RunSummary:

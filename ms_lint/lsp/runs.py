@@ -76,4 +76,4 @@ class DocumentRuns:
         finally:
             sys.setrecursionlimit(limit)
         self._parsed, self._placed, self._summarized_as = kept_parsed, kept_placed, setting
-        return join_runs(kept_placed.values(), name, os.path.abspath(path), digest_of(raw))
+        return join_runs(kept_placed.values(), name, os.path.abspath(path), digest_of(raw), text)
