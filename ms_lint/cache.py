@@ -21,6 +21,11 @@ CACHE_DIR = ".ms_lint_cache"
 # (``ms_lint.analysis.config_files``).
 ConfigReads = Sequence[Tuple[str, Optional[int], Optional[int]]]
 Stamp = Tuple[int, int, str, ConfigReads]
+# ``ProjectIndex.derived_tables``: graph function (module, qualname) -> why; each one's callers; the sub-cell
+# holders tables (class -> (module, class, attribute) of each holder; built, declared), or None
+Holders = Dict[Tuple[str, str], List[Tuple[str, str, str]]]
+DerivedTables = Tuple[Dict[Tuple[str, str], str], Dict[Tuple[str, str], List[Tuple[str, str]]],
+                      Optional[Tuple[Holders, Holders]]]
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by ms-lint.\n"
 
 
@@ -110,7 +115,10 @@ class SummaryStore:
     on MindSpore's source, 0.2 to 0.3 s of a run). The whole set is written again once the delta holds more than
     ``DELTA_SHARE`` of the entries. A reader that meets a new whole set with an old delta (a run stopped between
     writing the one and removing the other) takes the delta's entries: each is the summary of the (mtime, size)
-    it names, so one whose file has changed since is made again, never used."""
+    it names, so one whose file has changed since is made again, never used.
+
+    Each summary is pickled on its own, inside the pickle of the whole set: a run reads every summary's name,
+    path and digest, and unpickles the rest of one when it is first asked for (``summary.StoredSummary``)."""
 
     DELTA_SHARE = 0.05
 
@@ -123,13 +131,13 @@ class SummaryStore:
         self._whole: Dict[str, tuple] = {}
 
     def load(self) -> Optional[Dict[str, Any]]:
-        whole = _load_pickle(self.file)
-        if not isinstance(whole, dict):
+        whole = _unpacked(_load_pickle(self.file))
+        if whole is None:
             return None
         self._whole = {path: _signature(entry) for path, entry in whole.items()}
         entries = dict(whole)
-        delta = _load_pickle(self.delta_file)
-        if isinstance(delta, dict):
+        delta = _unpacked(_load_pickle(self.delta_file))
+        if delta is not None:
             entries.update(delta)
         return entries
 
@@ -144,11 +152,11 @@ class SummaryStore:
             _write_marker(os.path.join(os.path.dirname(folder), "CACHEDIR.TAG"), TAG)
             _write_marker(os.path.join(os.path.dirname(folder), ".gitignore"), "# Automatically created by ms-lint.\n*\n")
             if self._whole and len(changed) <= self.DELTA_SHARE * len(entries):
-                _replace_file(self.delta_file,
-                              lambda handle: pickle.dump(changed, handle, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
+                _replace_file(self.delta_file, lambda handle: pickle.dump(
+                    _packed(changed), handle, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
             else:
-                _replace_file(self.file, lambda handle: pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL),
-                              binary=True)
+                _replace_file(self.file, lambda handle: pickle.dump(
+                    _packed(entries), handle, protocol=pickle.HIGHEST_PROTOCOL), binary=True)
                 self._whole = {path: _signature(entry) for path, entry in entries.items()}
                 if os.path.exists(self.delta_file):
                     os.remove(self.delta_file)
@@ -158,6 +166,33 @@ class SummaryStore:
                     os.remove(os.path.join(folder, name))
         except OSError:
             pass  # a cache that cannot be written is not an error
+
+
+def _packed(entries: Dict[str, Any]) -> Dict[str, tuple]:
+    """What the store writes of ``SummaryCache`` entries: (mtime, size, name, path, digest, pickled summary)."""
+    from ms_lint.analysis.summary import pickled_summary
+
+    return {path: (mtime, size, summary.name, summary.path, summary.digest, pickled_summary(summary))
+            for path, (mtime, size, summary) in entries.items()}
+
+
+def _unpacked(packed: Any) -> Optional[Dict[str, Any]]:
+    """The entries ``_packed`` wrote, each summary unpickled when first read; None when ``packed`` is not such a
+    dict (another ms-lint's file, a damaged one: the summaries are made again)."""
+    from ms_lint.analysis.summary import stored_summary
+
+    if not isinstance(packed, dict):
+        return None
+    entries: Dict[str, Any] = {}
+    for path, item in packed.items():
+        if not isinstance(item, tuple) or len(item) != 6:
+            return None
+        mtime, size, name, summary_path, digest, pickled = item
+        if not (isinstance(name, str) and isinstance(summary_path, str) and isinstance(digest, str)
+                and isinstance(pickled, bytes)):
+            return None
+        entries[path] = (mtime, size, stored_summary(name, summary_path, digest, pickled))
+    return entries
 
 
 def _signature(entry: Any) -> tuple:
@@ -261,12 +296,14 @@ class FingerprintStore:
     def save(self, state: str, fingerprints: Dict[str, str],
              stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "",
              recipes: Optional[Dict[str, Tuple[str, List[str]]]] = None, project: Iterable[str] = (),
-             located: Optional[Dict[str, Optional[str]]] = None) -> None:
+             located: Optional[Dict[str, Optional[str]]] = None, tables: Optional[DerivedTables] = None) -> None:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
         (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints.
         ``recipes``: each file's ``ProjectIndex.fingerprint_recipe`` (``ms_lint.analysis.carry`` reads them);
         ``project``: the project's files; ``located``: the module names the index looked up and the file each
-        was found in, or None (``ProjectIndex.located``): ``same_project`` compares both."""
+        was found in, or None (``ProjectIndex.located``): ``same_project`` compares both. ``tables``: the graph
+        closure, its call edges and the holders table of the summaries the recipes were worked out from
+        (``ProjectIndex.derived_tables``), carried with them (``stored_tables``)."""
         kept = set(project)
         outside = {path: list(stamp[:2]) for path, stamp in (stamps or {}).items() if path not in kept}
         _write_json(self.file, {"state": state, "fingerprints": fingerprints, "outside": outside})
@@ -279,6 +316,14 @@ class FingerprintStore:
                 number = {path: i for i, path in enumerate(paths)}
                 data["paths"] = paths
                 data["recipes"] = {path: [said, [number[p] for p in read]] for path, (said, read) in recipes.items()}
+            if tables is not None:
+                graph, callers, holders = tables
+                data["graph"] = [[module, qual, why] for (module, qual), why in graph.items()]
+                data["callers"] = [[module, qual, [list(caller) for caller in calling]]
+                                   for (module, qual), calling in callers.items()]
+                if holders is not None:
+                    data["holders"] = [[[module, qual, [list(holder) for holder in held]]
+                                        for (module, qual), held in table.items()] for table in holders]
             _write_json(self.stamps_file, data)
         current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else ""}
         folder = os.path.dirname(self.file)
@@ -361,6 +406,43 @@ def stored_recipes(data: Dict[str, Any]) -> Dict[str, Tuple[str, List[str]]]:
     except (TypeError, ValueError):
         return {}
     return out
+
+
+def stored_tables(data: Dict[str, Any]) -> Optional[DerivedTables]:
+    """The graph closure, call edges and holders table of a ``FingerprintStore.paired_stamps``, in the order
+    they were worked out (the holders None where it holds none); None when it holds no graph, or they do not read
+    as saved."""
+    graph = _keyed(data.get("graph"), lambda why: isinstance(why, str))
+    callers = _keyed(data.get("callers"), lambda calling: _rows(calling, 2))
+    if graph is None or callers is None:
+        return None
+    holders = data.get("holders")
+    tables = [_keyed(table, lambda held: _rows(held, 3)) for table in holders] if isinstance(holders, list) else []
+    held = None
+    if len(tables) == 2 and tables[0] is not None and tables[1] is not None:
+        held = ({ref: [tuple(row) for row in rows] for ref, rows in tables[0].items()},
+                {ref: [tuple(row) for row in rows] for ref, rows in tables[1].items()})
+    return graph, {ref: [tuple(row) for row in rows] for ref, rows in callers.items()}, held  # type: ignore[misc]
+
+
+def _keyed(rows: Any, valid: Callable[[Any], bool]) -> Optional[Dict[Tuple[str, str], Any]]:
+    """``[[module, qualname, value], ...]`` as a dict, in order; None unless every row is such a triple with a
+    valid value."""
+    if not isinstance(rows, list):
+        return None
+    out: Dict[Tuple[str, str], Any] = {}
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str) and isinstance(row[1], str)
+                and valid(row[2])):
+            return None
+        out[(row[0], row[1])] = row[2]
+    return out
+
+
+def _rows(value: Any, width: int) -> bool:
+    """A list of lists of ``width`` strings."""
+    return isinstance(value, list) and all(
+        isinstance(row, list) and len(row) == width and all(isinstance(part, str) for part in row) for row in value)
 
 
 def _stat(path: str) -> Optional[Tuple[int, int]]:

@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from ms_lint.analysis import index as index_module
 from ms_lint.analysis.index import ProjectIndex
 from ms_lint.config import Config
 
@@ -96,11 +97,22 @@ def stored_fingerprints(tmp_path):
         return json.load(handle)["fingerprints"]
 
 
-def fresh_fingerprints(tmp_path):
+def fresh_index(tmp_path):
     files = [os.path.join(folder, name) for folder, _, names in os.walk(tmp_path) if ".ms_lint_cache" not in folder
              for name in names if name.endswith(".py")]
-    index = ProjectIndex.for_files(files, **Config().index_options())
+    return files, ProjectIndex.for_files(files, **Config().index_options())
+
+
+def fresh_fingerprints(tmp_path):
+    files, index = fresh_index(tmp_path)
     return {os.path.abspath(path): index.fingerprint_for(path) for path in files}
+
+
+def stored_tables_of(tmp_path):
+    from ms_lint.cache import stored_tables
+
+    with open(stamps_file(tmp_path), encoding="utf-8") as handle:
+        return stored_tables(json.load(handle))
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
@@ -118,10 +130,23 @@ def test_fingerprints_after_an_edit_are_those_a_fresh_index_gives(run_cli, packa
         return recipe(self, file)
 
     monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", counted)
-    after = check_json(run_cli, ".")
+    closures = []
+    closure = index_module._GraphClosure.run
+    monkeypatch.setattr(index_module._GraphClosure, "run", lambda self: closures.append(1) or closure(self))
+    holders = []
+    holders_of = ProjectIndex.sub_cell_holders
+    monkeypatch.setattr(ProjectIndex, "sub_cell_holders",
+                        lambda self, ref: holders.append(self._holders is None) or holders_of(self, ref))
+    after = check_json(run_cli, "--jobs", "1", ".")
     assert (worked_out == []) is carried, worked_out
+    assert (closures == []) is carried, "the graph closure is carried with the fingerprints"
+    assert holders and not any(holders) if carried else True, "so is the sub-cell holders table"
     monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", recipe)
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
+    fresh = fresh_index(tmp_path)[1]
+    fresh.graph_functions()
+    fresh.sub_cell_holders(("pkg.net", "Net"))
+    assert stored_tables_of(tmp_path) == fresh.derived_tables()
     assert after == check_json(run_cli, "--no-cache", ".")
 
 
@@ -184,7 +209,9 @@ def test_a_run_after_a_touch_keeps_the_recipes(run_cli, package, tmp_path, monke
     check_json(run_cli, ".")
 
 
-@pytest.mark.parametrize("damage", ["a path that is not a string", "an index out of range", "recipes not a dict"])
+@pytest.mark.parametrize("damage", ["a path that is not a string", "an index out of range", "recipes not a dict",
+                                    "a graph function that is not a triple", "a caller that is not a pair",
+                                    "callers not a list", "a holder that is not a triple"])
 def test_damaged_recipes_are_ignored(run_cli, package, tmp_path, damage):
     check_json(run_cli, ".")
     with open(stamps_file(tmp_path), encoding="utf-8") as handle:
@@ -194,8 +221,16 @@ def test_damaged_recipes_are_ignored(run_cli, package, tmp_path, damage):
     elif damage == "an index out of range":
         first = next(iter(data["recipes"]))
         data["recipes"][first][1] = [len(data["paths"]) + 5]
-    else:
+    elif damage == "recipes not a dict":
         data["recipes"] = ["x"]
+    elif damage == "a graph function that is not a triple":
+        data["graph"][0] = ["pkg.net", 7]
+    elif damage == "a caller that is not a pair":
+        data["callers"][0][2] = [["pkg.net"]]
+    elif damage == "callers not a list":
+        data["callers"] = {"pkg.net": []}
+    else:
+        data["holders"][0] = [["pkg.base", "Base", [["pkg.net", "Net"]]]]
     with open(stamps_file(tmp_path), "w", encoding="utf-8") as handle:
         json.dump(data, handle)
     package("pkg/helpers.py", HELPERS.replace("    return 3\n", "    return x\n"))

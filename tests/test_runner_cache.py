@@ -462,15 +462,20 @@ def test_an_unchanged_config_file_keeps_the_run_warm(run_cli, write, tmp_path, m
 def test_an_edit_writes_only_the_changed_summaries_until_the_delta_grows(tmp_path):
     """Summaries of files summarized since the whole set was written go to the small delta file; the whole set is
     written again once the delta holds more than DELTA_SHARE of the entries. Loading merges both."""
+    from ms_lint.analysis.summary import ModuleSummary
+
+    def summary(name, digest):
+        return ModuleSummary(name=name, path=f"/p/{name}.py", digest=digest)
+
     store = SummaryStore(str(tmp_path))
-    entries = {f"/p/m{i}.py": (i, i, f"summary {i}") for i in range(100)}
+    entries = {f"/p/m{i}.py": (i, i, summary(f"m{i}", f"summary {i}")) for i in range(100)}
     store.save(entries)
     assert os.path.exists(store.file) and not os.path.exists(store.delta_file)
     loaded = SummaryStore(str(tmp_path))
     entries = loaded.load()
     whole_written = os.stat(loaded.file).st_mtime_ns
-    entries["/p/m3.py"] = (3, 4, "summary 3, edited")
-    entries["/p/new.py"] = (1, 1, "new")
+    entries["/p/m3.py"] = (3, 4, summary("m3", "summary 3, edited"))
+    entries["/p/new.py"] = (1, 1, summary("new", "new"))
     loaded.save(entries)
     assert os.stat(loaded.file).st_mtime_ns == whole_written  # the whole set was not written again
     again = SummaryStore(str(tmp_path)).load()
@@ -478,7 +483,7 @@ def test_an_edit_writes_only_the_changed_summaries_until_the_delta_grows(tmp_pat
     store = SummaryStore(str(tmp_path))
     entries = store.load()
     for i in range(10):  # more than 5 of 101 entries changed: one whole set again, no delta
-        entries[f"/p/m{i}.py"] = (i, i + 1, f"summary {i}, edited")
+        entries[f"/p/m{i}.py"] = (i, i + 1, summary(f"m{i}", f"summary {i}, edited"))
     store.save(entries)
     assert not os.path.exists(store.delta_file)
     assert SummaryStore(str(tmp_path)).load() == entries
@@ -661,3 +666,41 @@ def test_the_stored_lookups_are_the_fingerprints_not_the_analysis_of_this_proces
     for path in checked:
         index.fingerprint_recipe(path)
     assert "models.blocks.Block1" not in stored and stored == index.located
+
+
+def test_stored_summaries_are_unpickled_when_first_read(tmp_path):
+    """The store gives each summary's name, path and digest at once and unpickles the rest on first use: then it
+    is a plain ModuleSummary, equal to the one saved, with the same shape; one never read is saved from the
+    pickle it was read from."""
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.summary import ModuleSummary, StoredSummary, pickled_summary, same_shape
+
+    paths = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"from mindspore import nn\n\n\nclass {name.upper()}(nn.Cell):\n    def construct(self, x):\n"
+                        "        return x\n", encoding="utf-8")
+        paths.append(str(path))
+    saved = {path: (1, 2, summarize_file(path)) for path in paths}
+    SummaryStore(str(tmp_path)).save(saved)
+    loaded = SummaryStore(str(tmp_path)).load()
+    first, second = (loaded[path][2] for path in paths)
+    assert type(first) is StoredSummary and type(second) is StoredSummary
+    assert (first.name, first.path, first.digest) == (saved[paths[0]][2].name, paths[0], saved[paths[0]][2].digest)
+    assert type(first) is StoredSummary  # name, path and digest unpickle nothing
+    assert list(first.classes) == ["A"] and type(first) is ModuleSummary
+    assert first == saved[paths[0]][2] and same_shape(second, saved[paths[1]][2])
+    third = SummaryStore(str(tmp_path)).load()[paths[1]][2]
+    assert pickled_summary(third) == pickled_summary(saved[paths[1]][2]) and type(third) is StoredSummary
+
+
+def test_a_damaged_stored_summary_is_made_again_from_its_file(tmp_path):
+    """A summary whose pickle does not load (a damaged store) is the file's summary made again, not an error."""
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.summary import stored_summary
+
+    path = tmp_path / "a.py"
+    path.write_text("def helper(x):\n    return x\n", encoding="utf-8")
+    made = summarize_file(str(path))
+    damaged = stored_summary(made.name, made.path, made.digest, b"not a pickle")
+    assert list(damaged.functions) == ["helper"] and damaged == made

@@ -784,6 +784,24 @@ class ProjectIndex:
         changed since."""
         return (self._graph, self._callers) if self._graph is not None else None
 
+    def derived_tables(self) -> Optional[Tuple[Dict[FunctionRef, str], Dict[FunctionRef, List[FunctionRef]],
+                                              Optional[Tuple[Holders, Holders]]]]:
+        """What the summaries of the whole project give and a run may carry over (``adopt_tables``): the graph
+        closure, its call edges, and the sub-cell holders table (None where not worked out); None before the
+        graph closure is worked out."""
+        return (self._graph, self._callers, self._holders) if self._graph is not None else None
+
+    def adopt_tables(self, graph: Dict[FunctionRef, str], callers: Dict[FunctionRef, List[FunctionRef]],
+                     holders: Optional[Tuple[Holders, Holders]]) -> None:
+        """Take the tables a run over summaries of the same shape worked out (``derived_tables``; ``ms_lint.
+        analysis.carry``) instead of working them out again: each reads every summary of the project (the graph
+        closure 0.25 s on MindSpore's source; the holders table unpickles every stored summary). A summary the
+        index takes later drops them as it drops its own (``_forget``)."""
+        if self._graph is None:
+            self._graph, self._callers, self._graph_by_module = graph, callers, None
+        if self._holders is None and holders is not None:
+            self._holders = holders
+
     def sub_cell_holders(self, ref: ClassRef) -> List[Tuple[str, str, str]]:
         """(module, class, attribute) of every project class whose ``__init__`` sets ``self.attribute = Ref(...)``,
         or stores a constructor argument annotated with ``Ref`` or one of its bases (``controller: Controller``,

@@ -122,6 +122,62 @@ class ModuleSummary:
     star_words: Optional[Tuple[str, ...]] = None
 
 
+class StoredSummary(ModuleSummary):
+    """A ``ModuleSummary`` as the summary store keeps it (``ms_lint.cache.SummaryStore``): its name, path and
+    digest at hand, the rest pickled until first asked for. Any other attribute (``__class__`` and
+    ``__dict__`` too) unpickles it in place, and from then on it is a plain ``ModuleSummary``.
+
+    Why: a run after an edit that keeps every summary's shape carries the fingerprints and the graph closure
+    over (``ms_lint.analysis.carry``), and then reads the summaries of a few dozen modules; unpickling all of them
+    was the largest part of its time before the analysis (0.15 s of 0.9 s on the eight packages)."""
+
+    def __getattribute__(self, attr: str):
+        if attr in _AT_HAND:
+            return object.__getattribute__(self, "__dict__")[attr]
+        _unpickle(self)
+        return object.__getattribute__(self, attr)
+
+
+_AT_HAND = frozenset({"name", "path", "digest"})
+
+
+def stored_summary(name: str, path: str, digest: str, pickled: bytes) -> ModuleSummary:
+    """The summary of ``pickled`` (the pickle of a ``ModuleSummary``, with this name, path and digest)."""
+    summary = object.__new__(StoredSummary)
+    object.__setattr__(summary, "__dict__", {"name": name, "path": path, "digest": digest, _PICKLED: pickled})
+    return summary
+
+
+def pickled_summary(summary: ModuleSummary) -> bytes:
+    """The pickle a ``stored_summary`` of ``summary`` holds: the one it was read from, while it is still unread."""
+    import pickle
+
+    if type(summary) is StoredSummary:
+        return object.__getattribute__(summary, "__dict__")[_PICKLED]
+    return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+_PICKLED = "_pickled"
+
+
+def _unpickle(summary: ModuleSummary) -> None:
+    import pickle
+
+    fields = object.__getattribute__(summary, "__dict__")
+    try:
+        loaded = pickle.loads(fields[_PICKLED])
+        if type(loaded) is not ModuleSummary:
+            raise TypeError(type(loaded).__name__)
+    except Exception:  # noqa: BLE001  a damaged store: the file is summarized again
+        from ms_lint.analysis.index import summarize_file
+
+        loaded = summarize_file(fields["path"]) or ModuleSummary(fields["name"], fields["path"], "")
+        loaded.name = fields["name"]
+    fields.clear()
+    fields.update(object.__getattribute__(loaded, "__dict__"))
+    object.__setattr__(summary, "__class__", ModuleSummary)
+
+
 # Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
 # each ``Definition``, which only the screen reads (``ms_lint.analysis.screen``, for the text it was made from);
 # and what only the screen reads of the module's own bytes (``follows``, ``jit_arguments``): the project index
@@ -141,6 +197,10 @@ def same_shape(a: object, b: object, ignored: FrozenSet[str] = frozenset()) -> b
     the shape. ``ignored``: more fields to pass over (``CALL_FIELDS``)."""
     if a is b:
         return True  # the language server's summaries share the parts of the runs an edit left in place
+    if type(a) is StoredSummary:
+        _unpickle(a)
+    if type(b) is StoredSummary:
+        _unpickle(b)
     if type(a) is not type(b):
         return False
     if dataclasses.is_dataclass(a):
