@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ms_lint import __version__
 from ms_lint.analysis.layout import digest_of, same_locations
@@ -21,11 +21,8 @@ CACHE_DIR = ".ms_lint_cache"
 # (``ms_lint.analysis.config_files``).
 ConfigReads = Sequence[Tuple[str, Optional[int], Optional[int]]]
 Stamp = Tuple[int, int, str, ConfigReads]
-# ``ProjectIndex.derived_tables``: graph function (module, qualname) -> why; each one's callers; the sub-cell
-# holders tables (class -> (module, class, attribute) of each holder; built, declared), or None
-Holders = Dict[Tuple[str, str], List[Tuple[str, str, str]]]
-DerivedTables = Tuple[Dict[Tuple[str, str], str], Dict[Tuple[str, str], List[Tuple[str, str]]],
-                      Optional[Tuple[Holders, Holders]]]
+# ``ProjectIndex.derived_tables``: (graph closure, call edges, sub-cell holders or None, constructions or None)
+DerivedTables = tuple
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by ms-lint.\n"
 
 
@@ -236,6 +233,9 @@ class FingerprintStore:
         fingerprint = _code_fingerprint()
         self.file = os.path.join(base, __version__, f"fingerprints-{fingerprint}.json")
         self.stamps_file = os.path.join(base, __version__, f"stamps-{fingerprint}.json")
+        # the tables the stamps file names by a token (``tables``), pickled: the graph closure and more that the
+        # project's summaries give, carried with the recipes (``load_tables``)
+        self.tables_file = os.path.join(base, __version__, f"tables-{fingerprint}.pickle")
         # set by ``load`` when the fingerprints held across touched files: the stamps to save them under
         self.refreshed: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None
         self.saved_state: object = None  # the state the stored fingerprints were saved under (set by ``load``)
@@ -296,14 +296,15 @@ class FingerprintStore:
     def save(self, state: str, fingerprints: Dict[str, str],
              stamps: Optional[Dict[str, Tuple[int, int, Optional[str]]]] = None, salt: str = "",
              recipes: Optional[Dict[str, Tuple[str, List[str]]]] = None, project: Iterable[str] = (),
-             located: Optional[Dict[str, Optional[str]]] = None, tables: Optional[DerivedTables] = None) -> None:
+             located: Optional[Dict[str, Optional[str]]] = None,
+             tables: Union[DerivedTables, str, None] = None) -> None:
         """``stamps``: (mtime, size, digest) of every project file the fingerprints were computed from
         (``analysis.index.content_stamps``); without them only an unchanged state finds the fingerprints.
         ``recipes``: each file's ``ProjectIndex.fingerprint_recipe`` (``ms_lint.analysis.carry`` reads them);
         ``project``: the project's files; ``located``: the module names the index looked up and the file each
-        was found in, or None (``ProjectIndex.located``): ``same_project`` compares both. ``tables``: the graph
-        closure, its call edges and the holders table of the summaries the recipes were worked out from
-        (``ProjectIndex.derived_tables``), carried with them (``stored_tables``)."""
+        was found in, or None (``ProjectIndex.located``): ``same_project`` compares both. ``tables``: what the
+        summaries the recipes were worked out from give the whole project (``ProjectIndex.derived_tables``),
+        carried with them (``load_tables``); or the token of the tables file on disk, when it holds them."""
         kept = set(project)
         outside = {path: list(stamp[:2]) for path, stamp in (stamps or {}).items() if path not in kept}
         _write_json(self.file, {"state": state, "fingerprints": fingerprints, "outside": outside})
@@ -316,23 +317,55 @@ class FingerprintStore:
                 number = {path: i for i, path in enumerate(paths)}
                 data["paths"] = paths
                 data["recipes"] = {path: [said, [number[p] for p in read]] for path, (said, read) in recipes.items()}
-            if tables is not None:
-                graph, callers, holders = tables
-                data["graph"] = [[module, qual, why] for (module, qual), why in graph.items()]
-                data["callers"] = [[module, qual, [list(caller) for caller in calling]]
-                                   for (module, qual), calling in callers.items()]
-                if holders is not None:
-                    data["holders"] = [[[module, qual, [list(holder) for holder in held]]
-                                        for (module, qual), held in table.items()] for table in holders]
+            token = tables if isinstance(tables, str) else self._save_tables(tables) if tables is not None else None
+            if token is not None:
+                data["tables"] = token
             _write_json(self.stamps_file, data)
-        current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else ""}
+        current = {os.path.basename(self.file), os.path.basename(self.stamps_file) if stamps is not None else "",
+                   os.path.basename(self.tables_file) if stamps is not None else ""}
         folder = os.path.dirname(self.file)
         try:  # those of an older ms-lint source (and stamps that no longer describe these fingerprints)
             for name in os.listdir(folder):
-                if name.startswith(("fingerprints-", "stamps-")) and name.endswith(".json") and name not in current:
+                if (name.startswith(("fingerprints-", "stamps-", "tables-")) and name.endswith((".json", ".pickle"))
+                        and name not in current):
                     os.remove(os.path.join(folder, name))
         except OSError:
             pass
+
+    def _save_tables(self, tables: DerivedTables) -> Optional[str]:
+        """Pickle ``tables`` to the tables file; the token that names them there (None when it cannot be written)."""
+        import pickle
+
+        pickled = pickle.dumps(tables, protocol=pickle.HIGHEST_PROTOCOL)
+        token = blake2b(pickled, digest_size=12).hexdigest()
+        try:
+            os.makedirs(os.path.dirname(self.tables_file), exist_ok=True)
+            _replace_file(self.tables_file, lambda handle: pickle.dump((token, pickled), handle), binary=True)
+        except OSError:
+            return None
+        return token
+
+    def load_tables(self, data: Dict[str, Any]) -> Optional[DerivedTables]:
+        """The tables a ``paired_stamps`` names (``save``): (graph closure, call edges, holders table or None,
+        constructions or None); None when the tables file holds others, or none that read as saved."""
+        import pickle
+
+        token = data.get("tables")
+        if not isinstance(token, str):
+            return None
+        stored = _load_pickle(self.tables_file)
+        if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0] == token
+                and isinstance(stored[1], bytes)):
+            return None
+        try:
+            tables = pickle.loads(stored[1])
+        except Exception:  # noqa: BLE001  damaged: worked out again
+            return None
+        if not (isinstance(tables, tuple) and len(tables) == 4 and isinstance(tables[0], dict)
+                and isinstance(tables[1], dict) and (tables[2] is None or _pair_of_dicts(tables[2]))
+                and (tables[3] is None or isinstance(tables[3], dict))):
+            return None
+        return tables
 
 
 def _same_stamps(stamps: object) -> bool:
@@ -408,41 +441,14 @@ def stored_recipes(data: Dict[str, Any]) -> Dict[str, Tuple[str, List[str]]]:
     return out
 
 
-def stored_tables(data: Dict[str, Any]) -> Optional[DerivedTables]:
-    """The graph closure, call edges and holders table of a ``FingerprintStore.paired_stamps``, in the order
-    they were worked out (the holders None where it holds none); None when it holds no graph, or they do not read
-    as saved."""
-    graph = _keyed(data.get("graph"), lambda why: isinstance(why, str))
-    callers = _keyed(data.get("callers"), lambda calling: _rows(calling, 2))
-    if graph is None or callers is None:
-        return None
-    holders = data.get("holders")
-    tables = [_keyed(table, lambda held: _rows(held, 3)) for table in holders] if isinstance(holders, list) else []
-    held = None
-    if len(tables) == 2 and tables[0] is not None and tables[1] is not None:
-        held = ({ref: [tuple(row) for row in rows] for ref, rows in tables[0].items()},
-                {ref: [tuple(row) for row in rows] for ref, rows in tables[1].items()})
-    return graph, {ref: [tuple(row) for row in rows] for ref, rows in callers.items()}, held  # type: ignore[misc]
+def stored_tables_token(data: Dict[str, Any]) -> Optional[str]:
+    """The token of the tables a ``paired_stamps`` names (``FingerprintStore.save``), to name them again."""
+    token = data.get("tables")
+    return token if isinstance(token, str) else None
 
 
-def _keyed(rows: Any, valid: Callable[[Any], bool]) -> Optional[Dict[Tuple[str, str], Any]]:
-    """``[[module, qualname, value], ...]`` as a dict, in order; None unless every row is such a triple with a
-    valid value."""
-    if not isinstance(rows, list):
-        return None
-    out: Dict[Tuple[str, str], Any] = {}
-    for row in rows:
-        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str) and isinstance(row[1], str)
-                and valid(row[2])):
-            return None
-        out[(row[0], row[1])] = row[2]
-    return out
-
-
-def _rows(value: Any, width: int) -> bool:
-    """A list of lists of ``width`` strings."""
-    return isinstance(value, list) and all(
-        isinstance(row, list) and len(row) == width and all(isinstance(part, str) for part in row) for row in value)
+def _pair_of_dicts(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and all(isinstance(part, dict) for part in value)
 
 
 def _stat(path: str) -> Optional[Tuple[int, int]]:

@@ -314,7 +314,8 @@ class _Filled(NamedTuple):
     recipes: Dict[str, tuple]
     outside: Dict[str, tuple]  # stamps of stored modules outside the project this run's index did not read
     located: Dict[str, Optional[str]]  # every module name looked up by a module-finding walk -> file (or None)
-    tables: Optional[tuple]  # the graph closure and the holders table the recipes hold for (``cache.stored_tables``)
+    # what the whole project's summaries give (``ProjectIndex.derived_tables``), or the token of the stored tables
+    tables: Union[tuple, str, None]
 
 
 class _FingerprintWork:
@@ -345,7 +346,7 @@ class _FingerprintWork:
     def carry(self, missing: List[Tuple[str, str]]) -> bool:
         """Carry the fingerprints of ``missing`` (path as given, absolute path) over, when that can be done."""
         from ms_lint.analysis.carry import carried_fingerprints
-        from ms_lint.cache import same_project, stored_located, stored_tables
+        from ms_lint.cache import same_project, stored_located
 
         if self.paired is None or self.loaded or not same_project(self.paired, self.stamps, self.roots):
             return False
@@ -354,7 +355,7 @@ class _FingerprintWork:
         if carried is None:
             return False
         self.fingerprints.update(carried[0])
-        tables = stored_tables(self.paired)
+        tables = self.store.load_tables(self.paired)
         if tables is not None:  # what the same shapes give: the analysis and its batching read them
             self.index.adopt_tables(*tables)
         self.carried = _Filled(self.recipes, carried[1], stored_located(self.paired), tables)
@@ -381,7 +382,7 @@ class _FingerprintWork:
 
     def filled(self) -> _Filled:
         """What to store with the fingerprints (the tables, where this run's index holds none worked out)."""
-        from ms_lint.cache import stored_files, stored_located, stored_tables
+        from ms_lint.cache import stored_files, stored_located, stored_tables_token
 
         if self.carried is not None:
             return self.carried
@@ -390,7 +391,7 @@ class _FingerprintWork:
             kept = store.refreshed if store.refreshed is not None else stored_files(self.paired)
             outside = {path: stamp for path, stamp in kept.items() if path not in self.stamps}
             return _Filled({**self.recipes, **self.worked_out}, outside,
-                           {**stored_located(self.paired), **self.index.located}, stored_tables(self.paired))
+                           {**stored_located(self.paired), **self.index.located}, stored_tables_token(self.paired))
         return _Filled(self.worked_out, {}, dict(self.index.located), None)
 
 
@@ -513,11 +514,11 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             else:
                 work.save()
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
-            from ms_lint.cache import stored_located, stored_recipes, stored_tables
+            from ms_lint.cache import stored_located, stored_recipes, stored_tables_token
 
             paired = store.paired_stamps(salt) or {}
             store.save(state, fingerprints, store.refreshed, salt, stored_recipes(paired), stamps,
-                       stored_located(paired), stored_tables(paired))
+                       stored_located(paired), stored_tables_token(paired))
     findings: List[Finding] = []
     pending: List[str] = []
     for path, key in zip(files, absolute):

@@ -78,6 +78,10 @@ def _installed_file(path: str) -> bool:
 ClassRef = Tuple[str, str]  # (module name, class qualname)
 FunctionRef = Tuple[str, str]  # (module name, function qualname)
 Holders = Dict[ClassRef, List[Tuple[str, str, str]]]  # class -> (module, class, attribute) holding one
+Constructions = Dict[ClassRef, List[Tuple[List[object], Dict[str, object]]]]  # class -> (args, kwargs) it is built with
+# ``ProjectIndex.derived_tables``
+DerivedTables = Tuple[Dict[FunctionRef, str], Dict[FunctionRef, List[FunctionRef]], Optional[Tuple[Holders, Holders]],
+                      Optional[Constructions]]
 
 
 def summarize_file(path: str, raw: Optional[bytes] = None) -> Optional[ModuleSummary]:
@@ -784,23 +788,26 @@ class ProjectIndex:
         changed since."""
         return (self._graph, self._callers) if self._graph is not None else None
 
-    def derived_tables(self) -> Optional[Tuple[Dict[FunctionRef, str], Dict[FunctionRef, List[FunctionRef]],
-                                              Optional[Tuple[Holders, Holders]]]]:
+    def derived_tables(self) -> Optional[DerivedTables]:
         """What the summaries of the whole project give and a run may carry over (``adopt_tables``): the graph
-        closure, its call edges, and the sub-cell holders table (None where not worked out); None before the
-        graph closure is worked out."""
-        return (self._graph, self._callers, self._holders) if self._graph is not None else None
+        closure, its call edges, the sub-cell holders table and the constructions table (each of the last two
+        None where not worked out); None before the graph closure is worked out."""
+        if self._graph is None:
+            return None
+        return self._graph, self._callers, self._holders, self._constructions
 
     def adopt_tables(self, graph: Dict[FunctionRef, str], callers: Dict[FunctionRef, List[FunctionRef]],
-                     holders: Optional[Tuple[Holders, Holders]]) -> None:
+                     holders: Optional[Tuple[Holders, Holders]], constructions: Optional[Constructions]) -> None:
         """Take the tables a run over summaries of the same shape worked out (``derived_tables``; ``ms_lint.
-        analysis.carry``) instead of working them out again: each reads every summary of the project (the graph
-        closure 0.25 s on MindSpore's source; the holders table unpickles every stored summary). A summary the
-        index takes later drops them as it drops its own (``_forget``)."""
+        analysis.carry``) instead of working them out again: each reads every summary of the project (on
+        MindSpore's source the graph closure costs 0.25 s, the constructions 0.43 s with the summaries
+        unpickled). A summary the index takes later drops them as it drops its own (``_forget``)."""
         if self._graph is None:
             self._graph, self._callers, self._graph_by_module = graph, callers, None
         if self._holders is None and holders is not None:
             self._holders = holders
+        if self._constructions is None and constructions is not None:
+            self._constructions = constructions
 
     def sub_cell_holders(self, ref: ClassRef) -> List[Tuple[str, str, str]]:
         """(module, class, attribute) of every project class whose ``__init__`` sets ``self.attribute = Ref(...)``,
