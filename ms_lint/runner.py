@@ -421,6 +421,17 @@ class _WorkedOutMeanwhile:
             raise self.error
 
 
+def _host_pays(config: Config, cache_dir: Optional[str]) -> bool:
+    """Start an analysis host (``ms_lint.host``) for a run that must build its index from stored summaries: it
+    imports the analysis on another core while this process loads them. Not where the summaries are made now
+    (their workers would share the cores with it, and this process imports the analysis while they work)."""
+    from ms_lint.cache import SummaryStore
+    from ms_lint.host import wanted
+    from ms_lint.pool import cpu_count
+
+    return cpu_count() >= 2 and wanted() and os.path.exists(SummaryStore(config.root, cache_dir).file)
+
+
 def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> bool:
     """Before fingerprints loaded for the project are saved again with those of other files of it: their stamps
     file is there (it says what they were computed from), and the module names they looked up still find the
@@ -441,12 +452,17 @@ def check_files(files: List[str], config: ConfigFor, jobs: Optional[int] = None,
     ``listings``: the folder listings discovery read (``ms_lint.analysis.layout.Listings``)."""
     from ms_lint.gcpolicy import fewer_collections
 
-    with fewer_collections():  # once the summaries are loaded, a full collection walks millions of objects
-        return _check_files(files, config, jobs, use_cache, cache_dir, listings)
+    hosts: List = []  # the analysis host, where one is started (``ms_lint.host``)
+    try:
+        with fewer_collections():  # once the summaries are loaded, a full collection walks millions of objects
+            return _check_files(files, config, jobs, use_cache, cache_dir, listings, hosts)
+    finally:
+        for host in hosts:
+            host.stop()
 
 
 def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_cache: bool,
-                 cache_dir: Optional[str], listings) -> List[Finding]:
+                 cache_dir: Optional[str], listings, hosts: List) -> List[Finding]:
     config_of = config if callable(config) else (lambda _path: config)
     caches: Dict[Tuple[str, str], ResultsCache] = {}  # one per cache file: (folder, fingerprint)
 
@@ -495,6 +511,10 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
+        if missing and _host_pays(first, cache_dir):
+            from ms_lint.host import AnalysisHost
+
+            hosts.extend(host for host in [AnalysisHost.start()] if host is not None)
         if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
@@ -509,10 +529,8 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             deferred_keys = {key for _, key in later}
             if not carried:
                 work.work_out([(path, key) for path, key in missing if key not in deferred_keys])
-            if later:
-                deferred = _WorkedOutMeanwhile(work, later)
-            else:
-                work.save()
+            # saved while the files are analyzed, with the fingerprints worked out then (if any)
+            deferred = _WorkedOutMeanwhile(work, later)
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state
             from ms_lint.cache import stored_located, stored_recipes, stored_tables_token
 
@@ -540,7 +558,14 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             findings.extend(cached)
     analyzed: List[Result] = []
     if pending:  # a warm run imports neither the worker pool nor the parsers
-        analyzed = list(analyze_files(pending, config_of, jobs, project(), meanwhile=deferred))
+        index = project()
+        hosted = hosts[0].analyze(pending, config_of, jobs, index, meanwhile=deferred) if hosts else None
+        if hosted is None:
+            meanwhile = None if deferred is None or deferred.done else deferred
+            hosted = list(analyze_files(pending, config_of, jobs, index, meanwhile=meanwhile))
+        analyzed = hosted
+    for host in hosts:
+        host.stop()  # nothing pending, or done
     if deferred is not None:
         deferred.finish()
     for path, file_findings, stamp in analyzed:

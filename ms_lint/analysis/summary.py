@@ -134,8 +134,14 @@ class StoredSummary(ModuleSummary):
     def __getattribute__(self, attr: str):
         if attr in _AT_HAND:
             return object.__getattribute__(self, "__dict__")[attr]
+        if attr == "__reduce_ex__":  # pickled as it is, still unread (the index sent to ``ms_lint.host``)
+            return object.__getattribute__(self, "_reduce_unread")
         _unpickle(self)
         return object.__getattribute__(self, attr)
+
+    def _reduce_unread(self, protocol: int) -> tuple:
+        fields = object.__getattribute__(self, "__dict__")
+        return stored_summary, (fields["name"], fields["path"], fields["digest"], fields[_PICKLED])
 
 
 _AT_HAND = frozenset({"name", "path", "digest"})

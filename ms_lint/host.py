@@ -1,0 +1,190 @@
+"""The analysis host: a process forked at the start of a cached run that has to build the project index, which
+imports the parser and the rules and warms them up while this process loads the index, then analyzes the files
+it is sent, on workers it forks (they inherit what it imported and the index it was sent).
+
+Why: after an edit, a run loads its index from the cache in about a quarter of a second; each analysis worker
+then spent about 0.2 s importing libcst and the rules and 0.05 s more on the first file building per-process
+tables (``walk``'s child readers, MindSpore's API names), one after the other on the critical path. On two cores
+the host does that work while this process loads the index: the eight packages after a comment appended to
+``callback.py``, 0.67 s before (benchmarks/README.md).
+
+Only where processes are forked (the host must inherit this process's configuration and hand its own imports on
+to its workers), and only while the analysis is not imported here yet (a test run, an editor: the workers
+forked from this process inherit it already). Anything that goes wrong with the host (it dies, cannot be forked,
+cannot be sent the index) leaves the files to ``runner.analyze_files`` here, as without one.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+from typing import Any, Callable, List, Optional, Tuple
+
+# A small model file analyzed once by the host to warm its per-process tables: a Cell with a loop over a Tensor
+# axis and a branch on a Tensor, and a jit function (what real files exercise first).
+WARM_UP_SOURCE = b'''\
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Head(nn.Cell):
+    def __init__(self, steps=4):
+        super().__init__()
+        self.steps = steps
+        self.dense = nn.Dense(4, 4)
+
+    def construct(self, x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(self.dense(x[i]))
+        if x.sum() > 0:
+            x = x * 2
+        return ops.stack(out), x
+
+
+@ms.jit
+def step(x):
+    for i in range(8):
+        x = x + i
+    return x
+'''
+
+
+# Above this many summaries read in this process (a run that worked the fingerprints out reads them all), the
+# index costs more to send than the host saves (``_summaries_read``).
+MOST_SUMMARIES_SENT = 300
+
+
+def wanted() -> bool:
+    """Would a host save time here: processes are forked, and the analysis is not imported yet."""
+    return multiprocessing.get_start_method() == "fork" and "ms_lint.engine" not in sys.modules
+
+
+class AnalysisHost:
+    """A forked process warming up the analysis; ``analyze`` hands it the files once the index is built."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("fork")
+        parent, child = context.Pipe()
+        # not a daemon: a daemonic process may not fork the workers
+        self.process = context.Process(target=_host_main, args=(child,), daemon=False)
+        self.process.start()
+        child.close()
+        self.conn = parent
+
+    @classmethod
+    def start(cls) -> Optional["AnalysisHost"]:
+        try:
+            return cls()
+        except OSError:
+            return None
+
+    def analyze(self, paths: List[str], config_of: Callable[[str], Any], jobs: Optional[int], project,
+                meanwhile: Optional[Callable[[], None]] = None) -> Optional[list]:
+        """``runner.analyze_files(paths, config_of, jobs, project)`` on the host; ``meanwhile`` runs here while
+        it works. None when the host could not do it, or the index costs too much to send: the caller analyzes
+        the files itself (and runs ``meanwhile`` unless it has run)."""
+        if _summaries_read(project) > MOST_SUMMARIES_SENT:
+            self.stop()  # pickling them costs more than the imports it saves: the workers fork from here
+            return None
+        configs: List[Any] = []
+        numbers: dict = {}
+        tasks: List[Tuple[str, int]] = []
+        for path in paths:
+            cfg = config_of(path)
+            if id(cfg) not in numbers:
+                numbers[id(cfg)] = len(configs)
+                configs.append(cfg)
+            tasks.append((path, numbers[id(cfg)]))
+        try:
+            message = pickle.dumps((tasks, configs, jobs, _sent_index(project)), protocol=pickle.HIGHEST_PROTOCOL)
+            self.conn.send_bytes(message)
+        except Exception:  # noqa: BLE001  something that does not pickle, a host already gone
+            self.stop()
+            if meanwhile is not None:
+                meanwhile()
+            return None
+        if meanwhile is not None:
+            meanwhile()
+        try:
+            answer = self.conn.recv()
+        except (EOFError, OSError):
+            return None
+        finally:
+            self.stop()
+        return answer if isinstance(answer, list) else None
+
+    def stop(self) -> None:
+        """End the host (at once, if it has nothing to do or is still warming up)."""
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+        if self.process.is_alive():
+            self.process.join(timeout=0.05)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def _summaries_read(project) -> int:
+    """How many of the index's summaries were unpickled (or made) in this process: sending the index costs about
+    0.3 ms for each, against about a microsecond for one still unread (``summary.StoredSummary``)."""
+    from ms_lint.analysis.summary import StoredSummary
+
+    return sum(type(summary) is not StoredSummary for summary in project.by_path.values())
+
+
+def _sent_index(project):
+    """The index as the host gets it: without the summary store, which only this process saves."""
+    import copy
+
+    sent = copy.copy(project)
+    sent.summary_store = None
+    return sent
+
+
+def _host_main(conn) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
+    try:
+        _warm_up()
+    except Exception:  # noqa: BLE001  a worker's own imports report it where it belongs, on a file
+        pass
+    try:
+        message = conn.recv_bytes()
+    except (EOFError, OSError):
+        return
+    try:
+        tasks, configs, jobs, project = pickle.loads(message)
+        from ms_lint.runner import analyze_files
+
+        config_at = {path: configs[number] for path, number in tasks}
+        results = analyze_files([path for path, _ in tasks], config_at.__getitem__, jobs, project)
+        answer: Any = list(results)
+    except Exception as error:  # noqa: BLE001  the parent analyzes the files itself
+        answer = f"{type(error).__name__}: {error}"
+    try:
+        conn.send(answer)
+    except (OSError, ValueError):
+        pass
+    conn.close()
+    os._exit(0)  # nothing to flush or free: the parent reports
+
+
+def _warm_up() -> None:
+    """Import the parser and the rules and analyze ``WARM_UP_SOURCE`` with an index of its own."""
+    from ms_lint.analysis.index import ProjectIndex
+    from ms_lint.config import Config
+    from ms_lint.engine import analyze_source
+    from ms_lint.gcpolicy import collect_less
+    from ms_lint.rules import all_rules
+    from ms_lint.source import decode_source
+
+    collect_less()
+    all_rules()
+    path = os.path.join(os.sep, "ms_lint_warm_up", "head.py")  # no such file: the index takes the bytes given
+    index = ProjectIndex()
+    index.update_file(path, WARM_UP_SOURCE)
+    analyze_source(decode_source(path, WARM_UP_SOURCE), Config(), path, index=index, fast_trees=True)

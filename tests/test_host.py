@@ -1,0 +1,176 @@
+"""The analysis host (``ms_lint.host``): a process forked early in a cached run that analyzes the files it is sent
+once the index is built. It must give what ``runner.analyze_files`` gives here, and give way to it whenever it
+cannot."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CLEAN, FLAGGED
+from ms_lint import host as host_module
+from ms_lint import runner
+from ms_lint.analysis.index import ProjectIndex
+from ms_lint.analysis.summary import StoredSummary
+from ms_lint.cache import SummaryStore
+from ms_lint.config import Config
+
+pytestmark = pytest.mark.skipif(host_module.multiprocessing.get_start_method() != "fork",
+                                reason="the host is forked: where processes are spawned, none is started")
+
+HELPER = """\
+from mindspore import ops
+
+
+def scaled(x):
+    return ops.relu(x) * 2
+"""
+
+NET = """\
+from mindspore import nn, ops
+
+from pkg.helper import scaled
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(scaled(x[i]))
+        if x.sum() > 0:
+            x = x * 2
+        return ops.stack(out), x
+"""
+
+
+def write_package(root):
+    for name, text in {"pkg/__init__.py": "", "pkg/helper.py": HELPER, "pkg/net.py": NET, "pkg/per_row.py": FLAGGED,
+                       "pkg/clean.py": CLEAN}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return sorted(str(path) for path in (root / "pkg").glob("*.py"))
+
+
+def lazy_index(root, paths):
+    """The index a cached run builds: its summaries read from the store, still unpickled."""
+    config = Config()
+    SummaryStore(str(root)).save(ProjectIndex.for_files(paths).cache.entries)
+    index = runner.build_index(paths, config, cache_dir=None, jobs=1, save=False)
+    assert all(type(summary) is StoredSummary for summary in index.by_path.values())
+    return index
+
+
+def findings_of(results):
+    return sorted((os.path.basename(path), finding.line, finding.code, finding.message)
+                  for path, findings, _ in results for finding in findings)
+
+
+def test_the_host_finds_what_the_analysis_here_finds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    config = Config()
+    host = host_module.AnalysisHost()
+    ran = []
+    hosted = host.analyze(paths, lambda path: config, 2, index, meanwhile=lambda: ran.append(True))
+    assert hosted is not None and ran == [True]
+    assert not host.process.is_alive()
+    here = runner.analyze_files(paths, lambda path: config, 1, lazy_index(tmp_path, paths))
+    assert findings_of(hosted) == findings_of(here)
+    assert {code for _, _, code, _ in findings_of(hosted)} == {"MSL101", "MSL201"}
+    assert sorted(path for path, _, _ in hosted) == paths and all(stamp for _, _, stamp in hosted)
+
+
+def test_the_index_goes_to_the_host_with_its_summaries_unread(tmp_path, monkeypatch):
+    """Sending the index does not unpickle the stored summaries (it would cost more than the host saves)."""
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    sent = pickle.loads(pickle.dumps(host_module._sent_index(index)))
+    assert all(type(summary) is StoredSummary for summary in index.by_path.values())
+    assert all(type(summary) is StoredSummary for summary in sent.by_path.values())
+    assert sent.summary_store is None and index.summary_store is not None
+    assert {name: summary.digest for name, summary in sent.modules.items()} == {
+        name: summary.digest for name, summary in index.modules.items()}
+
+
+def test_a_dead_host_leaves_the_files_to_this_process(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    host = host_module.AnalysisHost()
+    host.process.kill()
+    host.process.join()
+    ran = []
+    assert host.analyze(paths, lambda path: Config(), 2, lazy_index(tmp_path, paths),
+                        meanwhile=lambda: ran.append(True)) is None
+    assert ran == [True]  # run once, here: the caller does not run it again
+
+
+def test_an_index_with_many_summaries_read_is_not_sent(tmp_path, monkeypatch):
+    """A run that worked every fingerprint out has read every summary: the workers fork from this process."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    for summary in index.by_path.values():
+        summary.classes  # read
+    monkeypatch.setattr(host_module, "MOST_SUMMARIES_SENT", len(paths) - 1)
+    host = host_module.AnalysisHost()
+    ran = []
+    assert host.analyze(paths, lambda path: Config(), 2, index, meanwhile=lambda: ran.append(True)) is None
+    assert ran == [] and not host.process.is_alive()  # the caller runs it, with the analysis
+
+
+def test_no_host_where_the_analysis_is_imported_already():
+    """A test run or an editor has imported the analysis: the workers it forks inherit it."""
+    assert "ms_lint.engine" in sys.modules
+    assert not host_module.wanted()
+
+
+# ``ms-lint`` in a fresh interpreter, noting in HOSTED (a file) each time the host answered
+CLI_NOTING_THE_HOST = """\
+import os, sys
+import ms_lint.host as host
+
+analyze = host.AnalysisHost.analyze
+
+
+def noted(self, *args, **kwargs):
+    answer = analyze(self, *args, **kwargs)
+    with open(os.environ["HOSTED"], "a") as handle:
+        handle.write("host\\n" if answer is not None else "here\\n")
+    return answer
+
+
+host.AnalysisHost.analyze = noted
+from ms_lint.cli import entry
+sys.argv[0] = "ms-lint"
+sys.exit(entry())
+"""
+
+
+def run_check(root, *args):
+    env = dict(os.environ, HOSTED=str(root / "hosted.txt"))
+    done = subprocess.run([sys.executable, "-c", CLI_NOTING_THE_HOST, "check", "--output-format", "json",
+                           "--exit-zero", *args, "pkg"], cwd=root, capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return sorted(json.dumps(finding, sort_keys=True) for finding in json.loads(done.stdout))
+
+
+def test_cached_runs_after_edits_find_what_uncached_runs_find(tmp_path):
+    """In a fresh interpreter a cached run after an edit starts the host, which analyzes: after edits that keep
+    the summaries' shape and after ones that do not, it gives ``--no-cache``'s findings, moved lines included."""
+    write_package(tmp_path)
+    net = tmp_path / "pkg" / "net.py"
+    first = run_check(tmp_path)
+    assert first == run_check(tmp_path, "--no-cache") and len(first) == 3
+    edits = [lambda text: "# a comment\n" + text, lambda text: "REPEATS = 3\n" + text,
+             lambda text: text.replace("        out = []\n", "        out = [abs(1)]\n")]
+    for edit in edits:
+        net.write_text(edit(net.read_text(encoding="utf-8")), encoding="utf-8")
+        assert run_check(tmp_path) == run_check(tmp_path, "--no-cache")
+    assert (tmp_path / "hosted.txt").read_text().split() == ["host"] * len(edits)
