@@ -243,6 +243,29 @@ def test_damaged_recipes_are_ignored(run_cli, package, tmp_path, damage):
     assert check_json(run_cli, ".") == check_json(run_cli, "--no-cache", ".")
 
 
+def test_a_damaged_stored_summary_is_not_carried_over_an_edit_that_changes_its_shape(run_cli, package, tmp_path,
+                                                                                     monkeypatch):
+    """An independent review's reproducer: one summary in the store does not unpickle (the rest of the file is
+    sound), and its file is then edited so that its base is no Cell: the cached run must not take the new text's
+    summary for the lost one and carry the graph code over."""
+    check_json(run_cli, ".")
+    [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "summaries-*[0-9a-f].pickle"))
+    with open(found, "rb") as handle:
+        entries = pickle.load(handle)
+    key = str(tmp_path / "pkg" / "base.py")
+    entries[key] = entries[key][:5] + (b"not a pickle",)
+    with open(found, "wb") as handle:
+        pickle.dump(entries, handle)
+    package("pkg/base.py", BASE.replace("class Base(nn.Cell):", "class Base(object):"))
+    closures = []
+    closure = index_module._GraphClosure.run
+    monkeypatch.setattr(index_module._GraphClosure, "run", lambda self: closures.append(1) or closure(self))
+    after = check_json(run_cli, "--jobs", "1", ".")
+    assert closures, "worked out again, not carried"
+    assert after == check_json(run_cli, "--no-cache", ".")
+    assert after == check_json(run_cli, ".")
+
+
 SCALED_HELPER = ("from mindspore import ops\n\n\ndef helper(x):\n    out = []\n    for i in range(x.shape[0]):\n"
                  "        out.append(ops.relu(x[i]) * 2)\n    return ops.stack(out)\n")
 

@@ -704,3 +704,32 @@ def test_a_damaged_stored_summary_is_made_again_from_its_file(tmp_path):
     made = summarize_file(str(path))
     damaged = stored_summary(made.name, made.path, made.digest, b"not a pickle")
     assert list(damaged.functions) == ["helper"] and damaged == made
+
+
+def test_a_damaged_stored_summary_of_bytes_gone_has_the_shape_of_none(tmp_path):
+    """The file changed since the damaged entry was made: what it said is lost, and it must not pass for the new
+    text's (a carry would keep what was worked out from the old text over an edit that changed it)."""
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.summary import same_shape, stored_summary
+
+    path = tmp_path / "a.py"
+    path.write_text("def helper(x):\n    return x\n", encoding="utf-8")
+    made = summarize_file(str(path))
+    path.write_text("class Helper(object):\n    pass\n", encoding="utf-8")
+    damaged = stored_summary(made.name, made.path, made.digest, b"not a pickle")
+    now = summarize_file(str(path))
+    assert not same_shape(damaged, now) and not same_shape(now, damaged)
+    assert damaged.functions == {} and damaged.name == made.name
+
+
+def test_a_name_set_on_an_unread_summary_is_kept(tmp_path):
+    """``ProjectIndex.module`` renames a summary it finds under another name: the pickle read later keeps it."""
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.summary import pickled_summary, stored_summary
+
+    path = tmp_path / "head.py"
+    path.write_text("class Head(object):\n    pass\n", encoding="utf-8")
+    made = summarize_file(str(path))
+    unread = stored_summary(made.name, made.path, made.digest, pickled_summary(made))
+    unread.name = "pkg.sub.head"
+    assert list(unread.classes) == ["Head"] and unread.name == "pkg.sub.head"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -139,6 +140,10 @@ class StoredSummary(ModuleSummary):
         _unpickle(self)
         return object.__getattribute__(self, attr)
 
+    def __setattr__(self, attr: str, value: object) -> None:
+        _unpickle(self)  # else the pickle read later would undo it (``ProjectIndex.module`` renames a summary)
+        object.__setattr__(self, attr, value)
+
     def _reduce_unread(self, protocol: int) -> tuple:
         fields = object.__getattribute__(self, "__dict__")
         return stored_summary, (fields["name"], fields["path"], fields["digest"], fields[_PICKLED])
@@ -166,22 +171,45 @@ def pickled_summary(summary: ModuleSummary) -> bytes:
 _PICKLED = "_pickled"
 
 
+_UNREADABLE = "_unreadable"  # set on the summary of a damaged entry whose file has changed since (``same_shape``)
+_UNPICKLING = threading.Lock()  # a thread reading a summary another is unpickling waits for it
+
+
 def _unpickle(summary: ModuleSummary) -> None:
     import pickle
 
-    fields = object.__getattribute__(summary, "__dict__")
-    try:
-        loaded = pickle.loads(fields[_PICKLED])
-        if type(loaded) is not ModuleSummary:
-            raise TypeError(type(loaded).__name__)
-    except Exception:  # noqa: BLE001  a damaged store: the file is summarized again
-        from ms_lint.analysis.index import summarize_file
+    with _UNPICKLING:
+        if type(summary) is not StoredSummary:
+            return  # done by another thread meanwhile
+        fields = object.__getattribute__(summary, "__dict__")
+        try:
+            loaded = pickle.loads(fields[_PICKLED])
+            if type(loaded) is not ModuleSummary:
+                raise TypeError(type(loaded).__name__)
+        except Exception:  # noqa: BLE001  a damaged store
+            loaded = _summary_again(fields["name"], fields["path"], fields["digest"])
+        object.__setattr__(summary, "__dict__", dict(object.__getattribute__(loaded, "__dict__")))
+        object.__setattr__(summary, "__class__", ModuleSummary)
 
-        loaded = summarize_file(fields["path"]) or ModuleSummary(fields["name"], fields["path"], "")
-        loaded.name = fields["name"]
-    fields.clear()
-    fields.update(object.__getattribute__(loaded, "__dict__"))
-    object.__setattr__(summary, "__class__", ModuleSummary)
+
+def _summary_again(name: str, path: str, digest: str) -> ModuleSummary:
+    """What stands for a stored summary that does not unpickle: the summary of the file, made again, when it
+    still holds the bytes the entry was made from; else an empty one that has the shape of no summary
+    (``same_shape``), so that nothing worked out from the lost one is carried over an edit of the file."""
+    from ms_lint.analysis.index import summarize_file
+    from ms_lint.analysis.layout import digest_of
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        raw = None
+    again = summarize_file(path, raw) if raw is not None and digest_of(raw) == digest else None
+    if again is None:
+        again = ModuleSummary(name, path, digest)
+        object.__getattribute__(again, "__dict__")[_UNREADABLE] = True
+    again.name = name
+    return again
 
 
 # Where a summary records lines: the ``line`` of classes and functions, and the span (``line``, ``end_line``) of
@@ -208,6 +236,8 @@ def same_shape(a: object, b: object, ignored: FrozenSet[str] = frozenset()) -> b
     if type(b) is StoredSummary:
         _unpickle(b)
     if type(a) is not type(b):
+        return False
+    if type(a) is ModuleSummary and (_UNREADABLE in a.__dict__ or _UNREADABLE in b.__dict__):
         return False
     if dataclasses.is_dataclass(a):
         return all(same_shape(getattr(a, f.name), getattr(b, f.name), ignored)
