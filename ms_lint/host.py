@@ -86,8 +86,8 @@ class AnalysisHost:
         """``runner.analyze_files(paths, config_of, jobs, project)`` on the host; ``meanwhile`` runs here while
         it works. None when the host could not do it, or the index costs too much to send: the caller analyzes
         the files itself (and runs ``meanwhile`` unless it has run)."""
-        if _summaries_read(project) > MOST_SUMMARIES_SENT:
-            self.stop()  # pickling them costs more than the imports it saves: the workers fork from here
+        if not self.pays_for(project):
+            self.stop()
             return None
         configs: List[Any] = []
         numbers: dict = {}
@@ -116,17 +116,21 @@ class AnalysisHost:
             self.stop()
         return answer if isinstance(answer, list) else None
 
+    @staticmethod
+    def pays_for(project) -> bool:
+        """Would sending ``project`` save time: not when it has read over ``MOST_SUMMARIES_SENT`` summaries
+        (pickling them costs more than the imports the host saves: the workers fork from here then)."""
+        return _summaries_read(project) <= MOST_SUMMARIES_SENT
+
     def stop(self) -> None:
-        """End the host (at once, if it has nothing to do or is still warming up)."""
+        """End the host at once (its answer, if any, has been read)."""
         try:
             self.conn.close()
         except OSError:
             pass
         if self.process.is_alive():
-            self.process.join(timeout=0.05)
-        if self.process.is_alive():
             self.process.kill()
-            self.process.join()
+        self.process.join()
 
 
 def _summaries_read(project) -> int:
@@ -155,7 +159,7 @@ def _host_main(conn) -> None:
     try:
         message = conn.recv_bytes()
     except (EOFError, OSError):
-        return
+        os._exit(0)  # not needed after all
     try:
         tasks, configs, jobs, project = pickle.loads(message)
         from ms_lint.runner import analyze_files
