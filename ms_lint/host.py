@@ -6,7 +6,7 @@ Why: after an edit, a run loads its index from the cache in about a quarter of a
 then spent about 0.2 s importing libcst and the rules and 0.05 s more on the first file building per-process
 tables (``walk``'s child readers, MindSpore's API names), one after the other on the critical path. On two cores
 the host does that work while this process loads the index: the eight packages after a comment appended to
-``callback.py``, 0.67 s before (benchmarks/README.md).
+``callback.py``, 0.67 -> 0.57 s (benchmarks/README.md).
 
 Only where processes are forked (the host must inherit this process's configuration and hand its own imports on
 to its workers), and only while the analysis is not imported here yet (a test run, an editor: the workers

@@ -514,7 +514,9 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         if missing and _host_pays(first, cache_dir):
             from ms_lint.host import AnalysisHost
 
-            hosts.extend(host for host in [AnalysisHost.start()] if host is not None)
+            host = AnalysisHost.start()
+            if host is not None:
+                hosts.append(host)
         if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
@@ -566,8 +568,6 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             meanwhile = None if deferred is None or deferred.done else deferred
             hosted = list(analyze_files(pending, config_of, jobs, index, meanwhile=meanwhile))
         analyzed = hosted
-    for host in hosts:
-        host.stop()  # nothing pending, or done
     if deferred is not None:
         deferred.finish()
     for path, file_findings, stamp in analyzed:
