@@ -421,15 +421,17 @@ class _WorkedOutMeanwhile:
             raise self.error
 
 
-def _host_pays(config: Config, cache_dir: Optional[str]) -> bool:
+def _host_pays(config: Config, cache_dir: Optional[str], jobs: Optional[int]) -> bool:
     """Start an analysis host (``ms_lint.host``) for a run that must build its index from stored summaries: it
     imports the analysis on another core while this process loads them. Not where the summaries are made now
-    (their workers would share the cores with it, and this process imports the analysis while they work)."""
+    (their workers would share the cores with it, and this process imports the analysis while they work), nor
+    with one core or ``--jobs 1`` (one process at a time)."""
     from ms_lint.cache import SummaryStore
     from ms_lint.host import wanted
     from ms_lint.pool import cpu_count
 
-    return cpu_count() >= 2 and wanted() and os.path.exists(SummaryStore(config.root, cache_dir).file)
+    return ((jobs is None or jobs >= 2) and cpu_count() >= 2 and wanted()
+            and os.path.exists(SummaryStore(config.root, cache_dir).file))
 
 
 def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> bool:
@@ -511,7 +513,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
-        if missing and _host_pays(first, cache_dir):
+        if missing and _host_pays(first, cache_dir, jobs):
             from ms_lint.host import AnalysisHost
 
             host = AnalysisHost.start()
