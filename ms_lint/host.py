@@ -1,12 +1,11 @@
 """The analysis host: a process forked at the start of a cached run that has to build the project index, which
-imports the parser and the rules and warms them up while this process loads the index, then analyzes the files
-it is sent, on workers it forks (they inherit what it imported and the index it was sent).
+imports the parser and the rules while this process loads the index, then analyzes the files it is sent, on
+workers it forks (they inherit what it imported and the index it was sent).
 
 Why: after an edit, a run loads its index from the cache in about a quarter of a second; each analysis worker
-then spent about 0.2 s importing libcst and the rules and 0.05 s more on the first file building per-process
-tables (``walk``'s child readers, MindSpore's API names), one after the other on the critical path. On two cores
-the host does that work while this process loads the index: the eight packages after a comment appended to
-``callback.py``, 0.67 -> 0.57 s (benchmarks/README.md).
+then spent about 0.2 s importing libcst and the rules, after it. On two cores the host does that while this
+process loads the index: the eight packages after a comment appended to ``callback.py``, 0.67 -> 0.57 s
+(benchmarks/README.md).
 
 Only where processes are forked (the host must inherit this process's configuration and hand its own imports on
 to its workers), and only while the analysis is not imported here yet (a test run, an editor: the workers
@@ -22,36 +21,6 @@ import signal
 import sys
 from typing import Any, Callable, List, Optional, Tuple
 
-# A small model file analyzed once by the host to warm its per-process tables: a Cell with a loop over a Tensor
-# axis and a branch on a Tensor, and a jit function (what real files exercise first).
-WARM_UP_SOURCE = b'''\
-import mindspore as ms
-from mindspore import nn, ops
-
-
-class Head(nn.Cell):
-    def __init__(self, steps=4):
-        super().__init__()
-        self.steps = steps
-        self.dense = nn.Dense(4, 4)
-
-    def construct(self, x):
-        out = []
-        for i in range(x.shape[0]):
-            out.append(self.dense(x[i]))
-        if x.sum() > 0:
-            x = x * 2
-        return ops.stack(out), x
-
-
-@ms.jit
-def step(x):
-    for i in range(8):
-        x = x + i
-    return x
-'''
-
-
 # Above this many summaries read in this process (a run that worked the fingerprints out reads them all), the
 # index costs more to send than the host saves (``_summaries_read``).
 MOST_SUMMARIES_SENT = 300
@@ -63,7 +32,7 @@ def wanted() -> bool:
 
 
 class AnalysisHost:
-    """A forked process warming up the analysis; ``analyze`` hands it the files once the index is built."""
+    """A forked process importing the analysis; ``analyze`` hands it the files once the index is built."""
 
     def __init__(self) -> None:
         context = multiprocessing.get_context("fork")
@@ -152,10 +121,7 @@ def _sent_index(project):
 
 def _host_main(conn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
-    try:
-        _warm_up()
-    except Exception:  # noqa: BLE001  a worker's own imports report it where it belongs, on a file
-        pass
+    _warm_up()
     try:
         message = conn.recv_bytes()
     except (EOFError, OSError):
@@ -178,17 +144,10 @@ def _host_main(conn) -> None:
 
 
 def _warm_up() -> None:
-    """Import the parser and the rules and analyze ``WARM_UP_SOURCE`` with an index of its own."""
-    from ms_lint.analysis.index import ProjectIndex
-    from ms_lint.config import Config
-    from ms_lint.engine import analyze_source
+    """Import the parser and the rules. (Analyzing a small model file as well, to build the per-process tables a
+    first file builds, bought nothing: 0.58 / 0.58 s on the packages, 1.04 / 1.01 s on MindSpore's source.)"""
     from ms_lint.gcpolicy import collect_less
-    from ms_lint.rules import all_rules
-    from ms_lint.source import decode_source
+    from ms_lint.runner import import_analysis
 
     collect_less()
-    all_rules()
-    path = os.path.join(os.sep, "ms_lint_warm_up", "head.py")  # no such file: the index takes the bytes given
-    index = ProjectIndex()
-    index.update_file(path, WARM_UP_SOURCE)
-    analyze_source(decode_source(path, WARM_UP_SOURCE), Config(), path, index=index, fast_trees=True)
+    import_analysis()
