@@ -523,6 +523,8 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
             work = _FingerprintWork(fingerprints, project(save=False), store, stamps, roots, salt, state)
+            if hosts:
+                hosts[0].send_index(project())  # the host loads it while the fingerprints are worked out here
             carried = work.carry(missing)
             project().cache.replaced.clear()  # only the carry compared them: the old summaries can go
             # A file the results cache holds nothing for is analyzed whatever its fingerprint: those are worked out
