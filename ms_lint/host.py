@@ -44,7 +44,8 @@ class AnalysisHost:
         # the analysis.
         self.shared = tempfile.TemporaryFile()
         # not a daemon: a daemonic process may not fork the workers
-        self.process = context.Process(target=_host_main, args=(child, self.shared.fileno()), daemon=False)
+        self.process = context.Process(target=_host_main, args=(child, parent, self.shared.fileno(), os.getpid()),
+                                       daemon=False)
         self.process.start()
         child.close()
         self.conn = parent
@@ -147,7 +148,11 @@ def _sent_index(project):
     return sent
 
 
-def _host_main(conn, shared: int) -> None:
+def _host_main(conn, parents_end, shared: int, parent_pid: int) -> None:
+    from ms_lint.pool import die_with_parent
+
+    parents_end.close()  # so that the parent's end closing (it ended) reads as EOF here
+    die_with_parent(parent_pid)  # and its workers die with it (``stop`` kills it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
     _warm_up()
     try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections import deque
 from multiprocessing.connection import wait
@@ -48,8 +49,28 @@ def worker_count(jobs: Optional[int], items: int) -> int:
     return max(1, min(jobs or cpu_count(), cpu_count(), items))
 
 
+def die_with_parent(parent_pid: int) -> None:
+    """Have the kernel end this process when the one that forked it ends (Linux; elsewhere nothing): a worker of
+    an analysis host that was killed (``ms_lint.host``), a host whose parent was killed. Their pipes alone may not
+    tell them: a process forked later holds the parent's end of each pipe made before it."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent_pid:  # it ended before the request was made
+        os._exit(1)
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
 def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs: Tuple,
-                 retire: Optional[Callable[[], bool]]) -> None:
+                 retire: Optional[Callable[[], bool]], parent_pid: int) -> None:
+    die_with_parent(parent_pid)
     if initializer is not None:
         initializer(*initargs)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -84,7 +105,8 @@ def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs
 class _Worker:
     def __init__(self, context, work, initializer, initargs, retire):
         parent, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child, work, initializer, initargs, retire),
+        self.process = context.Process(target=_worker_main,
+                                       args=(child, work, initializer, initargs, retire, os.getpid()),
                                        daemon=True)
         self.process.start()
         child.close()

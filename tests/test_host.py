@@ -188,3 +188,71 @@ def test_cached_runs_after_edits_find_what_uncached_runs_find(tmp_path):
     hosted = ["host"] * len(edits) if cpu_count() >= 2 else []  # one core: no host, the files analyzed here
     noted = tmp_path / "hosted.txt"
     assert (noted.read_text().split() if noted.exists() else []) == hosted
+
+
+def _children_of(pid):
+    """The pids of the live processes whose parent is ``pid`` (Linux's /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _gone(pid, within=10.0):
+    import time
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                if handle.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _sleeping_analysis(task):
+    import time
+
+    time.sleep(60)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel ends them: prctl(PR_SET_PDEATHSIG)")
+def test_the_workers_of_a_host_that_is_ended_end_too(tmp_path, monkeypatch):
+    """An independent review's reproducer: Ctrl-C (or any error) while the host's workers analyze ends the host
+    with SIGKILL, before its pool can stop them; they must not stay behind (holding the output pipe open)."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    monkeypatch.setattr(runner, "_analyze_in_worker", _sleeping_analysis)
+    monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
+    host = host_module.AnalysisHost()
+    host.send_index(index)
+    host.conn.send_bytes(host_module.pickle.dumps(([(path, 0) for path in paths], [Config()], 2, None)))
+    deadline = time.monotonic() + 30
+    while len(_children_of(host.process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = _children_of(host.process.pid)
+    assert len(workers) == 2
+    host.stop()
+    assert all(_gone(worker) for worker in workers)
+
+
+def test_a_host_whose_parent_is_killed_ends(tmp_path):
+    """Killed before it could stop the host (a timeout, an editor ending it): the host does not wait forever."""
+    code = ("import os, signal, time\nfrom ms_lint.host import AnalysisHost\nhost = AnalysisHost()\n"
+            "print(host.process.pid, flush=True)\ntime.sleep(0.5)\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    pid = int(done.stdout.split()[0])
+    assert _gone(pid)
