@@ -66,8 +66,10 @@ class AnalysisHost:
             return
         self.sent = True
         try:
-            pickled = pickle.dumps(_sent_index(project), protocol=pickle.HIGHEST_PROTOCOL)
-            os.pwrite(self.shared.fileno(), pickled, 0)
+            pickled = memoryview(pickle.dumps(_sent_index(project), protocol=pickle.HIGHEST_PROTOCOL))
+            written = 0
+            while written < len(pickled):  # a write may take part of it
+                written += os.pwrite(self.shared.fileno(), pickled[written:], written)
             self.conn.send(len(pickled))
         except Exception:  # noqa: BLE001  something that does not pickle, a host already gone, a full disk
             self.failed = True
@@ -160,7 +162,10 @@ def _host_main(conn, parents_end, shared: int, parent_pid: int) -> None:
     except (EOFError, OSError):
         os._exit(0)  # not needed after all
     try:
-        project = pickle.loads(os.pread(shared, size, 0))
+        pickled = os.pread(shared, size, 0)
+        if len(pickled) != size:
+            raise OSError(f"read {len(pickled)} of the index's {size} bytes")
+        project = pickle.loads(pickled)
         tasks, configs, jobs, tables = pickle.loads(conn.recv_bytes())
         if tables is not None:
             project.adopt_tables(*tables)
