@@ -350,8 +350,8 @@ class FingerprintStore:
         constructions or None); None when the tables file holds others, or none that read as saved."""
         import pickle
 
-        token = data.get("tables")
-        if not isinstance(token, str):
+        token = stored_tables_token(data)
+        if token is None:
             return None
         stored = _load_pickle(self.tables_file)
         if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0] == token

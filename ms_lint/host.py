@@ -19,7 +19,7 @@ import os
 import pickle
 import signal
 import sys
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional
 
 # Above this many summaries read in this process (a run that worked the fingerprints out reads them all), the
 # index costs more to send than the host saves (``_summaries_read``).
@@ -44,7 +44,7 @@ class AnalysisHost:
         # the analysis.
         self.shared = tempfile.TemporaryFile()
         # not a daemon: a daemonic process may not fork the workers
-        self.process = context.Process(target=_host_main, args=(child, parent, self.shared.fileno(), os.getpid()),
+        self.process = context.Process(target=_host_main, args=(child, parent, self.shared.fileno()),
                                        daemon=False)
         self.process.start()
         child.close()
@@ -83,16 +83,10 @@ class AnalysisHost:
         if not self.pays_for(project):
             self.stop()
             return None
+        from ms_lint.runner import numbered_configs
+
         self.send_index(project)
-        configs: List[Any] = []
-        numbers: dict = {}
-        tasks: List[Tuple[str, int]] = []
-        for path in paths:
-            cfg = config_of(path)
-            if id(cfg) not in numbers:
-                numbers[id(cfg)] = len(configs)
-                configs.append(cfg)
-            tasks.append((path, numbers[id(cfg)]))
+        configs, tasks = numbered_configs(paths, config_of)
         try:
             if self.failed:
                 raise OSError("the index was not sent")
@@ -150,11 +144,11 @@ def _sent_index(project):
     return sent
 
 
-def _host_main(conn, parents_end, shared: int, parent_pid: int) -> None:
+def _host_main(conn, parents_end, shared: int) -> None:
     from ms_lint.pool import die_with_parent
 
     parents_end.close()  # so that the parent's end closing (it ended) reads as EOF here
-    die_with_parent(parent_pid)  # and its workers die with it (``stop`` kills it)
+    die_with_parent()  # and its workers die with it (``stop`` kills it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
     _warm_up()
     try:

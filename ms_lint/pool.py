@@ -49,11 +49,13 @@ def worker_count(jobs: Optional[int], items: int) -> int:
     return max(1, min(jobs or cpu_count(), cpu_count(), items))
 
 
-def die_with_parent(parent_pid: int) -> None:
-    """Have the kernel end this process when the one that forked it ends (Linux; elsewhere nothing): a worker of
-    an analysis host that was killed (``ms_lint.host``), a host whose parent was killed. Their pipes alone may not
-    tell them: a process forked later holds the parent's end of each pipe made before it."""
-    if not sys.platform.startswith("linux"):
+def die_with_parent() -> None:
+    """Have the kernel end this process (started by ``multiprocessing``) when the one that started it ends
+    (Linux; elsewhere nothing): a worker of an analysis host that was killed (``ms_lint.host``), a host whose
+    parent was killed. Their pipes alone may not tell them: a process forked later holds the parent's end of each
+    pipe made before it."""
+    parent = multiprocessing.parent_process()
+    if not sys.platform.startswith("linux") or parent is None:
         return
     try:
         import ctypes
@@ -61,7 +63,7 @@ def die_with_parent(parent_pid: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         return
-    if os.getppid() != parent_pid:  # it ended before the request was made
+    if os.getppid() != parent.pid:  # it ended before the request was made
         os._exit(1)
 
 
@@ -69,8 +71,8 @@ PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs: Tuple,
-                 retire: Optional[Callable[[], bool]], parent_pid: int) -> None:
-    die_with_parent(parent_pid)
+                 retire: Optional[Callable[[], bool]]) -> None:
+    die_with_parent()
     if initializer is not None:
         initializer(*initargs)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -105,8 +107,7 @@ def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs
 class _Worker:
     def __init__(self, context, work, initializer, initargs, retire):
         parent, child = context.Pipe()
-        self.process = context.Process(target=_worker_main,
-                                       args=(child, work, initializer, initargs, retire, os.getpid()),
+        self.process = context.Process(target=_worker_main, args=(child, work, initializer, initargs, retire),
                                        daemon=True)
         self.process.start()
         child.close()

@@ -160,18 +160,26 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
         if meanwhile is not None:
             meanwhile()  # first: the analysis here shares the index (and would add what it looks up)
         return [_analyze_one(path, config_of(path), project) for path in paths]  # under check_files' fewer collections
-    configs: List[Config] = []
-    index: Dict[int, int] = {}
-    tasks = []
-    for path in paths:
-        cfg = config_of(path)
-        if id(cfg) not in index:
-            index[id(cfg)] = len(configs)
-            configs.append(cfg)
-        tasks.append((path, index[id(cfg)]))
+    configs, tasks = numbered_configs(paths, config_of)
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
                        initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh),
                        retire=_over_memory, meanwhile=meanwhile)
+
+
+def numbered_configs(paths: List[str], config_of: Callable[[str], Config]
+                     ) -> Tuple[List[Config], List[Tuple[str, int]]]:
+    """The distinct configurations of ``paths`` and (path, number of its configuration) for each: what goes to
+    another process, each configuration once."""
+    configs: List[Config] = []
+    numbers: Dict[int, int] = {}
+    tasks = []
+    for path in paths:
+        cfg = config_of(path)
+        if id(cfg) not in numbers:
+            numbers[id(cfg)] = len(configs)
+            configs.append(cfg)
+        tasks.append((path, numbers[id(cfg)]))
+    return configs, tasks
 
 
 # What a file the index finds no graph code in costs, against one that holds graph code, per byte: it is read and

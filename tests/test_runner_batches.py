@@ -236,7 +236,7 @@ def test_a_worker_shares_between_items_and_ignores_a_request_that_came_too_late(
     parent, child = context.Pipe()
     parent.send([1, 2, 3, 4, 5])
     parent.send(SHARE)  # already waiting when the first item is done
-    worker = context.Process(target=_worker_main, args=(child, _times_ten, None, (), None, os.getpid()), daemon=True)
+    worker = context.Process(target=_worker_main, args=(child, _times_ten, None, (), None), daemon=True)
     worker.start()
     try:
         assert parent.poll(30) and parent.recv() == ([10], SHARED)
