@@ -977,6 +977,18 @@ def test_a_module_that_refuses_graph_mode_runs_its_cells_eagerly(tmp_path, capsy
     ("if ms.get_context('mode') != ms.GRAPH_MODE:\n    raise RuntimeError\n", False),
     ("if other != ms.PYNATIVE_MODE:\n    raise RuntimeError\n", False),  # not the mode
     ("x = 1\n", False),
+    # inside blocks of every kind
+    ("try:\n    pass\nexcept ImportError:\n    if get_context('mode') != PYNATIVE_MODE:\n        raise RuntimeError\n",
+     True),
+    ("with lock:\n    class Eager:\n        if get_context('mode') != PYNATIVE_MODE:\n            raise ValueError\n",
+     True),
+    ("match flag:\n    case 1:\n        if get_context('mode') != PYNATIVE_MODE:\n            raise ValueError\n", True),
+    # the walk is breadth-first: the guard at the outer level is read before the assignment nested deeper
+    ("def f():\n    if a:\n        mode = get_context('mode')\n    if mode != PYNATIVE_MODE:\n        raise ValueError\n",
+     False),
+    ("def f():\n    mode = get_context('mode')\n    if a:\n        if mode != PYNATIVE_MODE:\n            raise ValueError\n",
+     True),
+    ("f = lambda: get_context('mode') != PYNATIVE_MODE\n", False),
 ])
 def test_refuses_graph_mode_reads_the_guard(source, refuses):
     import ast
@@ -984,6 +996,25 @@ def test_refuses_graph_mode_reads_the_guard(source, refuses):
     from ms_lint.analysis.summary import refuses_graph_mode
 
     assert refuses_graph_mode(ast.parse(source)) is refuses
+
+
+def test_the_guards_walk_is_ast_walk_less_the_expressions():
+    """``refuses_graph_mode`` walks statements only, in ``ast.walk``'s order (which assignments an ``if`` sees)."""
+    import ast
+
+    from ms_lint.analysis import summary
+    from ms_lint.analysis.summary import _walk_statements
+
+    with open(summary.__file__, encoding="utf-8") as handle:
+        source = handle.read()
+    source += ("\ntry:\n    pass\nexcept* ValueError:\n    x = 1\nelse:\n    y = 2\nfinally:\n    z = 3\n"
+               "match q:\n    case [a, *b] if a:\n        c = 1\n    case _:\n        pass\n"
+               "async def g():\n    async with a as b:\n        async for c in d:\n            await c\n")
+    tree = ast.parse(source)
+    blocks = (ast.Module, ast.stmt, ast.excepthandler, ast.match_case)
+    expected = [node for node in ast.walk(tree) if isinstance(node, blocks)]
+    assert list(_walk_statements(tree)) == expected
+    assert len(expected) > 300
 
 
 STEP = """\

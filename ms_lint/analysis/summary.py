@@ -12,8 +12,9 @@ import ast
 import dataclasses
 import re
 import threading
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.prefilter import JIT_WORDS
 
@@ -880,11 +881,12 @@ def placed(run: RunSummary, shift: int) -> RunSummary:
 def refuses_graph_mode(tree: ast.Module) -> bool:
     """``if get_context("mode") != PYNATIVE_MODE: raise ...`` (the mode read into a name first, too): code that
     runs only in PyNative mode, as mindarmour's suppress-privacy model declares itself."""
-    if not any(isinstance(node, ast.If) and _may_guard(node) for node in ast.walk(tree)):
+    if not any(isinstance(node, ast.If) and _may_guard(node) for node in _walk_statements(tree)):
         return False  # one walk; the search below walks every function again (nested ones once per enclosing one)
-    for function in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+    functions = [n for n in _walk_statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for function in [tree] + functions:
         mode_names = set()
-        for node in ast.walk(function):
+        for node in _walk_statements(function):
             if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                     and _reads_mode(node.value)):
                 mode_names.add(node.targets[0].id)
@@ -892,6 +894,24 @@ def refuses_graph_mode(tree: ast.Module) -> bool:
                     isinstance(stmt, ast.Raise) for stmt in node.body):
                 return True
     return False
+
+
+_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _walk_statements(root: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(root)`` less the nodes inside expressions: the statements (and ``except`` clauses and ``case``
+    blocks) in the same breadth-first order, which decides which assignments of the mode an ``if`` sees. An
+    expression holds no statement, and nine in ten of a module's nodes are in expressions (MindSpore's source and the
+    eight packages: 2.64 -> 0.23 s)."""
+    todo = deque([root])
+    while todo:
+        node = todo.popleft()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list and value and isinstance(value[0], _BLOCK_NODES):
+                todo.extend(value)
+        yield node
 
 
 def _may_guard(node: ast.If) -> bool:
