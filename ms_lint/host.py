@@ -1,25 +1,28 @@
-"""The analysis host: a process forked at the start of a cached run that has to build the project index, which
-imports the parser and the rules while this process loads the index, then analyzes the files it is sent, on
-workers it forks (they inherit what it imported and the index it was sent).
+"""The analysis host: a process forked at the start of a cached run, which imports the parser and the rules
+while this process loads the project index, then analyzes the files it is sent, on workers it forks (they inherit
+what it imported and the index it was sent).
 
 Why: after an edit, a run loads its index from the cache in about a quarter of a second; each analysis worker
 then spent about 0.2 s importing libcst and the rules, after it. On two cores the host does that while this
 process loads the index: the eight packages after a comment appended to ``callback.py``, 0.67 -> 0.57 s
 (benchmarks/README.md).
 
-Only where processes are forked (the host must inherit this process's configuration and hand its own imports on
-to its workers), and only while the analysis is not imported here yet (a test run, an editor: the workers
-forked from this process inherit it already). Anything that goes wrong with the host (it dies, cannot be forked,
-cannot be sent the index) leaves the files to ``runner.analyze_files`` here, as without one.
+Forked with ``os.fork`` before the project's stamps are read, so before the run knows whether anything changed:
+a run with nothing to analyze stops it at once. That path (a warm run) must stay cheap, so nothing here imports
+``multiprocessing`` or ``tempfile`` in this process; the host talks over two pipes (length-prefixed pickles) and
+gets the index through a memory file (``os.memfd_create``) both hold.
+
+Only where the analysis workers are forked (the host hands its own imports on to them) and only while the
+analysis is not imported here yet (a test run, an editor: the workers forked from this process inherit it
+already). Anything that goes wrong with the host (it dies, cannot be forked, cannot be sent the index, misses a
+stored summary) leaves the files to ``runner.analyze_files`` here, as without one.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
-import pickle
 import signal
 import sys
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 # Above this many summaries read in this process (a run that worked the fingerprints out reads them all), the
 # index costs more to send than the host saves (``_summaries_read``).
@@ -27,51 +30,75 @@ MOST_SUMMARIES_SENT = 300
 
 
 def wanted() -> bool:
-    """Would a host save time here: processes are forked, and the analysis is not imported yet."""
-    return multiprocessing.get_start_method() == "fork" and "ms_lint.engine" not in sys.modules
+    """Would a host save time here: the analysis workers are forked (``ms_lint.pool`` starts them by
+    ``multiprocessing``'s default method), ``os.fork`` and ``os.memfd_create`` exist (Linux), and the analysis
+    is not imported yet."""
+    if "ms_lint.engine" in sys.modules or not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
+        return False
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None:
+        return multiprocessing.get_start_method() == "fork"
+    return sys.platform.startswith("linux") and sys.version_info < (3, 14)  # the default there
 
 
 class AnalysisHost:
     """A forked process importing the analysis; ``analyze`` hands it the files once the index is built."""
 
-    def __init__(self) -> None:
-        import tempfile
-
-        context = multiprocessing.get_context("fork")
-        parent, child = context.Pipe()
-        # The index goes through a file both processes hold (unlinked: nothing is left behind), not the pipe: a
-        # write of 10 MB to the pipe would wait for the host to read it, which it does only once it has imported
-        # the analysis.
-        self.shared = tempfile.TemporaryFile()
-        # not a daemon: a daemonic process may not fork the workers
-        self.process = context.Process(target=_host_main, args=(child, parent, self.shared.fileno()),
-                                       daemon=False)
-        self.process.start()
-        child.close()
-        self.conn = parent
+    def __init__(self, store=None) -> None:
+        """``store``: the summary store this process builds its index from (``cache.SummaryStore``). The host
+        loads it too, and the index is sent with references to the stored summaries this process has not read."""
+        # The index goes through a memory file both processes hold, not a pipe: a write larger than the pipe's
+        # buffer would wait for the host to read it, which it does only once it has imported the analysis.
+        self.shared = os.memfd_create("ms-lint-index", os.MFD_CLOEXEC)
+        to_host, from_parent = -1, -1
+        try:
+            from_parent, to_host = os.pipe()
+            from_host, to_parent = os.pipe()
+        except OSError:
+            for fd in (self.shared, from_parent, to_host):
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the host: never returns into the caller's code
+            try:
+                os.close(to_host)
+                os.close(from_host)
+                _host_main(from_parent, to_parent, self.shared, store, parent)
+            finally:
+                os._exit(0)
+        os.close(from_parent)
+        os.close(to_parent)
+        self.pid = pid
+        self.to_host = to_host
+        self.from_host = from_host
+        self.by_reference = store is not None
         self.sent = False  # the index (``send_index``)
         self.failed = False  # ... could not be sent
+        self.stopped = False
 
     @classmethod
-    def start(cls) -> Optional["AnalysisHost"]:
+    def start(cls, store=None) -> Optional["AnalysisHost"]:
         try:
-            return cls()
+            return cls(store)
         except OSError:
             return None
 
     def send_index(self, project) -> None:
-        """Send the index as soon as it is built, its summaries still unread (10 MB on the packages: 0.025 s to
-        pickle, 0.02 s to load), so that the host loads it while this process works the fingerprints out."""
+        """Send the index as soon as it is built, so that the host loads it while this process works the
+        fingerprints out. The stored summaries this process has not read go as references to the host's own
+        copies (``_by_reference``): 10 MB and 0.016 s to pickle on the eight packages, else."""
         if self.sent:
             return
         self.sent = True
         try:
-            pickled = memoryview(pickle.dumps(_sent_index(project), protocol=pickle.HIGHEST_PROTOCOL))
+            pickled = _pickled_index(_sent_index(project), self.by_reference)
             written = 0
             while written < len(pickled):  # a write may take part of it
-                written += os.pwrite(self.shared.fileno(), pickled[written:], written)
-            self.conn.send(len(pickled))
-        except Exception:  # noqa: BLE001  something that does not pickle, a host already gone, a full disk
+                written += os.pwrite(self.shared, pickled[written:], written)
+            _send(self.to_host, len(pickled).to_bytes(8, "little"))
+        except Exception:  # noqa: BLE001  something that does not pickle, a host already gone, a full memory
             self.failed = True
 
     def analyze(self, paths: List[str], config_of: Callable[[str], Any], jobs: Optional[int], project,
@@ -80,6 +107,8 @@ class AnalysisHost:
         worked out or carried over since it was sent (``derived_tables``); ``meanwhile`` runs here while it
         works. None when the host could not do it, or this process has read too many summaries since
         (``pays_for``): the caller analyzes the files itself (and runs ``meanwhile`` unless it has run)."""
+        import pickle
+
         if not self.pays_for(project):
             self.stop()
             return None
@@ -90,8 +119,8 @@ class AnalysisHost:
         try:
             if self.failed:
                 raise OSError("the index was not sent")
-            self.conn.send_bytes(pickle.dumps((tasks, configs, jobs, project.derived_tables()),
-                                              protocol=pickle.HIGHEST_PROTOCOL))
+            _send(self.to_host, pickle.dumps((tasks, configs, jobs, project.derived_tables()),
+                                             protocol=pickle.HIGHEST_PROTOCOL))
         except Exception:  # noqa: BLE001  something that does not pickle, a host already gone
             self.stop()
             if meanwhile is not None:
@@ -100,8 +129,8 @@ class AnalysisHost:
         if meanwhile is not None:
             meanwhile()
         try:
-            answer = self.conn.recv()
-        except (EOFError, OSError):
+            answer = pickle.loads(_received(self.from_host))
+        except Exception:  # noqa: BLE001  the host died (EOF), or its answer does not load
             return None
         finally:
             self.stop()
@@ -116,15 +145,47 @@ class AnalysisHost:
         return _summaries_read(project) <= MOST_SUMMARIES_SENT
 
     def stop(self) -> None:
-        """End the host at once (its answer, if any, has been read)."""
+        """End the host at once (its answer, if any, has been read); again, nothing."""
+        if self.stopped:
+            return
+        self.stopped = True
+        for fd in (self.to_host, self.from_host, self.shared):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         try:
-            self.conn.close()
-        except OSError:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
             pass
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
-        self.shared.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:  # reaped already (a SIGCHLD handler)
+            pass
+
+
+def _send(fd: int, payload: bytes) -> None:
+    """``payload`` with its length before it (``_received``)."""
+    data = memoryview(len(payload).to_bytes(8, "little") + payload)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _received(fd: int) -> bytes:
+    """What ``_send`` sent; EOFError when the other end closed first."""
+    size = int.from_bytes(_read_exactly(fd, 8), "little")
+    return _read_exactly(fd, size)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the other end of the pipe closed")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _summaries_read(project) -> int:
@@ -136,31 +197,95 @@ def _summaries_read(project) -> int:
 
 
 def _sent_index(project):
-    """The index as the host gets it: without the summary store, which only this process saves."""
+    """The index as the host gets it: without the summary store, which only this process saves, nor the
+    summaries the edited files had before (``SummaryCache.replaced``), which only the carry here compares."""
     import copy
 
     sent = copy.copy(project)
     sent.summary_store = None
+    sent.cache = copy.copy(project.cache)
+    sent.cache.replaced = {}
     return sent
 
 
-def _host_main(conn, parents_end, shared: int) -> None:
+def _pickled_index(project, by_reference: bool) -> memoryview:
+    """The pickle of ``project`` for the host; ``by_reference``: its unread stored summaries as references to the
+    host's own copies."""
+    import copyreg
+    import io
+    import pickle
+
+    from ms_lint.analysis.summary import StoredSummary
+
+    if not by_reference:
+        return memoryview(pickle.dumps(project, protocol=pickle.HIGHEST_PROTOCOL))
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, StoredSummary: _by_reference}
+    pickler.dump(project)
+    return buffer.getbuffer()
+
+
+def _by_reference(summary) -> tuple:
+    """How a still unread ``StoredSummary`` is pickled for the host: by what names it (``_stored_summary``), its
+    module name, path and the digest of the bytes it was made from, which say what it holds (one unread here is
+    unchanged since it was loaded: setting an attribute reads it)."""
+    return _stored_summary, _key_of(summary)
+
+
+def _key_of(summary) -> Tuple[str, str, str]:
+    fields = object.__getattribute__(summary, "__dict__")  # an unread summary's name, path and digest
+    return fields["name"], fields["path"], fields["digest"]
+
+
+# In the host: the summaries it loaded from the store, by (name, path, digest); None for a key two of them share.
+_STORED: Dict[Tuple[str, str, str], Any] = {}
+
+
+def _stored_summary(name: str, path: str, digest: str):
+    """The host's own copy of a summary sent by reference. Raises when it has none (the store changed between
+    the two loads; the parent then analyzes the files itself)."""
+    found = _STORED.get((name, path, digest))
+    if found is None:
+        raise LookupError(f"the host holds no stored summary of {path}")
+    return found
+
+
+def _load_stored(store) -> None:
+    """Load the summary store into ``_STORED`` (first thing, before the parent can save it again)."""
+    from ms_lint.analysis.summary import StoredSummary
+
+    try:
+        entries = store.load() if store is not None else None
+    except Exception:  # noqa: BLE001  every summary sent by reference then fails to load: the parent analyzes
+        entries = None
+    for entry in (entries or {}).values():
+        summary = entry[2]
+        if type(summary) is StoredSummary:
+            key = _key_of(summary)
+            _STORED[key] = None if key in _STORED else summary
+
+
+def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int) -> None:
+    """The host's life, in the forked process (which ends when this returns)."""
+    import pickle
+
     from ms_lint.pool import die_with_parent
 
-    parents_end.close()  # so that the parent's end closing (it ended) reads as EOF here
-    die_with_parent()  # and its workers die with it (``stop`` kills it)
+    die_with_parent(parent)  # and its workers die with it (``stop`` kills it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
+    _load_stored(store)
     _warm_up()
     try:
-        size = conn.recv()
+        size = int.from_bytes(_received(from_parent), "little")
     except (EOFError, OSError):
-        os._exit(0)  # not needed after all
+        return  # not needed after all
     try:
         pickled = os.pread(shared, size, 0)
         if len(pickled) != size:
             raise OSError(f"read {len(pickled)} of the index's {size} bytes")
         project = pickle.loads(pickled)
-        tasks, configs, jobs, tables = pickle.loads(conn.recv_bytes())
+        tasks, configs, jobs, tables = pickle.loads(_received(from_parent))
         if tables is not None:
             project.adopt_tables(*tables)
         from ms_lint.runner import analyze_files
@@ -171,11 +296,9 @@ def _host_main(conn, parents_end, shared: int) -> None:
     except Exception as error:  # noqa: BLE001  the parent analyzes the files itself
         answer = f"{type(error).__name__}: {error}"
     try:
-        conn.send(answer)
-    except (OSError, ValueError):
+        _send(to_parent, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001  the parent is gone, or the answer does not pickle (it analyzes them)
         pass
-    conn.close()
-    os._exit(0)  # nothing to flush or free: the parent reports
 
 
 def _warm_up() -> None:

@@ -35,27 +35,15 @@ SHARE = "share"  # parent -> busy worker: hand back the rest of the batch after 
 FINISHED, RETIRED, SHARED = "finished", "retired", "shared"
 
 
-def cpu_count() -> int:
-    """The CPUs this process may run on (a container's limit, not the host's core count)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def worker_count(jobs: Optional[int], items: int) -> int:
-    """``--jobs`` capped at the number of items and of cores (``None``: all cores). ``--jobs 999`` on a 2-core
-    machine starts 2 workers: each imports libcst (about 0.35 s), so more workers than cores only cost."""
-    return max(1, min(jobs or cpu_count(), cpu_count(), items))
-
-
-def die_with_parent() -> None:
-    """Have the kernel end this process (started by ``multiprocessing``) when the one that started it ends
-    (Linux; elsewhere nothing): a worker of an analysis host that was killed (``ms_lint.host``), a host whose
-    parent was killed. Their pipes alone may not tell them: a process forked later holds the parent's end of each
-    pipe made before it."""
-    parent = multiprocessing.parent_process()
-    if not sys.platform.startswith("linux") or parent is None:
+def die_with_parent(parent_pid: Optional[int] = None) -> None:
+    """Have the kernel end this process when the one that started it ends (Linux; elsewhere nothing): a worker
+    of an analysis host that was killed (``ms_lint.host``), a host whose parent was killed. Their pipes alone
+    may not tell them: a process forked later holds the parent's end of each pipe made before it.
+    ``parent_pid``: the parent's pid (default: the ``multiprocessing`` parent's)."""
+    if parent_pid is None:
+        parent = multiprocessing.parent_process()
+        parent_pid = parent.pid if parent is not None else None
+    if not sys.platform.startswith("linux") or parent_pid is None:
         return
     try:
         import ctypes
@@ -63,7 +51,7 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         return
-    if os.getppid() != parent.pid:  # it ended before the request was made
+    if os.getppid() != parent_pid:  # it ended before the request was made
         os._exit(1)
 
 

@@ -62,7 +62,7 @@ def display_path(path: str) -> str:
 
 def default_jobs() -> int:
     """The CPUs this process may run on (a container's limit, not the host's core count)."""
-    from ms_lint.pool import cpu_count
+    from ms_lint.cpus import cpu_count
 
     return cpu_count()
 
@@ -148,10 +148,11 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
-    of files and of cores (``ms_lint.pool.worker_count``). A worker that dies costs only the file it was on.
+    of files and of cores (``ms_lint.cpus.worker_count``). A worker that dies costs only the file it was on.
     ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``), or before the
     files are analyzed here."""
-    from ms_lint.pool import run_batches, worker_count
+    from ms_lint.cpus import worker_count
+    from ms_lint.pool import run_batches
 
     config_of = config if callable(config) else (lambda _path: config)
     workers = worker_count(jobs, len(paths))
@@ -430,15 +431,16 @@ class _WorkedOutMeanwhile:
 
 
 def _host_pays(config: Config, cache_dir: Optional[str], jobs: Optional[int]) -> bool:
-    """Start an analysis host (``ms_lint.host``) for a run that must build its index from stored summaries: it
-    imports the analysis on another core while this process loads them. Not where the summaries are made now
-    (their workers would share the cores with it, and this process imports the analysis while they work), nor
-    with one core or ``--jobs 1`` (one process at a time)."""
+    """Start an analysis host (``ms_lint.host``) for a run that may have to build its index from stored
+    summaries: it imports the analysis on another core while this process loads them. Started before the
+    project's stamps are read (a run with nothing to analyze stops it then: about 2 ms). Not where the summaries
+    are made now (their workers would share the cores with it, and this process imports the analysis while they
+    work), nor with one core or ``--jobs 1`` (one process at a time)."""
     from ms_lint.cache import SummaryStore
+    from ms_lint import cpus
     from ms_lint.host import wanted
-    from ms_lint.pool import cpu_count
 
-    return ((jobs is None or jobs >= 2) and cpu_count() >= 2 and wanted()
+    return ((jobs is None or jobs >= 2) and cpus.cpu_count() >= 2 and wanted()
             and os.path.exists(SummaryStore(config.root, cache_dir).file))
 
 
@@ -510,6 +512,13 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         from ms_lint.analysis.layout import project_files, project_stamps, project_state
         from ms_lint.cache import FingerprintStore
 
+        if _host_pays(first, cache_dir, jobs):  # before the stamps say whether anything is left to analyze
+            from ms_lint.cache import SummaryStore
+            from ms_lint.host import AnalysisHost
+
+            host = AnalysisHost.start(SummaryStore(first.root, cache_dir))
+            if host is not None:
+                hosts.append(host)
         store = FingerprintStore(first.root, cache_dir)
         project_paths, roots = project_files(files, absolute, listings)
         stamps = project_stamps(project_paths)
@@ -521,12 +530,8 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         state = project_state(stamps, salt)
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
-        if missing and _host_pays(first, cache_dir, jobs):
-            from ms_lint.host import AnalysisHost
-
-            host = AnalysisHost.start()
-            if host is not None:
-                hosts.append(host)
+        if hosts and not missing:
+            hosts.pop().stop()  # nothing to analyze: a warm run, or only touched files
         if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:

@@ -2,7 +2,10 @@
 once the index is built. It must give what ``runner.analyze_files`` gives here, and give way to it whenever it
 cannot."""
 import json
+import multiprocessing
 import os
+import pickle
+import signal
 import subprocess
 import sys
 
@@ -12,13 +15,13 @@ from conftest import CLEAN, FLAGGED
 from ms_lint import host as host_module
 from ms_lint import runner
 from ms_lint.analysis.index import ProjectIndex
-from ms_lint.analysis.summary import StoredSummary
+from ms_lint.analysis.summary import StoredSummary, pickled_summary
 from ms_lint.cache import SummaryStore
 from ms_lint.config import Config
-from ms_lint.pool import cpu_count
+from ms_lint.cpus import cpu_count
 
-pytestmark = pytest.mark.skipif(host_module.multiprocessing.get_start_method() != "fork",
-                                reason="the host is forked: where processes are spawned, none is started")
+pytestmark = pytest.mark.skipif(multiprocessing.get_start_method() != "fork" or not hasattr(os, "memfd_create"),
+                                reason="the host is forked (Linux): where processes are spawned, none is started")
 
 HELPER = """\
 from mindspore import ops
@@ -77,7 +80,7 @@ def test_the_host_finds_what_the_analysis_here_finds(tmp_path, monkeypatch):
     ran = []
     hosted = host.analyze(paths, lambda path: config, 2, index, meanwhile=lambda: ran.append(True))
     assert hosted is not None and ran == [True]
-    assert not host.process.is_alive()
+    assert _gone(host.pid)
     here = runner.analyze_files(paths, lambda path: config, 1, lazy_index(tmp_path, paths))
     assert findings_of(hosted) == findings_of(here)
     assert {code for _, _, code, _ in findings_of(hosted)} == {"MSL101", "MSL201"}
@@ -99,12 +102,71 @@ def test_the_index_goes_to_the_host_with_its_summaries_unread(tmp_path, monkeypa
         name: summary.digest for name, summary in index.modules.items()}
 
 
+def test_stored_summaries_go_to_the_host_as_references(tmp_path, monkeypatch):
+    """The index's unread stored summaries are pickled as (name, path, digest), which the host resolves to the
+    copies it loaded from the same store: a fraction of the bytes, the same index."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    monkeypatch.setattr(host_module, "_STORED", {})
+    host_module._load_stored(SummaryStore(str(tmp_path)))  # what the host does first
+    sent = host_module._sent_index(index)
+    by_reference = host_module._pickled_index(sent, by_reference=True)
+    by_value = host_module._pickled_index(sent, by_reference=False)
+    blobs = [pickled_summary(summary) for summary in index.by_path.values()]
+    assert all(blob in bytes(by_value) and blob not in bytes(by_reference) for blob in blobs)
+    assert len(by_reference) < len(by_value)
+    loaded = pickle.loads(by_reference)
+    assert all(type(summary) is StoredSummary for summary in index.by_path.values())  # still unread here
+    for path, summary in loaded.by_path.items():
+        assert type(summary) is StoredSummary
+        assert summary is host_module._STORED[host_module._key_of(summary)]
+        assert loaded.modules[summary.name] is summary
+        assert summary.classes == index.by_path[path].classes  # read, as the host reads them
+
+
+def test_a_summary_read_here_goes_by_value(tmp_path, monkeypatch):
+    """A summary this process has read (or renamed: setting an attribute reads it) may differ from the stored one:
+    it is pickled whole."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    renamed = index.by_path[paths[0]]
+    renamed.name = "elsewhere.renamed"
+    monkeypatch.setattr(host_module, "_STORED", {})
+    host_module._load_stored(SummaryStore(str(tmp_path)))
+    loaded = pickle.loads(host_module._pickled_index(host_module._sent_index(index), by_reference=True))
+    assert loaded.by_path[paths[0]].name == "elsewhere.renamed"
+    assert type(loaded.by_path[paths[1]]) is StoredSummary
+
+
+class _EmptyStore:
+    """A summary store that holds nothing by the time the host loads it (it changed between the two loads)."""
+
+    def load(self):
+        return None
+
+
+def test_a_host_missing_a_stored_summary_leaves_the_files_to_this_process(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    host = host_module.AnalysisHost(_EmptyStore())
+    ran = []
+    assert host.analyze(paths, lambda path: Config(), 2, index, meanwhile=lambda: ran.append(True)) is None
+    assert ran == [True] and _gone(host.pid)
+    with_store = host_module.AnalysisHost(SummaryStore(str(tmp_path)))
+    hosted = with_store.analyze(paths, lambda path: Config(), 2, lazy_index(tmp_path, paths))
+    here = runner.analyze_files(paths, lambda path: Config(), 1, lazy_index(tmp_path, paths))
+    assert hosted is not None and findings_of(hosted) == findings_of(here)
+
+
 def test_a_dead_host_leaves_the_files_to_this_process(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = write_package(tmp_path)
     host = host_module.AnalysisHost()
-    host.process.kill()
-    host.process.join()
+    os.kill(host.pid, signal.SIGKILL)
+    os.waitpid(host.pid, 0)
     ran = []
     assert host.analyze(paths, lambda path: Config(), 2, lazy_index(tmp_path, paths),
                         meanwhile=lambda: ran.append(True)) is None
@@ -122,7 +184,7 @@ def test_an_index_with_many_summaries_read_is_not_sent(tmp_path, monkeypatch):
     host = host_module.AnalysisHost()
     ran = []
     assert host.analyze(paths, lambda path: Config(), 2, index, meanwhile=lambda: ran.append(True)) is None
-    assert ran == [] and not host.process.is_alive()  # the caller runs it, with the analysis
+    assert ran == [] and _gone(host.pid)  # the caller runs it, with the analysis
 
 
 def test_no_host_with_one_job(tmp_path, monkeypatch):
@@ -131,7 +193,7 @@ def test_no_host_with_one_job(tmp_path, monkeypatch):
     paths = write_package(tmp_path)
     lazy_index(tmp_path, paths)  # a summary store: the run builds its index from it
     monkeypatch.setattr(host_module, "wanted", lambda: True)
-    monkeypatch.setattr("ms_lint.pool.cpu_count", lambda: 2)
+    monkeypatch.setattr("ms_lint.cpus.cpu_count", lambda: 2)
     assert runner._host_pays(Config(), None, None) and runner._host_pays(Config(), None, 2)
     assert not runner._host_pays(Config(), None, 1)
 
@@ -239,11 +301,11 @@ def test_the_workers_of_a_host_that_is_ended_end_too(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
     host = host_module.AnalysisHost()
     host.send_index(index)
-    host.conn.send_bytes(host_module.pickle.dumps(([(path, 0) for path in paths], [Config()], 2, None)))
+    host_module._send(host.to_host, pickle.dumps(([(path, 0) for path in paths], [Config()], 2, None)))
     deadline = time.monotonic() + 30
-    while len(_children_of(host.process.pid)) < 2 and time.monotonic() < deadline:
+    while len(_children_of(host.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    workers = _children_of(host.process.pid)
+    workers = _children_of(host.pid)
     assert len(workers) == 2
     host.stop()
     assert all(_gone(worker) for worker in workers)
@@ -252,7 +314,7 @@ def test_the_workers_of_a_host_that_is_ended_end_too(tmp_path, monkeypatch):
 def test_a_host_whose_parent_is_killed_ends(tmp_path):
     """Killed before it could stop the host (a timeout, an editor ending it): the host does not wait forever."""
     code = ("import os, signal, time\nfrom ms_lint.host import AnalysisHost\nhost = AnalysisHost()\n"
-            "print(host.process.pid, flush=True)\ntime.sleep(0.5)\nos.kill(os.getpid(), signal.SIGKILL)\n")
+            "print(host.pid, flush=True)\ntime.sleep(0.5)\nos.kill(os.getpid(), signal.SIGKILL)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     pid = int(done.stdout.split()[0])
     assert _gone(pid)

@@ -222,8 +222,7 @@ class SummaryCache:
         ``names``: the module name each path has in the project's layout now (``get``). ``meanwhile``: run on a
         thread of this process while the workers summarize (this process only waits for them then), and
         finished before ``fill`` returns; not run when nothing is summarized on workers."""
-        from ms_lint.gcpolicy import collect_less
-        from ms_lint.pool import run_batches, worker_count
+        from ms_lint.cpus import worker_count
 
         names = names or {}
         missing: Dict[str, int] = {}  # path -> size
@@ -238,7 +237,10 @@ class SummaryCache:
                 missing[path] = st.st_size
         workers = worker_count(jobs, len(missing))
         if workers <= 1 or (len(missing) < PARALLEL_SUMMARIES and sum(missing.values()) < PARALLEL_SUMMARY_BYTES):
-            return  # ``get`` summarizes them one by one
+            return  # ``get`` summarizes them one by one (no pool: ``multiprocessing`` costs 20 ms to import)
+        from ms_lint.gcpolicy import collect_less
+        from ms_lint.pool import run_batches
+
         for path, entry in run_batches([], _summarize_entry, workers, SUMMARY_BATCH, lambda item, why: (item, None),
                                        initializer=collect_less, meanwhile=meanwhile,
                                        batches=summary_batches(missing, workers)):
