@@ -13,7 +13,8 @@ import pytest
 
 from ms_lint.analysis import index as index_module
 from ms_lint.analysis.index import ProjectIndex
-from ms_lint.cache import FingerprintStore
+from ms_lint.analysis.summary import stored_summary
+from ms_lint.cache import FingerprintStore, _read_store, _write_store
 from ms_lint.config import Config
 
 HELPERS = """\
@@ -250,12 +251,13 @@ def test_a_damaged_stored_summary_is_not_carried_over_an_edit_that_changes_its_s
     summary for the lost one and carry the graph code over."""
     check_json(run_cli, ".")
     [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "summaries-*[0-9a-f].pickle"))
-    with open(found, "rb") as handle:
-        entries = pickle.load(handle)
+    entries = _read_store(found)
     key = str(tmp_path / "pkg" / "base.py")
-    entries[key] = entries[key][:5] + (b"not a pickle",)
-    with open(found, "wb") as handle:
-        pickle.dump(entries, handle)
+    mtime, size, summary = entries[key]
+    entries[key] = (mtime, size, stored_summary(summary.name, summary.path, summary.digest, b"not a pickle"))
+    with open(found + ".new", "wb") as handle:
+        _write_store(handle, entries)
+    os.replace(found + ".new", found)
     package("pkg/base.py", BASE.replace("class Base(nn.Cell):", "class Base(object):"))
     closures = []
     closure = index_module._GraphClosure.run

@@ -517,10 +517,9 @@ def test_a_file_summarized_again_frees_its_old_summary_and_only_it_is_saved(tmp_
     written = os.stat(loaded.file).st_mtime_ns
     loaded.save(entries)
     assert os.stat(loaded.file).st_mtime_ns == written
-    import pickle
+    from ms_lint.cache import _read_store
 
-    with open(loaded.delta_file, "rb") as handle:
-        assert list(pickle.load(handle)) == [paths[0]]
+    assert list(_read_store(loaded.delta_file)) == [paths[0]]
     assert SummaryStore(str(tmp_path)).load()[paths[0]][2].digest == entries[paths[0]][2].digest
 
 
@@ -692,6 +691,64 @@ def test_stored_summaries_are_unpickled_when_first_read(tmp_path):
     assert first == saved[paths[0]][2] and same_shape(second, saved[paths[1]][2])
     third = SummaryStore(str(tmp_path)).load()[paths[1]][2]
     assert pickled_summary(third) == pickled_summary(saved[paths[1]][2]) and type(third) is StoredSummary
+
+
+def _stored_pair(tmp_path):
+    from ms_lint.analysis.index import summarize_file
+
+    paths = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"def {name}(x):\n    return x\n", encoding="utf-8")
+        paths.append(str(path))
+    saved = {path: (1, 2, summarize_file(path)) for path in paths}
+    SummaryStore(str(tmp_path)).save(saved)
+    return paths, saved
+
+
+def test_loading_the_store_reads_only_its_header(tmp_path, monkeypatch):
+    """A run after an edit reads a few of the store's summaries: the load reads the header alone, each summary
+    is read from the file when first asked for."""
+    from ms_lint.analysis.summary import StoredSummary
+
+    paths, saved = _stored_pair(tmp_path)
+    store = SummaryStore(str(tmp_path))
+    reads = []
+    pread = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, size, offset: reads.append(size) or pread(fd, size, offset))
+    loaded = store.load()
+    assert len(reads) == 2 and sum(reads) < os.path.getsize(store.file)  # magic and length, then the header
+    assert all(type(entry[2]) is StoredSummary for entry in loaded.values())
+    assert loaded[paths[1]][2] == saved[paths[1]][2] and len(reads) == 3  # one summary: one read
+
+
+def test_stored_summaries_read_after_the_store_was_replaced_or_cut_short(tmp_path):
+    """Another run may replace the store file while this one holds summaries it has not read: they come from the
+    file it opened. A store cut short (not by ms-lint) reads as a damaged summary: made again from its file."""
+    from ms_lint.analysis.summary import ModuleSummary, pickled_summary
+
+    paths, saved = _stored_pair(tmp_path)
+    store = SummaryStore(str(tmp_path))
+    first = store.load()
+    SummaryStore(str(tmp_path)).save({paths[0]: saved[paths[0]]})  # a new whole set, without b.py
+    assert first[paths[1]][2] == saved[paths[1]][2]
+    second = SummaryStore(str(tmp_path)).load()
+    os.truncate(store.file, os.path.getsize(store.file) - 5)
+    assert pickled_summary(second[paths[0]][2]) == pickled_summary(saved[paths[0]][2])
+    assert type(second[paths[0]][2]) is ModuleSummary  # made again
+
+
+def test_a_store_in_another_format_is_made_again(tmp_path):
+    import pickle
+
+    paths, saved = _stored_pair(tmp_path)
+    store = SummaryStore(str(tmp_path))
+    with open(store.file, "wb") as handle:
+        pickle.dump({path: (1, 2, "a", path, "d", b"x") for path in paths}, handle)  # the format before
+    assert store.load() is None
+    with open(store.file, "wb") as handle:
+        handle.write(b"ms-lint summaries 2\n" + (10**6).to_bytes(8, "little"))  # a header cut short
+    assert store.load() is None
 
 
 def test_a_damaged_stored_summary_is_made_again_from_its_file(tmp_path):

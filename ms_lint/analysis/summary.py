@@ -147,14 +147,15 @@ class StoredSummary(ModuleSummary):
 
     def _reduce_unread(self, protocol: int) -> tuple:
         fields = object.__getattribute__(self, "__dict__")
-        return stored_summary, (fields["name"], fields["path"], fields["digest"], fields[_PICKLED])
+        return stored_summary, (fields["name"], fields["path"], fields["digest"], pickled_summary(self))
 
 
 _AT_HAND = frozenset({"name", "path", "digest"})
 
 
-def stored_summary(name: str, path: str, digest: str, pickled: bytes) -> ModuleSummary:
-    """The summary of ``pickled`` (the pickle of a ``ModuleSummary``, with this name, path and digest)."""
+def stored_summary(name: str, path: str, digest: str, pickled) -> ModuleSummary:
+    """The summary of ``pickled`` (the pickle of a ``ModuleSummary``, with this name, path and digest; or where to
+    read it: an object whose ``read()`` gives it, ``cache.StoredBlob``)."""
     summary = object.__new__(StoredSummary)
     object.__setattr__(summary, "__dict__", {"name": name, "path": path, "digest": digest, _PICKLED: pickled})
     return summary
@@ -165,7 +166,16 @@ def pickled_summary(summary: ModuleSummary) -> bytes:
     import pickle
 
     if type(summary) is StoredSummary:
-        return object.__getattribute__(summary, "__dict__")[_PICKLED]
+        with _UNPICKLING:  # not while another thread unpickles it
+            pickled = (object.__getattribute__(summary, "__dict__")[_PICKLED] if type(summary) is StoredSummary
+                       else None)
+        if type(pickled) is bytes:
+            return pickled
+        try:
+            if pickled is not None:
+                return pickled.read()
+        except OSError:
+            _unpickle(summary)  # cut short since: the summary made again from its file, or none
     return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -184,7 +194,8 @@ def _unpickle(summary: ModuleSummary) -> None:
             return  # done by another thread meanwhile
         fields = object.__getattribute__(summary, "__dict__")
         try:
-            loaded = pickle.loads(fields[_PICKLED])
+            pickled = fields[_PICKLED]
+            loaded = pickle.loads(pickled if type(pickled) is bytes else pickled.read())
             if type(loaded) is not ModuleSummary:
                 raise TypeError(type(loaded).__name__)
         except Exception:  # noqa: BLE001  a damaged store
