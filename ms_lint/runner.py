@@ -144,13 +144,14 @@ ConfigFor = Union[Config, Callable[[str], Config]]
 
 
 def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = None,
-                  project=None, meanwhile: Optional[Callable[[], None]] = None) -> Iterable[Result]:
+                  project=None, meanwhile: Optional[Callable[[], None]] = None,
+                  join: bool = True) -> Iterable[Result]:
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
     of files and of cores (``ms_lint.cpus.worker_count``). A worker that dies costs only the file it was on.
     ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``), or before the
-    files are analyzed here."""
+    files are analyzed here. ``join``: wait for the workers to end (``run_batches``)."""
     from ms_lint.cpus import worker_count
     from ms_lint.pool import run_batches
 
@@ -164,7 +165,7 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
     configs, tasks = numbered_configs(paths, config_of)
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
                        initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh),
-                       retire=_over_memory, meanwhile=meanwhile)
+                       retire=_over_memory, meanwhile=meanwhile, join=join)
 
 
 def numbered_configs(paths: List[str], config_of: Callable[[str], Config]

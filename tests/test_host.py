@@ -161,6 +161,23 @@ def test_a_host_missing_a_stored_summary_leaves_the_files_to_this_process(tmp_pa
     assert hosted is not None and findings_of(hosted) == findings_of(here)
 
 
+def test_a_host_not_waited_for_is_reaped_by_the_next_stop(tmp_path):
+    """The answer read, the host is killed and not waited for (the kernel frees its memory meanwhile); a process
+    that starts hosts again does not keep the ended ones as zombies."""
+    import time
+
+    first = host_module.AnalysisHost()
+    first.stop(wait=False)
+    deadline = time.monotonic() + 10
+    while first.pid in host_module._UNREAPED and time.monotonic() < deadline:
+        second = host_module.AnalysisHost()
+        second.stop(wait=False)
+        time.sleep(0.05)
+    assert first.pid not in host_module._UNREAPED
+    with pytest.raises(ChildProcessError):
+        os.waitpid(first.pid, os.WNOHANG)  # reaped: no such child left
+
+
 def test_a_dead_host_leaves_the_files_to_this_process(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = write_package(tmp_path)
