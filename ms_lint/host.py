@@ -48,20 +48,22 @@ class AnalysisHost:
     def __init__(self, store=None) -> None:
         """``store``: the summary store this process builds its index from (``cache.SummaryStore``). The host
         loads it too, and the index is sent with references to the stored summaries this process has not read."""
-        # The index goes through a memory file both processes hold, not a pipe: a write larger than the pipe's
-        # buffer would wait for the host to read it, which it does only once it has imported the analysis.
+        # The index and the tasks go through a memory file both processes hold, the pipe only says where: a write
+        # larger than the pipe's buffer (the tasks' tables: 0.5 MB on the packages) would wait for the host to
+        # read it, which it does only once it has imported the analysis.
         self.shared = os.memfd_create("ms-lint-index", os.MFD_CLOEXEC)
-        to_host, from_parent = -1, -1
+        fds = [self.shared]
         try:
             from_parent, to_host = os.pipe()
+            fds += [from_parent, to_host]
             from_host, to_parent = os.pipe()
+            fds += [from_host, to_parent]
+            parent = os.getpid()
+            pid = os.fork()
         except OSError:
-            for fd in (self.shared, from_parent, to_host):
-                if fd >= 0:
-                    os.close(fd)
+            for fd in fds:
+                os.close(fd)
             raise
-        parent = os.getpid()
-        pid = os.fork()
         if pid == 0:  # the host: never returns into the caller's code
             try:
                 os.close(to_host)
@@ -77,6 +79,7 @@ class AnalysisHost:
         self.by_reference = store is not None
         self.sent = False  # the index (``send_index``)
         self.failed = False  # ... could not be sent
+        self.written = 0  # bytes of the memory file written
         self.stopped = False
 
     @classmethod
@@ -94,13 +97,19 @@ class AnalysisHost:
             return
         self.sent = True
         try:
-            pickled = _pickled_index(_sent_index(project), self.by_reference)
-            written = 0
-            while written < len(pickled):  # a write may take part of it
-                written += os.pwrite(self.shared, pickled[written:], written)
-            _send(self.to_host, len(pickled).to_bytes(8, "little"))
+            self._put(_pickled_index(_sent_index(project), self.by_reference))
         except Exception:  # noqa: BLE001  something that does not pickle, a host already gone, a full memory
             self.failed = True
+
+    def _put(self, data) -> None:
+        """Write ``data`` after what the memory file holds, and tell the host where it is."""
+        data = memoryview(data)
+        start = self.written
+        while data:  # a write may take part of it
+            done = os.pwrite(self.shared, data, self.written)
+            data = data[done:]
+            self.written += done
+        _send(self.to_host, start.to_bytes(8, "little") + (self.written - start).to_bytes(8, "little"))
 
     def analyze(self, paths: List[str], config_of: Callable[[str], Any], jobs: Optional[int], project,
                 meanwhile: Optional[Callable[[], None]] = None) -> Optional[list]:
@@ -120,8 +129,7 @@ class AnalysisHost:
         try:
             if self.failed:
                 raise OSError("the index was not sent")
-            _send(self.to_host, pickle.dumps((tasks, configs, jobs, project.derived_tables()),
-                                             protocol=pickle.HIGHEST_PROTOCOL))
+            self._put(pickle.dumps((tasks, configs, jobs, project.derived_tables()), protocol=pickle.HIGHEST_PROTOCOL))
         except Exception:  # noqa: BLE001  something that does not pickle, a host already gone
             self.stop()
             if meanwhile is not None:
@@ -196,6 +204,20 @@ def _received(fd: int) -> bytes:
     """What ``_send`` sent; EOFError when the other end closed first."""
     size = int.from_bytes(_read_exactly(fd, 8), "little")
     return _read_exactly(fd, size)
+
+
+def _taken(shared: int, where: bytes) -> bytes:
+    """What ``AnalysisHost._put`` wrote to the memory file, ``where`` being the message that said where."""
+    start, size = int.from_bytes(where[:8], "little"), int.from_bytes(where[8:], "little")
+    chunks = []
+    while size:  # a read may give part of it
+        chunk = os.pread(shared, size, start)
+        if not chunk:
+            raise OSError(f"the memory file ends {size} bytes short")
+        chunks.append(chunk)
+        start += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
@@ -298,15 +320,12 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
     _load_stored(store)
     _warm_up()
     try:
-        size = int.from_bytes(_received(from_parent), "little")
+        where = _received(from_parent)
     except (EOFError, OSError):
         return  # not needed after all
     try:
-        pickled = os.pread(shared, size, 0)
-        if len(pickled) != size:
-            raise OSError(f"read {len(pickled)} of the index's {size} bytes")
-        project = pickle.loads(pickled)
-        tasks, configs, jobs, tables = pickle.loads(_received(from_parent))
+        project = pickle.loads(_taken(shared, where))
+        tasks, configs, jobs, tables = pickle.loads(_taken(shared, _received(from_parent)))
         if tables is not None:
             project.adopt_tables(*tables)
         from ms_lint.runner import analyze_files
