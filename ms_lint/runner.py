@@ -532,7 +532,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         fingerprints = store.load(state, stamps, salt, roots)
         missing = [(path, key) for path, key in zip(files, absolute) if key not in fingerprints]
         if hosts and not missing:
-            hosts.pop().stop()  # only touched files: nothing to analyze
+            hosts.pop().stop(wait=False)  # only touched files: nothing to analyze
         if missing and fingerprints and not _loaded_still_hold(store, stamps, roots, salt):
             fingerprints, missing = {}, list(zip(files, absolute))
         if missing:
