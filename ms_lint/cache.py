@@ -207,13 +207,17 @@ def _read_store(path: str) -> Optional[Dict[str, Any]]:
     if not isinstance(header, dict):
         return None
     start = len(_STORE_MAGIC) + 8 + size
+    try:
+        blobs_size = os.fstat(source.fd).st_size - start
+    except OSError:
+        return None
     entries: Dict[str, Any] = {}
     for key, item in header.items():
         if not isinstance(item, tuple) or len(item) != 7:
             return None
         mtime, stamp_size, name, summary_path, digest, offset, length = item
         if not (isinstance(name, str) and isinstance(summary_path, str) and isinstance(digest, str)
-                and type(offset) is int and type(length) is int):
+                and type(offset) is int and type(length) is int and 0 <= offset <= offset + length <= blobs_size):
             return None
         entries[key] = (mtime, stamp_size, stored_summary(name, summary_path, digest,
                                                           StoredBlob(source, start + offset, length)))
@@ -222,12 +226,22 @@ def _read_store(path: str) -> Optional[Dict[str, Any]]:
 
 class _BlobFile:
     """An open store file, closed once no ``StoredBlob`` of it is left. Its summaries stay readable after a run
-    replaces the file (``_replace_file`` renames a new one over it: this one's bytes live while it is open)."""
+    replaces the file (``_replace_file`` renames a new one over it: this one's bytes live while it is open). A copy
+    is the same object (a second one would close the descriptor the first reads), and none is pickled."""
 
     __slots__ = ("fd",)
 
     def __init__(self, path: str):
         self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+
+    def __copy__(self) -> "_BlobFile":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "_BlobFile":
+        return self
+
+    def __reduce__(self):
+        raise TypeError("an open summary store file is not pickled (a StoredSummary pickles its bytes)")
 
     def __del__(self) -> None:
         try:
@@ -247,9 +261,21 @@ class StoredBlob:
         self.offset = offset
         self.length = length
 
+    def __copy__(self) -> "StoredBlob":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "StoredBlob":
+        return self
+
+    def __reduce__(self):
+        raise TypeError("a place in an open summary store file is not pickled (a StoredSummary pickles its bytes)")
+
     def read(self) -> bytes:
         """The pickle; OSError when the file no longer holds it (cut short by another program)."""
-        data = os.pread(self.source.fd, self.length, self.offset)
+        try:
+            data = os.pread(self.source.fd, self.length, self.offset)
+        except (MemoryError, OverflowError, ValueError) as error:  # a length the header checks should not let by
+            raise OSError(f"cannot read a stored summary ({type(error).__name__})") from error
         if len(data) != self.length:
             raise OSError(f"read {len(data)} of a stored summary's {self.length} bytes")
         return data

@@ -91,7 +91,11 @@ def entry() -> int:
 
     if sys.argv[1:2] != ["server"]:  # the language server lives as long as the editor
         short_lived_process()
-    return end_short_lived(main())
+    code = main()
+    host = sys.modules.get("ms_lint.host")
+    if host is not None:  # an analysis host was started: it has ended by now, or ends while reaped
+        host.reap_ended()
+    return end_short_lived(code)
 
 
 if __name__ == "__main__":

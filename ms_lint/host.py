@@ -140,9 +140,9 @@ class AnalysisHost:
         try:
             answer = pickle.loads(_received(self.from_host))
         except Exception:  # noqa: BLE001  the host died (EOF), or its answer does not load
+            self.stop(wait=False)
             return None
-        finally:
-            self.stop(wait=False)  # the kernel frees its memory meanwhile (5-10 ms)
+        self.release()  # it ends by itself, reaped once the run has reported (``reap_ended``)
         return answer if isinstance(answer, list) else None
 
     @staticmethod
@@ -154,16 +154,11 @@ class AnalysisHost:
         return _summaries_read(project) <= MOST_SUMMARIES_SENT
 
     def stop(self, wait: bool = True) -> None:
-        """End the host at once (its answer, if any, has been read); again, nothing. ``wait``: until it has ended;
-        else it is reaped later (``_reap``)."""
+        """End the host at once; again, nothing. ``wait``: until it has ended; else it is reaped later
+        (``reap_ended``)."""
         if self.stopped:
             return
-        self.stopped = True
-        for fd in (self.to_host, self.from_host, self.shared):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._close()
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -175,20 +170,51 @@ class AnalysisHost:
                 pass
         else:
             _UNREAPED.append(self.pid)
-        _reap()
+        reap_ended(block=False)
+
+    def release(self) -> None:
+        """Its answer read: let it end by itself (it reaps its own workers first, which killing it would leave
+        to init: where init reaps nothing, a container's ``sleep infinity``, they would stay zombies), to be
+        reaped by ``reap_ended``."""
+        if not self.stopped:
+            self._close()
+            _UNREAPED.append(self.pid)
+
+    def _close(self) -> None:
+        self.stopped = True
+        for fd in (self.to_host, self.from_host, self.shared):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
-# Hosts killed and not waited for: reaped by the next ``stop`` of a host in this process (a long-lived one, a test
-# run); the command line ends first, and init reaps what it leaves.
+# Hosts stopped or released and not yet waited for.
 _UNREAPED: List[int] = []
 
 
-def _reap() -> None:
+def reap_ended(block: bool = True, within: float = 10.0) -> None:
+    """Wait for the hosts this process stopped or released (``block``; one still running after ``within`` seconds
+    is killed), or reap those that have ended. The command line does it once it has reported (``cli.entry``):
+    they end while it writes its results; a long-lived process leaves at most the last run's."""
+    import time
+
+    deadline = time.monotonic() + within
     for pid in list(_UNREAPED):
-        try:
-            ended, _status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            ended = pid
+        while True:
+            try:
+                ended, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                ended = pid
+            if ended or not block:
+                break
+            if time.monotonic() > deadline:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                deadline = float("inf")
+            time.sleep(0.001)
         if ended:
             _UNREAPED.remove(pid)
 
@@ -332,7 +358,7 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
 
         config_at = {path: configs[number] for path, number in tasks}
         results = analyze_files([path for path, _ in tasks], config_at.__getitem__, jobs, project,
-                                join=False)  # this process ends next, and its workers with it
+                                join=False)  # joined once the answer is sent
         answer: Any = list(results)
     except Exception as error:  # noqa: BLE001  the parent analyzes the files itself
         answer = f"{type(error).__name__}: {error}"
@@ -340,6 +366,18 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
         _send(to_parent, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001  the parent is gone, or the answer does not pickle (it analyzes them)
         pass
+    _join_workers()
+
+
+def _join_workers() -> None:
+    """Reap the workers this process started (asked to end already), so that none is left to init."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None:
+        for worker in multiprocessing.active_children():
+            worker.join(5)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
 
 
 def _warm_up() -> None:

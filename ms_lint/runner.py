@@ -550,7 +550,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             if not carried:
                 work.work_out([(path, key) for path, key in missing if key not in deferred_keys])
                 if hosts and not hosts[0].pays_for(project()):
-                    hosts.pop().stop()  # the workers fork from here: the host's core is theirs now
+                    hosts.pop().stop(wait=False)  # the workers fork from here: the host's core is theirs now
             # saved while the files are analyzed, with the fingerprints worked out then (if any)
             deferred = _WorkedOutMeanwhile(work, later)
         elif store.refreshed is not None:  # only touched files: the same fingerprints under the new state

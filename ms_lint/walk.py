@@ -60,13 +60,20 @@ def _visit_source(node_class: type) -> str:
     it has none: a frozen install; the dataclass order is close to the visit order). Sliced from the module's lines
     (read once per file), not ``inspect.getsource``, which tokenizes to find where the block ends: 0.34 ms a class,
     about 35 ms in each process that analyzes (the lines it leaves out close brackets and name no field)."""
-    try:
-        code = node_class._visit_and_replace_children.__code__
-        lines = linecache.getlines(code.co_filename)
-        last = max(line for _start, _end, line in code.co_lines() if line is not None)
-    except (AttributeError, TypeError, ValueError):
+    method = getattr(node_class, "_visit_and_replace_children", None)
+    code = getattr(method, "__code__", None)
+    if code is None:
         return ""
-    return "".join(lines[code.co_firstlineno - 1:last])
+    if not hasattr(code, "co_lines"):  # Python 3.9
+        import inspect
+
+        try:
+            return inspect.getsource(method)
+        except (OSError, TypeError):
+            return ""
+    lines = linecache.getlines(code.co_filename)
+    numbers = [line for _start, _end, line in code.co_lines() if line is not None]
+    return "".join(lines[code.co_firstlineno - 1:max(numbers)]) if lines and numbers else ""
 
 
 class _ClassTest(dict):

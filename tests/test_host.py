@@ -270,6 +270,39 @@ def test_cached_runs_after_edits_find_what_uncached_runs_find(tmp_path):
     assert (noted.read_text().split() if noted.exists() else []) == hosted
 
 
+# Runs the CLI (noting the host's answers) as its own child after making itself the subreaper of what that starts,
+# which it never reaps: as a container whose PID 1 reaps nothing. Prints the zombies it was left.
+SUBREAPER = """\
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+root, cli = sys.argv[1], sys.argv[2]
+net = os.path.join(root, "pkg", "net.py")
+for edit in range(3):
+    with open(net, "a") as handle:
+        handle.write(f"# edit {edit}\\n")
+    subprocess.run([sys.executable, "-c", cli, "check", "--exit-zero", "pkg"], cwd=root, stdout=subprocess.DEVNULL)
+time.sleep(1)
+me = str(os.getpid())
+print(sum(1 for entry in os.listdir("/proc") if entry.isdigit() and os.path.exists(f"/proc/{entry}/stat")
+          and open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[:2] == ["Z", me]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER")
+def test_no_process_is_left_to_init(tmp_path):
+    """An independent review's reproducer: the host and its workers were left for init to reap, which a
+    container's PID 1 may never do. The command reaps every process it started before it ends."""
+    write_package(tmp_path)
+    run_check(tmp_path)  # the cache the edited runs start from
+    env = dict(os.environ, HOSTED=str(tmp_path / "hosted.txt"))
+    done = subprocess.run([sys.executable, "-c", SUBREAPER, str(tmp_path), CLI_NOTING_THE_HOST], capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]
+    noted = tmp_path / "hosted.txt"
+    assert (noted.read_text().split() if noted.exists() else []) == (["host"] * 3 if cpu_count() >= 2 else [])
+
+
 def _children_of(pid):
     """The pids of the live processes whose parent is ``pid`` (Linux's /proc)."""
     found = []

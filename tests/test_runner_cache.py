@@ -751,6 +751,70 @@ def test_a_store_in_another_format_is_made_again(tmp_path):
     assert store.load() is None
 
 
+def _rewritten_store(store, change):
+    """The store file with each header entry passed through ``change(path, entry) -> entry``."""
+    import pickle
+
+    from ms_lint.cache import _STORE_MAGIC
+
+    with open(store.file, "rb") as handle:
+        raw = handle.read()
+    size = int.from_bytes(raw[len(_STORE_MAGIC):len(_STORE_MAGIC) + 8], "little")
+    header = pickle.loads(raw[len(_STORE_MAGIC) + 8:len(_STORE_MAGIC) + 8 + size])
+    head = pickle.dumps({path: change(path, entry) for path, entry in header.items()})
+    with open(store.file, "wb") as handle:
+        handle.write(_STORE_MAGIC + len(head).to_bytes(8, "little") + head + raw[len(_STORE_MAGIC) + 8 + size:])
+
+
+@pytest.mark.parametrize("length", [2**40, 2**63, -5])
+def test_a_store_whose_header_names_bytes_it_does_not_hold_is_made_again(tmp_path, length):
+    """An independent review's reproducer: a length of 2**40 made ``os.pread`` raise MemoryError on every later
+    run after an edit, where the whole store is written again."""
+    paths, saved = _stored_pair(tmp_path)
+    store = SummaryStore(str(tmp_path))
+    _rewritten_store(store, lambda path, entry: entry[:6] + (length,) if path == paths[0] else entry)
+    assert store.load() is None
+    with pytest.raises(OSError):
+        from ms_lint.cache import StoredBlob, _BlobFile
+
+        StoredBlob(_BlobFile(store.file), 0, 2**40).read()
+
+
+def test_a_stored_summary_read_from_another_entrys_place_is_made_again(tmp_path):
+    """A header whose places point at each other's pickles: each summary read is checked against its entry's
+    path and digest, and made again from its file (an independent review's reproducer gave other findings)."""
+    from ms_lint.analysis.index import summarize_file
+
+    paths, saved = _stored_pair(tmp_path)
+    store = SummaryStore(str(tmp_path))
+    places = {}
+    _rewritten_store(store, lambda path, entry: places.setdefault(path, entry[5:]) and entry)
+    swapped = dict(zip(paths, reversed([places[path] for path in paths])))
+    _rewritten_store(store, lambda path, entry: entry[:5] + swapped[path])
+    loaded = store.load()
+    assert [loaded[path][2] for path in paths] == [summarize_file(path) for path in paths]
+
+
+def test_copies_of_a_stored_summary_read_the_same_file(tmp_path):
+    """Copying a stored summary (or the place of its pickle) never closes the file the original reads from."""
+    import copy
+    import gc
+    import pickle
+
+    from ms_lint.analysis.summary import StoredSummary
+
+    paths, saved = _stored_pair(tmp_path)
+    loaded = SummaryStore(str(tmp_path)).load()
+    blob = object.__getattribute__(loaded[paths[0]][2], "__dict__")["_pickled"]
+    assert copy.copy(blob) is blob and copy.deepcopy(blob) is blob
+    with pytest.raises(TypeError):
+        pickle.dumps(blob)
+    copied = copy.copy(loaded[paths[1]][2])
+    del copied
+    gc.collect()
+    assert type(loaded[paths[1]][2]) is StoredSummary and loaded[paths[1]][2] == saved[paths[1]][2]
+
+
 def test_a_damaged_stored_summary_is_made_again_from_its_file(tmp_path):
     """A summary whose pickle does not load (a damaged store) is the file's summary made again, not an error."""
     from ms_lint.analysis.index import summarize_file

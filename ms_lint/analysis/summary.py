@@ -198,6 +198,9 @@ def _unpickle(summary: ModuleSummary) -> None:
             loaded = pickle.loads(pickled if type(pickled) is bytes else pickled.read())
             if type(loaded) is not ModuleSummary:
                 raise TypeError(type(loaded).__name__)
+            if (object.__getattribute__(loaded, "path"), object.__getattribute__(loaded, "digest")) != (
+                    fields["path"], fields["digest"]):
+                raise ValueError("another module's summary")  # a store whose places point elsewhere
         except Exception:  # noqa: BLE001  a damaged store
             loaded = _summary_again(fields["name"], fields["path"], fields["digest"])
         object.__setattr__(summary, "__dict__", dict(object.__getattribute__(loaded, "__dict__")))
@@ -907,7 +910,7 @@ def refuses_graph_mode(tree: ast.Module) -> bool:
     return False
 
 
-_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+_BLOCK_NODES = (ast.stmt, ast.excepthandler) + ((ast.match_case,) if hasattr(ast, "match_case") else ())  # 3.10+
 
 
 def _walk_statements(root: ast.AST) -> Iterator[ast.AST]:
