@@ -28,6 +28,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 # Above this many summaries read in this process (a run that worked the fingerprints out reads them all), the
 # index costs more to send than the host saves (``_summaries_read``).
 MOST_SUMMARIES_SENT = 300
+# Up to this many files the host analyzes them itself and on children it forks (``_analyzed``), not on
+# ``runner.analyze_files``'s pool, whose ``multiprocessing`` import (26 ms) came before the first file: past it,
+# the pool's batches of neighbours, sharing, retiring and crash reports pay.
+FEW_FILES = 24
 
 
 def wanted() -> bool:
@@ -339,7 +343,7 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
     """The host's life, in the forked process (which ends when this returns)."""
     import pickle
 
-    from ms_lint.pool import die_with_parent
+    from ms_lint.processes import die_with_parent
 
     die_with_parent(parent)  # and its workers die with it (``stop`` kills it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
@@ -354,12 +358,8 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
         tasks, configs, jobs, tables = pickle.loads(_taken(shared, _received(from_parent)))
         if tables is not None:
             project.adopt_tables(*tables)
-        from ms_lint.runner import analyze_files
-
         config_at = {path: configs[number] for path, number in tasks}
-        results = analyze_files([path for path, _ in tasks], config_at.__getitem__, jobs, project,
-                                join=False)  # joined once the answer is sent
-        answer: Any = list(results)
+        answer: Any = _analyzed([path for path, _ in tasks], config_at.__getitem__, jobs, project)
     except Exception as error:  # noqa: BLE001  the parent analyzes the files itself
         answer = f"{type(error).__name__}: {error}"
     try:
@@ -378,6 +378,64 @@ def _join_workers() -> None:
             if worker.is_alive():
                 worker.kill()
                 worker.join()
+
+
+def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[int], project) -> list:
+    """What ``runner.analyze_files`` gives. Up to ``FEW_FILES`` files: the files cut into one part per worker
+    ``analyze_files`` would start, equal by its weights (``runner.graph_weight``), the heaviest part analyzed here
+    and each other on a child forked from here, which sends its results back; a child that dies leaves its part
+    to this process (a file that kills it kills this process too, and the parent's pool then reports it)."""
+    import pickle
+
+    from ms_lint.processes import die_with_parent, worker_count
+    from ms_lint.runner import analyze_files, analyze_here, graph_weight
+
+    if len(paths) > FEW_FILES:
+        return list(analyze_files(paths, config_of, jobs, project, join=False))  # joined once the answer is sent
+    parts = _parts(paths, worker_count(jobs, len(paths)), graph_weight(project))
+    children = []
+    host = os.getpid()
+    for part in parts[1:]:
+        readable, writable = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # never returns into the caller's code
+            try:
+                os.close(readable)
+                die_with_parent(host)
+                _send(writable, pickle.dumps(analyze_here(part, config_of, project), protocol=pickle.HIGHEST_PROTOCOL))
+            finally:
+                os._exit(0)
+        os.close(writable)
+        children.append((readable, part, pid))
+    results = analyze_here(parts[0], config_of, project)
+    for readable, part, pid in children:
+        try:
+            results.extend(pickle.loads(_received(readable)))
+        except Exception:  # noqa: BLE001  the child died
+            results.extend(analyze_here(part, config_of, project))
+        os.close(readable)
+        os.waitpid(pid, 0)  # it has sent its results (or died) and ends: none is left to init
+    return results
+
+
+def _parts(paths: List[str], count: int, weigh: Callable[[str, int], int]) -> List[List[str]]:
+    """``paths`` in ``count`` parts of about equal weight, the heaviest part first (each file to the lightest part
+    so far, the heaviest files first)."""
+    weights = {}
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        weights[path] = max(1, weigh(path, size))
+    parts: List[List[str]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for path in sorted(paths, key=lambda path: -weights[path]):
+        lightest = loads.index(min(loads))
+        parts[lightest].append(path)
+        loads[lightest] += weights[path]
+    order = sorted(range(count), key=lambda number: -loads[number])
+    return [parts[number] for number in order if parts[number]]
 
 
 def _warm_up() -> None:

@@ -19,13 +19,13 @@ Batches are cut by guesses of their cost (bytes): on MindSpore's source the last
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
-import sys
 import threading
 from collections import deque
 from multiprocessing.connection import wait
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+from ms_lint.processes import die_with_parent
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -35,32 +35,9 @@ SHARE = "share"  # parent -> busy worker: hand back the rest of the batch after 
 FINISHED, RETIRED, SHARED = "finished", "retired", "shared"
 
 
-def die_with_parent(parent_pid: Optional[int] = None) -> None:
-    """Have the kernel end this process when the one that started it ends (Linux; elsewhere nothing): a worker
-    of an analysis host that was killed (``ms_lint.host``), a host whose parent was killed. Their pipes alone
-    may not tell them: a process forked later holds the parent's end of each pipe made before it.
-    ``parent_pid``: the parent's pid (default: the ``multiprocessing`` parent's)."""
-    if parent_pid is None:
-        parent = multiprocessing.parent_process()
-        parent_pid = parent.pid if parent is not None else None
-    if not sys.platform.startswith("linux") or parent_pid is None:
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent_pid:  # it ended before the request was made
-        os._exit(1)
-
-
-PR_SET_PDEATHSIG = 1  # prctl(2)
-
-
 def _worker_main(conn, work: Callable, initializer: Optional[Callable], initargs: Tuple,
                  retire: Optional[Callable[[], bool]]) -> None:
-    die_with_parent()
+    die_with_parent(multiprocessing.parent_process())
     if initializer is not None:
         initializer(*initargs)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle

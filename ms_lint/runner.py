@@ -62,7 +62,7 @@ def display_path(path: str) -> str:
 
 def default_jobs() -> int:
     """The CPUs this process may run on (a container's limit, not the host's core count)."""
-    from ms_lint.cpus import cpu_count
+    from ms_lint.processes import cpu_count
 
     return cpu_count()
 
@@ -149,23 +149,28 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
-    of files and of cores (``ms_lint.cpus.worker_count``). A worker that dies costs only the file it was on.
+    of files and of cores (``ms_lint.processes.worker_count``). A worker that dies costs only the file it was on.
     ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``), or before the
     files are analyzed here. ``join``: wait for the workers to end (``run_batches``)."""
-    from ms_lint.cpus import worker_count
+    from ms_lint.processes import worker_count
     from ms_lint.pool import run_batches
 
     config_of = config if callable(config) else (lambda _path: config)
     workers = worker_count(jobs, len(paths))
-    weigh = _graph_weight(project) if project is not None else None
+    weigh = graph_weight(project) if project is not None else None
     if workers <= 1 or (len(paths) < PARALLEL_THRESHOLD and _weight(paths, weigh) < PARALLEL_WEIGHT):
         if meanwhile is not None:
             meanwhile()  # first: the analysis here shares the index (and would add what it looks up)
-        return [_analyze_one(path, config_of(path), project) for path in paths]  # under check_files' fewer collections
+        return analyze_here(paths, config_of, project)  # under check_files' fewer collections
     configs, tasks = numbered_configs(paths, config_of)
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
                        initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh),
                        retire=_over_memory, meanwhile=meanwhile, join=join)
+
+
+def analyze_here(paths: List[str], config_of: Callable[[str], Config], project=None) -> List[Result]:
+    """(path, findings, stamp) for each path, analyzed one after the other in this process."""
+    return [_analyze_one(path, config_of(path), project) for path in paths]
 
 
 def numbered_configs(paths: List[str], config_of: Callable[[str], Config]
@@ -189,7 +194,7 @@ def numbered_configs(paths: List[str], config_of: Callable[[str], Config]
 NO_GRAPH_SHARE = 20
 
 
-def _graph_weight(project) -> Callable[[str, int], int]:
+def graph_weight(project) -> Callable[[str, int], int]:
     """A file's weight for ``neighbour_batches``: its size, or a ``NO_GRAPH_SHARE``-th of it when the project's
     index holds its summary and no graph function in it."""
     def weigh(path: str, size: int) -> int:
@@ -438,10 +443,10 @@ def _host_pays(config: Config, cache_dir: Optional[str], jobs: Optional[int]) ->
     files stops it then: about 3 ms). Not where the summaries are made now (their workers would share the cores with it, and this process imports the analysis while they
     work), nor with one core or ``--jobs 1`` (one process at a time)."""
     from ms_lint.cache import SummaryStore
-    from ms_lint import cpus
+    from ms_lint import processes
     from ms_lint.host import wanted
 
-    return ((jobs is None or jobs >= 2) and cpus.cpu_count() >= 2 and wanted()
+    return ((jobs is None or jobs >= 2) and processes.cpu_count() >= 2 and wanted()
             and os.path.exists(SummaryStore(config.root, cache_dir).file))
 
 

@@ -25,7 +25,7 @@ import traceback
 import libcst as cst
 import pytest
 
-from ms_lint import cpus, pool, runner
+from ms_lint import pool, processes, runner
 from ms_lint.config import Config
 from ms_lint.context import ModuleContext
 from ms_lint.engine import BOOL_CHAIN_LIMIT, analyze_source, run_rules
@@ -362,7 +362,7 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
         return real(path, config, index)
 
     monkeypatch.setattr(runner, "_analyze_one", analyze)
-    monkeypatch.setattr(cpus, "cpu_count", lambda: 2)  # a pool even on a one-core machine
+    monkeypatch.setattr(processes, "cpu_count", lambda: 2)  # a pool even on a one-core machine
     monkeypatch.chdir(tmp_path)
     files = sorted(str(p) for p in tmp_path.glob("*.py"))
     results = runner.analyze_files(files, Config(), jobs=2)
@@ -413,25 +413,25 @@ def test_workers_over_the_memory_limit_retire_and_the_findings_stay_the_same(tmp
     file."""
     for i in range(30):
         (tmp_path / f"m{i}.py").write_text(CELL if i % 3 else CELL.replace("range(x.shape[0])", "range(3)"))
-    monkeypatch.setattr(cpus, "cpu_count", lambda: 2)
+    monkeypatch.setattr(processes, "cpu_count", lambda: 2)
     monkeypatch.chdir(tmp_path)
     files = sorted(str(p) for p in tmp_path.glob("*.py"))
     alone = {path: [(f.code, f.line) for f in findings] for path, findings, _ in runner.analyze_files(files, Config(), jobs=1)}
     assert runner._over_memory() is False  # not a worker
     monkeypatch.setattr(runner, "WORKER_MEMORY_GROWTH", -1)  # a worker is over as it starts
-    processes = tmp_path / "processes"
-    processes.mkdir()
+    noted = tmp_path / "processes"
+    noted.mkdir()
     real = runner._analyze_one
 
     def analyze(path, config, index=None):  # forked into the workers: each leaves its process id behind
-        (processes / f"{os.getpid()}-{os.path.basename(path)}").touch()
+        (noted / f"{os.getpid()}-{os.path.basename(path)}").touch()
         return real(path, config, index)
 
     monkeypatch.setattr(runner, "_analyze_one", analyze)
     retired = {path: [(f.code, f.line) for f in findings] for path, findings, _ in runner.analyze_files(files, Config(), jobs=2)}
     assert retired == alone
     assert sum(1 for found in alone.values() if found) == 20
-    pids = [name.name.split("-")[0] for name in processes.iterdir()]
+    pids = [name.name.split("-")[0] for name in noted.iterdir()]
     assert len(pids) == 30 and len(set(pids)) == 30  # one file per process
 
 
@@ -449,7 +449,7 @@ def test_a_fix_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
         return real(path, config, options, rules=rules)
 
     monkeypatch.setattr(fix_command, "fix_file", fix_file)
-    monkeypatch.setattr(cpus, "cpu_count", lambda: 2)
+    monkeypatch.setattr(processes, "cpu_count", lambda: 2)
     monkeypatch.chdir(tmp_path)
     files = sorted(str(p) for p in tmp_path.glob("*.py"))
     results = fix_command.fix_files(files, Config(), fix_command.FixOptions(apply=True), jobs=2)
@@ -624,8 +624,8 @@ def test_statistics_count_fixable_as_the_summary_does(tmp_path):
 # -- 10. --jobs ------------------------------------------------------------------------------------------------
 
 def test_jobs_are_capped_at_files_and_cores(tmp_path, monkeypatch):
-    monkeypatch.setattr(cpus, "cpu_count", lambda: 2)
-    assert cpus.worker_count(999, 5) == 2 and cpus.worker_count(999, 1) == 1 and cpus.worker_count(None, 40) == 2
+    monkeypatch.setattr(processes, "cpu_count", lambda: 2)
+    assert processes.worker_count(999, 5) == 2 and processes.worker_count(999, 1) == 1 and processes.worker_count(None, 40) == 2
     started = []
     real = pool._Worker.__init__
 

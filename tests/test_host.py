@@ -18,7 +18,7 @@ from ms_lint.analysis.index import ProjectIndex
 from ms_lint.analysis.summary import StoredSummary, pickled_summary
 from ms_lint.cache import SummaryStore
 from ms_lint.config import Config
-from ms_lint.cpus import cpu_count
+from ms_lint.processes import cpu_count
 
 pytestmark = pytest.mark.skipif(multiprocessing.get_start_method() != "fork" or not hasattr(os, "memfd_create"),
                                 reason="the host is forked (Linux): where processes are spawned, none is started")
@@ -178,6 +178,37 @@ def test_a_host_not_waited_for_is_reaped_by_the_next_stop(tmp_path):
         os.waitpid(first.pid, os.WNOHANG)  # reaped: no such child left
 
 
+def test_the_host_cuts_a_few_files_in_parts_of_equal_weight():
+    sizes = {"a": 90, "b": 50, "c": 40, "d": 10, "e": 5}
+    parts = host_module._parts(list(sizes), 2, lambda path, size: sizes[path])
+    assert sorted(path for part in parts for path in part) == sorted(sizes) and len(parts) == 2
+    loads = [sum(sizes[path] for path in part) for part in parts]
+    assert loads[0] >= loads[1] and loads[0] - loads[1] <= 10  # the heaviest first (this process's); 100 / 95
+    assert host_module._parts(["a"], 2, lambda path, size: 1) == [["a"]]  # no empty part
+
+
+@pytest.mark.parametrize("few", [True, False])
+def test_a_host_child_that_dies_leaves_its_part_to_the_host(tmp_path, monkeypatch, few):
+    """A forked child that dies (a crash in the parser) does not lose its files: the host analyzes them."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    config = Config()
+    here = runner.analyze_files(paths, lambda path: config, 1, lazy_index(tmp_path, paths))
+    if few:
+        real = runner.analyze_here
+        host_pid = os.getpid()
+
+        def dying(part, config_of, project=None):
+            if os.getpid() != host_pid:
+                os._exit(3)
+            return real(part, config_of, project)
+
+        monkeypatch.setattr(runner, "analyze_here", dying)
+    hosted = host_module._analyzed(paths, lambda path: config, 2, lazy_index(tmp_path, paths))
+    assert findings_of(hosted) == findings_of(here)
+    assert sorted(path for path, _, _ in hosted) == sorted(paths)
+
+
 def test_a_dead_host_leaves_the_files_to_this_process(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = write_package(tmp_path)
@@ -210,7 +241,7 @@ def test_no_host_with_one_job(tmp_path, monkeypatch):
     paths = write_package(tmp_path)
     lazy_index(tmp_path, paths)  # a summary store: the run builds its index from it
     monkeypatch.setattr(host_module, "wanted", lambda: True)
-    monkeypatch.setattr("ms_lint.cpus.cpu_count", lambda: 2)
+    monkeypatch.setattr("ms_lint.processes.cpu_count", lambda: 2)
     assert runner._host_pays(Config(), None, None) and runner._host_pays(Config(), None, 2)
     assert not runner._host_pays(Config(), None, 1)
 
@@ -339,25 +370,38 @@ def _sleeping_analysis(task):
     time.sleep(60)
 
 
+def _sleeping_one(path, config, index=None):
+    import time
+
+    time.sleep(60)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel ends them: prctl(PR_SET_PDEATHSIG)")
-def test_the_workers_of_a_host_that_is_ended_end_too(tmp_path, monkeypatch):
+@pytest.mark.parametrize("few", [True, False])
+def test_the_workers_of_a_host_that_is_ended_end_too(tmp_path, monkeypatch, few):
     """An independent review's reproducer: Ctrl-C (or any error) while the host's workers analyze ends the host
-    with SIGKILL, before its pool can stop them; they must not stay behind (holding the output pipe open)."""
+    with SIGKILL, before they are done; they must not stay behind (holding the output pipe open). ``few``: the
+    children the host forks for a few files (``host._analyzed``); else the workers of ``runner.analyze_files``."""
     import time
 
     monkeypatch.chdir(tmp_path)
     paths = write_package(tmp_path)
     index = lazy_index(tmp_path, paths)
-    monkeypatch.setattr(runner, "_analyze_in_worker", _sleeping_analysis)
-    monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
+    if few:
+        monkeypatch.setattr(runner, "_analyze_one", _sleeping_one)
+    else:
+        monkeypatch.setattr(host_module, "FEW_FILES", 0)
+        monkeypatch.setattr(runner, "_analyze_in_worker", _sleeping_analysis)
+        monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
+    expected = 1 if few else 2  # the host analyzes one part itself
     host = host_module.AnalysisHost()
     host.send_index(index)
     host._put(pickle.dumps(([(path, 0) for path in paths], [Config()], 2, None)))
     deadline = time.monotonic() + 30
-    while len(_children_of(host.pid)) < 2 and time.monotonic() < deadline:
+    while len(_children_of(host.pid)) < expected and time.monotonic() < deadline:
         time.sleep(0.05)
     workers = _children_of(host.pid)
-    assert len(workers) == 2
+    assert len(workers) == expected
     host.stop()
     assert all(_gone(worker) for worker in workers)
 

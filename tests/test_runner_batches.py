@@ -64,7 +64,7 @@ def test_empty_files_are_still_spread_over_the_workers(tmp_path):
 
 def test_files_without_graph_code_weigh_a_fraction_of_their_size(tmp_path):
     from ms_lint.analysis.index import ProjectIndex
-    from ms_lint.runner import NO_GRAPH_SHARE, _graph_weight
+    from ms_lint.runner import NO_GRAPH_SHARE, graph_weight
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -73,7 +73,7 @@ def test_files_without_graph_code_weigh_a_fraction_of_their_size(tmp_path):
                                 "    def construct(self, x):\n        return x\n")
     (pkg / "util.py").write_text("def pad(n):\n    return n + 1\n")
     index = ProjectIndex.for_files([str(pkg / "net.py"), str(pkg / "util.py")])
-    weigh = _graph_weight(index)
+    weigh = graph_weight(index)
     assert weigh(str(pkg / "net.py"), 4000) == 4000  # holds a construct: parsed and analyzed
     assert weigh(str(pkg / "util.py"), 4000) == 4000 // NO_GRAPH_SHARE  # read and screened only
     assert weigh(str(tmp_path / "elsewhere.py"), 4000) == 4000  # not in the index: no telling
@@ -89,12 +89,12 @@ def test_batches_balance_the_weights_not_the_sizes(tmp_path):
 
 
 def test_a_few_heavy_files_go_to_workers_and_a_few_light_ones_stay_in_process(tmp_path, monkeypatch):
-    from ms_lint import cpus, pool, runner
+    from ms_lint import pool, processes, runner
     from ms_lint.config import Config
 
     pooled = []
     monkeypatch.setattr(pool, "run_batches", lambda tasks, *args, **kwargs: pooled.append(len(tasks)) or [])
-    monkeypatch.setattr(cpus, "worker_count", lambda jobs, count: 2)
+    monkeypatch.setattr(processes, "worker_count", lambda jobs, count: 2)
     monkeypatch.setattr(runner, "_analyze_one", lambda path, config, index=None: (path, [], None))
     light = write_tree(tmp_path, {"light/a.py": 100, "light/b.py": 100})
     assert len(runner.analyze_files([p for p, _ in light], Config(), jobs=2)) == 2 and pooled == []
@@ -170,13 +170,13 @@ def test_summary_batches_take_the_longest_files_first_and_cut_them_small():
 def test_a_project_of_few_long_files_is_summarized_on_workers(tmp_path, monkeypatch):
     """Workers summarize from ``PARALLEL_SUMMARIES`` files or ``PARALLEL_SUMMARY_BYTES`` bytes on: a few long
     files go to them too, and the summaries are the ones one process makes."""
-    from ms_lint import cpus, pool
+    from ms_lint import pool, processes
     from ms_lint.analysis import index as index_module
 
     for i in range(6):
         (tmp_path / f"m{i}.py").write_text("".join(f"def f{j}(x):\n    return g(x, {j})\n" for j in range(40)))
     files = sorted(str(p) for p in tmp_path.glob("*.py"))
-    monkeypatch.setattr(cpus, "cpu_count", lambda: 2)
+    monkeypatch.setattr(processes, "cpu_count", lambda: 2)
     pooled = []
     real = pool.run_batches
     monkeypatch.setattr(pool, "run_batches", lambda items, *args, **kwargs: pooled.append(

@@ -525,9 +525,9 @@ def test_a_file_summarized_again_frees_its_old_summary_and_only_it_is_saved(tmp_
 
 def _pool_sized_project(write, monkeypatch, count=runner.PARALLEL_THRESHOLD + 4):
     """Enough files for the worker pool, which two workers analyze even on a one-core machine."""
-    from ms_lint import cpus
+    from ms_lint import processes
 
-    monkeypatch.setattr(cpus, "cpu_count", lambda: 2)
+    monkeypatch.setattr(processes, "cpu_count", lambda: 2)
     for index in range(count):
         write(f"pkg/m{index:02d}.py", FLAGGED if index % 3 == 0 else CLEAN)
     write("pkg/__init__.py", "")

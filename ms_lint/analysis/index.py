@@ -222,7 +222,7 @@ class SummaryCache:
         ``names``: the module name each path has in the project's layout now (``get``). ``meanwhile``: run on a
         thread of this process while the workers summarize (this process only waits for them then), and
         finished before ``fill`` returns; not run when nothing is summarized on workers."""
-        from ms_lint.cpus import worker_count
+        from ms_lint.processes import worker_count
 
         names = names or {}
         missing: Dict[str, int] = {}  # path -> size

@@ -140,7 +140,7 @@ def fix_files(files: Sequence[str], config, options: FixOptions, jobs: Optional[
     after another: the verifier measures compile and run times, which parallel work would distort. Workers
     (``--jobs``, capped at files and cores) that die cost only the file they were fixing.
     """
-    from ms_lint.cpus import worker_count
+    from ms_lint.processes import worker_count
     from ms_lint.pool import run_batches
 
     config_of = config if callable(config) else (lambda _path: config)
