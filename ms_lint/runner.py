@@ -440,8 +440,9 @@ def _host_pays(config: Config, cache_dir: Optional[str], jobs: Optional[int]) ->
     """Start an analysis host (``ms_lint.host``) for a run that may have to build its index from stored
     summaries: it imports the analysis on another core while this process loads them. Started as soon as the
     run is known not to be warm, before the stored stamps say whether any file changed (a run with only touched
-    files stops it then: about 3 ms). Not where the summaries are made now (their workers would share the cores with it, and this process imports the analysis while they
-    work), nor with one core or ``--jobs 1`` (one process at a time)."""
+    files stops it then: about 6 ms more for it). Not where the summaries are made now (their workers would share
+    the cores with it, and this process imports the analysis while they work), nor with one core or ``--jobs 1``
+    (one process at a time)."""
     from ms_lint.cache import SummaryStore
     from ms_lint import processes
     from ms_lint.host import wanted

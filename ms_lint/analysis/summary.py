@@ -921,8 +921,8 @@ def _walk_statements(root: ast.AST) -> Iterator[ast.AST]:
     todo = deque([root])
     while todo:
         node = todo.popleft()
-        for field in node._fields:
-            value = getattr(node, field, None)
+        for name in node._fields:
+            value = getattr(node, name, None)
             if type(value) is list and value and isinstance(value[0], _BLOCK_NODES):
                 todo.extend(value)
         yield node
