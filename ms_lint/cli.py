@@ -94,7 +94,11 @@ def entry() -> int:
     code = main()
     host = sys.modules.get("ms_lint.host")
     if host is not None:  # an analysis host was started: it has ended by now, or ends while reaped
-        host.reap_ended()
+        try:
+            host.reap_ended()
+        except KeyboardInterrupt:  # the report is out; what is left is killed (``reap_ended``)
+            print("ms-lint: interrupted", file=sys.stderr)
+            code = EXIT_ERROR
     return end_short_lived(code)
 
 

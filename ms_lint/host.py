@@ -204,23 +204,37 @@ def reap_ended(block: bool = True, within: float = 10.0) -> None:
     import time
 
     deadline = time.monotonic() + within
-    for pid in list(_UNREAPED):
-        while True:
-            try:
-                ended, _status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                ended = pid
-            if ended or not block:
-                break
-            if time.monotonic() > deadline:
+    try:
+        for pid in list(_UNREAPED):
+            while True:
                 try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                deadline = float("inf")
-            time.sleep(0.001)
-        if ended:
+                    ended, _status = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    ended = pid
+                if ended or not block:
+                    break
+                if time.monotonic() > deadline:
+                    _kill(pid)
+                    deadline = float("inf")
+                time.sleep(0.001)
+            if ended:
+                _UNREAPED.remove(pid)
+    except KeyboardInterrupt:  # Ctrl-C while waiting: kill what is left, reap it, and let the caller report
+        for pid in list(_UNREAPED):
+            _kill(pid)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
             _UNREAPED.remove(pid)
+        raise
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _send(fd: int, payload: bytes) -> None:
@@ -390,6 +404,8 @@ def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[
     from ms_lint.processes import die_with_parent, worker_count
     from ms_lint.runner import analyze_files, analyze_here, graph_weight
 
+    if not paths:
+        return []
     if len(paths) > FEW_FILES:
         return list(analyze_files(paths, config_of, jobs, project, join=False))  # joined once the answer is sent
     parts = _parts(paths, worker_count(jobs, len(paths)), graph_weight(project))
@@ -414,7 +430,10 @@ def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[
         except Exception:  # noqa: BLE001  the child died
             results.extend(analyze_here(part, config_of, project))
         os.close(readable)
-        os.waitpid(pid, 0)  # it has sent its results (or died) and ends: none is left to init
+        try:
+            os.waitpid(pid, 0)  # it has sent its results (or died) and ends: none is left to init
+        except ChildProcessError:  # reaped already: SIGCHLD ignored by whoever started the command
+            pass
     return results
 
 

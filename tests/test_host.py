@@ -209,6 +209,42 @@ def test_a_host_child_that_dies_leaves_its_part_to_the_host(tmp_path, monkeypatc
     assert sorted(path for path, _, _ in hosted) == sorted(paths)
 
 
+def test_the_host_keeps_its_work_where_sigchld_is_ignored(tmp_path, monkeypatch):
+    """A second review's reproducer: started with SIGCHLD ignored (inherited through exec), the kernel reaps the
+    host's children itself, and waiting for one raised: the host's results were thrown away."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    config = Config()
+    here = runner.analyze_files(paths, lambda path: config, 1, lazy_index(tmp_path, paths))
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        hosted = host_module._analyzed(paths, lambda path: config, 2, lazy_index(tmp_path, paths))
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+    assert findings_of(hosted) == findings_of(here)
+    assert host_module._analyzed([], lambda path: config, 2, None) == []
+
+
+def test_ctrl_c_while_waiting_for_a_host_kills_and_reaps_it(monkeypatch):
+    """A second review's reproducer: Ctrl-C while the command waits for the host it released gave a traceback and
+    left the host to init. Now what is left is killed and reaped, and the interrupt goes on to the caller."""
+    import time
+
+    host = host_module.AnalysisHost()  # waits for an index that never comes
+    monkeypatch.setattr(host_module, "_UNREAPED", [host.pid])
+
+    def interrupted(seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(time, "sleep", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        host_module.reap_ended()
+    assert host_module._UNREAPED == []
+    with pytest.raises(ChildProcessError):
+        os.waitpid(host.pid, os.WNOHANG)  # reaped
+    host.stop()  # nothing left to do
+
+
 def test_a_dead_host_leaves_the_files_to_this_process(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = write_package(tmp_path)
