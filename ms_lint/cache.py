@@ -224,24 +224,30 @@ def _read_store(path: str) -> Optional[Dict[str, Any]]:
     return entries
 
 
-class _BlobFile:
+class _OfAnOpenFile:
+    """What refers to an open store file: a copy is the same object (a second file object would close the
+    descriptor the first reads), and none is pickled (a ``StoredSummary`` pickles its bytes)."""
+
+    __slots__ = ()
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
+
+    def __reduce__(self):
+        raise TypeError(f"a {type(self).__name__} refers to an open summary store file: it is not pickled")
+
+
+class _BlobFile(_OfAnOpenFile):
     """An open store file, closed once no ``StoredBlob`` of it is left. Its summaries stay readable after a run
-    replaces the file (``_replace_file`` renames a new one over it: this one's bytes live while it is open). A copy
-    is the same object (a second one would close the descriptor the first reads), and none is pickled."""
+    replaces the file (``_replace_file`` renames a new one over it: this one's bytes live while it is open)."""
 
     __slots__ = ("fd",)
 
     def __init__(self, path: str):
         self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-
-    def __copy__(self) -> "_BlobFile":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "_BlobFile":
-        return self
-
-    def __reduce__(self):
-        raise TypeError("an open summary store file is not pickled (a StoredSummary pickles its bytes)")
 
     def __del__(self) -> None:
         try:
@@ -250,7 +256,7 @@ class _BlobFile:
             pass
 
 
-class StoredBlob:
+class StoredBlob(_OfAnOpenFile):
     """Where a summary's pickle lies in an open store file (``summary.StoredSummary`` reads it when first asked
     for anything but its name, path and digest)."""
 
@@ -260,15 +266,6 @@ class StoredBlob:
         self.source = source
         self.offset = offset
         self.length = length
-
-    def __copy__(self) -> "StoredBlob":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "StoredBlob":
-        return self
-
-    def __reduce__(self):
-        raise TypeError("a place in an open summary store file is not pickled (a StoredSummary pickles its bytes)")
 
     def read(self) -> bytes:
         """The pickle; OSError when the file no longer holds it (cut short by another program)."""

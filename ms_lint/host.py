@@ -63,18 +63,17 @@ class AnalysisHost:
             from_host, to_parent = os.pipe()
             fds += [from_host, to_parent]
             parent = os.getpid()
-            pid = os.fork()
+
+            def host() -> None:
+                os.close(to_host)
+                os.close(from_host)
+                _host_main(from_parent, to_parent, self.shared, store, parent)
+
+            pid = _forked(host)
         except OSError:
             for fd in fds:
                 os.close(fd)
             raise
-        if pid == 0:  # the host: never returns into the caller's code
-            try:
-                os.close(to_host)
-                os.close(from_host)
-                _host_main(from_parent, to_parent, self.shared, store, parent)
-            finally:
-                os._exit(0)
         os.close(from_parent)
         os.close(to_parent)
         self.pid = pid
@@ -380,18 +379,20 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
         _send(to_parent, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001  the parent is gone, or the answer does not pickle (it analyzes them)
         pass
-    _join_workers()
+    pool = sys.modules.get("ms_lint.pool")
+    if pool is not None:  # many files: reap the pool's workers (asked to end), so that none is left to init
+        pool.join_left_workers()
 
 
-def _join_workers() -> None:
-    """Reap the workers this process started (asked to end already), so that none is left to init."""
-    multiprocessing = sys.modules.get("multiprocessing")
-    if multiprocessing is not None:
-        for worker in multiprocessing.active_children():
-            worker.join(5)
-            if worker.is_alive():
-                worker.kill()
-                worker.join()
+def _forked(run: Callable[[], None]) -> int:
+    """Fork a child that runs ``run`` and ends (it never returns into the caller's code); its pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            run()
+        finally:
+            os._exit(0)
+    return pid
 
 
 def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[int], project) -> list:
@@ -402,25 +403,24 @@ def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[
     import pickle
 
     from ms_lint.processes import die_with_parent, worker_count
-    from ms_lint.runner import analyze_files, analyze_here, graph_weight
+    from ms_lint.runner import analyze_files, analyze_here, file_weights, graph_weight
 
     if not paths:
         return []
     if len(paths) > FEW_FILES:
         return list(analyze_files(paths, config_of, jobs, project, join=False))  # joined once the answer is sent
-    parts = _parts(paths, worker_count(jobs, len(paths)), graph_weight(project))
+    parts = _parts(file_weights(paths, graph_weight(project)), worker_count(jobs, len(paths)))
     children = []
     host = os.getpid()
     for part in parts[1:]:
         readable, writable = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # never returns into the caller's code
-            try:
-                os.close(readable)
-                die_with_parent(host)
-                _send(writable, pickle.dumps(analyze_here(part, config_of, project), protocol=pickle.HIGHEST_PROTOCOL))
-            finally:
-                os._exit(0)
+
+        def child(readable=readable, writable=writable, part=part) -> None:
+            os.close(readable)
+            die_with_parent(host)
+            _send(writable, pickle.dumps(analyze_here(part, config_of, project), protocol=pickle.HIGHEST_PROTOCOL))
+
+        pid = _forked(child)
         os.close(writable)
         children.append((readable, part, pid))
     results = analyze_here(parts[0], config_of, project)
@@ -437,19 +437,12 @@ def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[
     return results
 
 
-def _parts(paths: List[str], count: int, weigh: Callable[[str, int], int]) -> List[List[str]]:
-    """``paths`` in ``count`` parts of about equal weight, the heaviest part first (each file to the lightest part
-    so far, the heaviest files first)."""
-    weights = {}
-    for path in paths:
-        try:
-            size = os.stat(path).st_size
-        except OSError:
-            size = 0
-        weights[path] = max(1, weigh(path, size))
+def _parts(weights: Dict[str, int], count: int) -> List[List[str]]:
+    """The files of ``weights`` (path -> weight, ``runner.file_weights``) in ``count`` parts of about equal
+    weight, the heaviest part first (each file to the lightest part so far, the heaviest files first)."""
     parts: List[List[str]] = [[] for _ in range(count)]
     loads = [0] * count
-    for path in sorted(paths, key=lambda path: -weights[path]):
+    for path in sorted(weights, key=lambda path: -weights[path]):
         lightest = loads.index(min(loads))
         parts[lightest].append(path)
         loads[lightest] += weights[path]

@@ -98,11 +98,21 @@ class _Worker:
         self.conn.close()
 
     def join(self) -> None:
-        """Wait for it to end (asked to: ``ask_to_end``), killing it after 5 s."""
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
+        _joined(self.process)
+
+
+def _joined(process) -> None:
+    """Wait for a worker asked to end (``_Worker.ask_to_end``), killing it after 5 s."""
+    process.join(timeout=5)
+    if process.is_alive():
+        process.kill()
+        process.join()
+
+
+def join_left_workers() -> None:
+    """Wait for the workers ``run_batches(join=False)`` left, asked to end."""
+    for process in multiprocessing.active_children():
+        _joined(process)
 
 
 def _ask_to_share(pool: List[_Worker]) -> None:
@@ -141,8 +151,8 @@ def run_batches(items: Sequence[T], work: Callable[[T], R], workers: int, chunk:
     returns, so that no worker is forked while the thread may hold a lock (an import's) that the child would
     inherit held.
     ``retire``: asked in a worker after each item; True ends that worker (see the module's docstring).
-    ``join``: wait for the workers to end before this returns (they are asked to end either way): not in a process
-    that ends next (``ms_lint.host``), whose workers end with it.
+    ``join``: wait for the workers to end before this returns (they are asked to end either way); a process with
+    something more urgent to do first (``ms_lint.host`` answering) waits later (``join_left_workers``).
 
     ``work``, ``initializer`` and the items must be picklable where processes are spawned (module-level
     functions). ``crashed(item, why)`` stands in for the result of an item whose worker died while it ran alone.

@@ -153,7 +153,6 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
     ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``), or before the
     files are analyzed here. ``join``: wait for the workers to end (``run_batches``)."""
     from ms_lint.processes import worker_count
-    from ms_lint.pool import run_batches
 
     config_of = config if callable(config) else (lambda _path: config)
     workers = worker_count(jobs, len(paths))
@@ -162,6 +161,8 @@ def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = Non
         if meanwhile is not None:
             meanwhile()  # first: the analysis here shares the index (and would add what it looks up)
         return analyze_here(paths, config_of, project)  # under check_files' fewer collections
+    from ms_lint.pool import run_batches  # (``multiprocessing``: 20 ms to import, only where workers start)
+
     configs, tasks = numbered_configs(paths, config_of)
     return run_batches(tasks, _analyze_in_worker, workers, 1, _crashed, initializer=_init_worker,
                        initargs=(configs, project), batches=neighbour_batches(tasks, workers, weigh),
@@ -232,14 +233,7 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,
     workers parse most of them (the eight model packages: 699 libcst parses of 490 modules on two workers
     against 523 on one). Heaviest first, so no worker is left with a long tail. ``weigh(path, size)``: the
     weight a file counts with (default: its size)."""
-    sizes: Dict[str, int] = {}
-    for path, _ in tasks:
-        try:
-            sizes[path] = max(1, os.stat(path).st_size)  # empty files still count: they spread too
-        except OSError:
-            sizes[path] = 1
-        if weigh is not None:
-            sizes[path] = max(1, weigh(path, sizes[path]))
+    sizes = file_weights([path for path, _ in tasks], weigh)
     target = max(1, sum(sizes.values()) // (workers * BATCHES_PER_WORKER))
     weighed: List[Tuple[int, List[Tuple[str, int]]]] = []
     current: List[Tuple[str, int]] = []
@@ -263,6 +257,20 @@ def neighbour_batches(tasks: List[Tuple[str, int]], workers: int,
         weighed.append((weight, current))
     weighed.sort(key=lambda item: -item[0])
     return [batch for _, batch in weighed]
+
+
+def file_weights(paths: List[str], weigh: Optional[Callable[[str, int], int]] = None) -> Dict[str, int]:
+    """Each file's weight for cutting work between processes: its size (at least 1: empty files still count, they
+    spread too), or ``weigh(path, size)`` (at least 1)."""
+    weights: Dict[str, int] = {}
+    for path in paths:
+        try:
+            weights[path] = max(1, os.stat(path).st_size)
+        except OSError:
+            weights[path] = 1
+        if weigh is not None:
+            weights[path] = max(1, weigh(path, weights[path]))
+    return weights
 
 
 def build_index(files: List[str], config: Config, use_cache: bool = True, cache_dir: Optional[str] = None,
@@ -436,19 +444,21 @@ class _WorkedOutMeanwhile:
             raise self.error
 
 
-def _host_pays(config: Config, cache_dir: Optional[str], jobs: Optional[int]) -> bool:
-    """Start an analysis host (``ms_lint.host``) for a run that may have to build its index from stored
-    summaries: it imports the analysis on another core while this process loads them. Started as soon as the
-    run is known not to be warm, before the stored stamps say whether any file changed (a run with only touched
-    files stops it then: about 6 ms more for it). Not where the summaries are made now (their workers would share
-    the cores with it, and this process imports the analysis while they work), nor with one core or ``--jobs 1``
-    (one process at a time)."""
-    from ms_lint.cache import SummaryStore
+def _host_pays(config: Config, cache_dir: Optional[str], jobs: Optional[int]):
+    """The summary store an analysis host (``ms_lint.host``) would load, where one pays; else None. One is started
+    for a run that may have to build its index from stored summaries: it imports the analysis on another core
+    while this process loads them. Started as soon as the run is known not to be warm, before the stored stamps
+    say whether any file changed (a run with only touched files stops it then: about 6 ms more for it). Not where
+    the summaries are made now (their workers would share the cores with it, and this process imports the
+    analysis while they work), nor with one core or ``--jobs 1`` (one process at a time)."""
     from ms_lint import processes
+    from ms_lint.cache import SummaryStore
     from ms_lint.host import wanted
 
-    return ((jobs is None or jobs >= 2) and processes.cpu_count() >= 2 and wanted()
-            and os.path.exists(SummaryStore(config.root, cache_dir).file))
+    if (jobs is not None and jobs < 2) or processes.cpu_count() < 2 or not wanted():
+        return None
+    store = SummaryStore(config.root, cache_dir)
+    return store if os.path.exists(store.file) else None
 
 
 def _loaded_still_hold(store, stamps: Dict[str, Tuple[int, int]], roots: List[str], salt: str) -> bool:
@@ -528,11 +538,11 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         found_in = [entry or os.getcwd() for entry in sys.path if isinstance(entry, str)]
         salt = "\0".join([first.fingerprint(), *roots, "\1", *found_in])
         state = project_state(stamps, salt)
-        if store.warm(state) is None and _host_pays(first, cache_dir, jobs):
-            from ms_lint.cache import SummaryStore
+        summaries = _host_pays(first, cache_dir, jobs) if store.warm(state) is None else None
+        if summaries is not None:
             from ms_lint.host import AnalysisHost
 
-            host = AnalysisHost.start(SummaryStore(first.root, cache_dir))  # as soon as the run is not warm
+            host = AnalysisHost.start(summaries)  # as soon as the run is not warm
             if host is not None:
                 hosts.append(host)
         fingerprints = store.load(state, stamps, salt, roots)

@@ -180,11 +180,11 @@ def test_a_host_not_waited_for_is_reaped_by_the_next_stop(tmp_path):
 
 def test_the_host_cuts_a_few_files_in_parts_of_equal_weight():
     sizes = {"a": 90, "b": 50, "c": 40, "d": 10, "e": 5}
-    parts = host_module._parts(list(sizes), 2, lambda path, size: sizes[path])
+    parts = host_module._parts(sizes, 2)
     assert sorted(path for part in parts for path in part) == sorted(sizes) and len(parts) == 2
     loads = [sum(sizes[path] for path in part) for part in parts]
     assert loads[0] >= loads[1] and loads[0] - loads[1] <= 10  # the heaviest first (this process's); 100 / 95
-    assert host_module._parts(["a"], 2, lambda path, size: 1) == [["a"]]  # no empty part
+    assert host_module._parts({"a": 1}, 2) == [["a"]]  # no empty part
 
 
 @pytest.mark.parametrize("few", [True, False])
