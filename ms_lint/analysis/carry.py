@@ -6,8 +6,9 @@ read) and the digests of those modules. The first part depends on the summaries 
 on where names resolve: which files the project holds, and which file each module name looked up outside it was
 found in. When those are as they were (``cache.same_project``, checked by the caller) and every file whose bytes
 changed since the fingerprints were stored keeps its summary's shape (``summary.same_shape``: the same names,
-imports, classes, calls and literals; lines may move), the first part of every recipe is what it was: the new
-fingerprints are the stored recipes with the digests of today. A file whose dependency changed gets a new
+imports, classes, calls and literals; lines may move; calls and constructions may come and go where no table of
+the index follows them: ``ProjectIndex.only_inert_changes``), the first part of every recipe is what it was: the
+new fingerprints are the stored recipes with the digests of today. A file whose dependency changed gets a new
 fingerprint, so its results are worked out again, as with a full computation; the test suite checks that both
 give the same fingerprints.
 
@@ -61,8 +62,9 @@ def carried_fingerprints(stored_files: Dict[str, object], recipes: Dict[str, Rec
 def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: ProjectIndex,
                 stamps: Dict[str, Tuple[int, int]]) -> Optional[str]:
     """The digest of the file's bytes today (its stamp: ``now``) when the stored fingerprints still describe it
-    (its bytes are the same, or its summary has the same shape); "" for a file no recipe reads (it had no
-    summary and has not changed); else None."""
+    (its bytes are the same, or its summary has the same shape but for calls and constructions no table follows:
+    ``ProjectIndex.only_inert_changes``); "" for a file no recipe reads (it had no summary and has not
+    changed); else None."""
     if not isinstance(old, list) or len(old) != 3:
         return None
     if now is None:
@@ -80,6 +82,8 @@ def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: P
     if summary.digest == old[2]:
         return old[2]  # touched, same bytes
     before = index.cache.replaced.get(path)
-    if before is None or before.digest != old[2] or not same_shape(before, summary):
+    if before is None or before.digest != old[2]:
+        return None
+    if not (same_shape(before, summary) or index.only_inert_changes(before, summary)):
         return None
     return summary.digest

@@ -28,17 +28,21 @@ from ms_lint.analysis.layout import (STDLIB_NAMES, ModuleLocator, checked_tops, 
                                     module_names, package_of, project_files, walked)
 from ms_lint.analysis.qualnames import canonical, is_cell_base, known_mindspore_name
 from ms_lint.analysis.summary import (
-    FORWARDED, NOT_LITERAL, SUPER_PREFIX, ClassSummary, FunctionSummary, InitParam, ModuleSummary, summarize,
-    summarize_trees,
+    CALL_FIELDS, FORWARDED, NOT_LITERAL, SUPER_PREFIX, ClassSummary, FunctionSummary, InitParam, ModuleSummary,
+    same_shape, summarize, summarize_trees,
 )
 from ms_lint.blake import blake2b
 from ms_lint.chunks import ast_runs, chunk_bounds
+from ms_lint.prefilter import JIT_WORDS
 
 CELL_ROOT = "mindspore.nn.Cell"
 # ``qualify`` here keeps the module a name was imported from: each spelling of ``jit`` (MindSpore 2.10 defines it in
 # ``mindspore.graph.api``; ``mindspore.common`` re-exports it) is listed.
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function",
              "mindspore.graph.api.jit", "mindspore.graph.api.ms_function"}
+# The summary fields an edit may change and leave every table of the index as it was, where what changed is inert
+# (``ProjectIndex.only_inert_changes``): what functions call and pass, what the module constructs.
+INERT_FIELDS = CALL_FIELDS | {"constructions"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.primitive.constexpr",
                            "mindspore.ops.primitive._primexpr"}
 # Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
@@ -981,6 +985,37 @@ class ProjectIndex:
             (name.startswith("test") or name.endswith("_test")) and any(callee in cells for callee in function.calls)
             for name, function in summary.functions.items())
 
+    def only_inert_changes(self, before: ModuleSummary, after: ModuleSummary) -> bool:
+        """Two summaries of one project module (``after``: the one this index holds) that differ at most in what
+        no table of the index follows: calls and passed names the graph closure resolves nowhere
+        (``_GraphClosure.inert``: ``ops.abs(x)``, ``x.sum()``, ``self.dense(x)`` for a sub-cell attribute) and
+        constructions of classes that are not the project's (``ops.ReLU()``, ``Tensor(...)``), in any number and
+        anywhere. Every table and fingerprint recipe this index works out is then the same with either: the closure
+        sees the same calls it follows, in the same order, and the constructions table the same constructions; the
+        other tables and the recipes read neither, but for the smoke tests' calls of the module's Cells, compared
+        here. ``ms_lint.analysis.carry`` carries the fingerprints over such an edit, which adding
+        ``y = ops.relu(x)`` to a ``construct`` is."""
+        if after.name not in self.project_modules or self.modules.get(after.name) is not after:
+            return False
+        if not same_shape(before, after, INERT_FIELDS) or self._smoke_tested(before) != self._smoke_tested(after):
+            return False
+        if not same_shape(self._read_constructions(after.name, before.constructions),
+                          self._read_constructions(after.name, after.constructions)):
+            return False
+        closure = _GraphClosure(self)
+        for old, new in zip(_GraphClosure._all_functions(before), _GraphClosure._all_functions(after)):
+            for field in CALL_FIELDS:
+                was, now = getattr(old, field), getattr(new, field)
+                if was != now and closure.followed(after.name, old, was) != closure.followed(after.name, new, now):
+                    return False
+        return True
+
+    def _read_constructions(self, module: str, constructions: list) -> list:
+        """The constructions of a module's summary that ``_all_constructions`` reads: of a project class, or
+        ``super().__init__`` calls."""
+        return [entry for entry in constructions
+                if entry[0].startswith(SUPER_PREFIX) or self.project_class_ref(module, entry[0]) is not None]
+
     def importers_of(self, name: str) -> Set[str]:
         """The project modules that import a name from module ``name`` (or the module itself)."""
         if self._importers is None:
@@ -1144,6 +1179,19 @@ class _GraphClosure:
             return None
         function = owner.functions.get(target[1])
         return (target[0], function) if function is not None else None
+
+    def inert(self, module: str, caller: FunctionSummary, dotted: str) -> bool:
+        """A call or passed name of ``caller`` (a function of ``module``) that ``run`` follows nowhere: no project
+        function it names (``_callee``), nothing a framework dispatches it to, no method alias; and no ``jit``, which
+        makes jit wrappers and roots (``_jit_wrappers``)."""
+        if (may_dispatch(dotted) or dotted.rsplit(".", 1)[-1] in JIT_WORDS
+                or self.index.qualify(module, dotted) in JIT_NAMES):
+            return False
+        return self._callee(module, caller, dotted) is None and not self._aliased(module, caller, dotted)
+
+    def followed(self, module: str, caller: FunctionSummary, names: List[str]) -> List[str]:
+        """``names`` (a function's calls or passed names, in order) less the inert ones: what ``run`` reads of them."""
+        return [dotted for dotted in names if not self.inert(module, caller, dotted)]
 
     def _overrides(self, module: str, caller: FunctionSummary, dotted: str, callee: Tuple[str, FunctionSummary]
                    ) -> List[Tuple[str, FunctionSummary]]:
