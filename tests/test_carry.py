@@ -91,9 +91,11 @@ EDITS = {
                                 "            x = scaled(x)\n            x = ops.Abs()(x)\n", True),
     "a project class built": ("pkg/net.py", "            x = scaled(x)\n",
                               "            x = scaled(x)\n            x = Base(3)(x)\n", False),
-    # a sub-cell attribute set in ``__init__``: which class ``self.act`` holds may shadow a base's (not followed)
+    # sub-cell attributes set in ``__init__``: of a class that is not the project's, of one that is
     "a sub-cell added in __init__": ("pkg/base.py", "        self.steps = steps\n",
-                                     "        self.steps = steps\n        self.act = nn.ReLU()\n", False),
+                                     "        self.steps = steps\n        self.act = nn.ReLU()\n", True),
+    "a project sub-cell added in __init__": ("pkg/base.py", "        self.steps = steps\n",
+                                             "        self.steps = steps\n        self.inner = Base(2)\n", False),
     "default changed": ("pkg/base.py", "steps=4", "steps=40", False),
     "base class changed": ("pkg/base.py", "class Base(nn.Cell):", "class Base(object):", False),
     "import added": ("pkg/net.py", "from mindspore import ops\n", "from mindspore import nn, ops\n", False),
@@ -211,6 +213,76 @@ def test_carried_runs_keep_the_stamps_of_modules_outside_the_project(run_cli, wr
     assert check_json(run_cli, "pkg_a") == []
     assert worked_out  # the base changed: worked out again
     assert check_json(run_cli, "--no-cache", "pkg_a") == []
+
+
+SHADOWED = {
+    "pkg/__init__.py": "",
+    "pkg/blocks.py": """\
+from mindspore import nn, ops
+
+
+class Block(nn.Cell):
+    def run(self, x):
+        out = []
+        for i in range(x.shape[0]):
+            out.append(ops.relu(x[i]))
+        return ops.stack(out)
+
+    def construct(self, x):
+        return x
+""",
+    "pkg/base.py": """\
+from mindspore import nn
+
+from .blocks import Block
+
+
+class Base(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+""",
+    "pkg/net.py": """\
+from mindspore import nn
+
+from .base import Base
+
+
+class Net(Base):
+    def __init__(self):
+        super().__init__()
+        self.scale = 2
+
+    def construct(self, x):
+        return self.block.run(x)
+""",
+}
+
+
+def test_an_attribute_that_shadows_a_bases_is_not_carried(run_cli, write, tmp_path, monkeypatch):
+    """``Net`` holds its base's ``Block`` under ``self.block``, whose ``run`` its ``construct`` makes graph code
+    (a per-row loop: MSL101). Setting ``self.block`` to a Dense in ``Net.__init__`` holds no project class, but it
+    shadows the base's: ``run`` is graph code no more, so the fingerprints are worked out again."""
+    for name, text in SHADOWED.items():
+        write(name, text)
+    assert [(f["path"], f["code"]) for f in check_json(run_cli, ".")] == [("pkg/blocks.py", "MSL101")]
+    worked_out = []
+    recipe = ProjectIndex.fingerprint_recipe
+    monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", lambda self, path: worked_out.append(path) or recipe(
+        self, path))
+    write("pkg/net.py", SHADOWED["pkg/net.py"].replace("        self.scale = 2\n",
+                                                       "        self.scale = 2\n        self.block = nn.Dense(2, 2)\n"))
+    assert check_json(run_cli, ".") == [] == check_json(run_cli, "--no-cache", ".")
+    assert worked_out  # not carried
+    write("pkg/net.py", SHADOWED["pkg/net.py"])
+    check_json(run_cli, ".")
+    worked_out.clear()
+    write("pkg/net.py", SHADOWED["pkg/net.py"].replace("        self.scale = 2\n",
+                                                       "        self.scale = 2\n        self.act = nn.ReLU()\n"))
+    assert [(f["path"], f["code"]) for f in check_json(run_cli, ".")] == [("pkg/blocks.py", "MSL101")]
+    assert worked_out == []  # an attribute no base holds: carried
+    monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", recipe)
+    assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
 
 
 def stamps_file(tmp_path):

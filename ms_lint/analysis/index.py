@@ -41,8 +41,9 @@ CELL_ROOT = "mindspore.nn.Cell"
 JIT_NAMES = {"mindspore.jit", "mindspore.ms_function", "mindspore.common.api.jit", "mindspore.common.api.ms_function",
              "mindspore.graph.api.jit", "mindspore.graph.api.ms_function"}
 # The summary fields an edit may change and leave every table of the index as it was, where what changed is inert
-# (``ProjectIndex.only_inert_changes``): what functions call and pass, what the module constructs.
-INERT_FIELDS = CALL_FIELDS | {"constructions"}
+# (``ProjectIndex.only_inert_changes``): what functions call and pass, what the module constructs, what each class's
+# ``__init__`` builds into attributes of ``self``.
+INERT_FIELDS = CALL_FIELDS | {"constructions", "attribute_classes"}
 COMPILE_TIME_DECORATORS = {"mindspore.ops.constexpr", "mindspore.ops._primexpr", "mindspore.ops.primitive.constexpr",
                            "mindspore.ops.primitive._primexpr"}
 # Packages never read from the installed copy: MindSpore's own classes are known by name (``ms_lint.scope``),
@@ -988,13 +989,15 @@ class ProjectIndex:
     def only_inert_changes(self, before: ModuleSummary, after: ModuleSummary) -> bool:
         """Two summaries of one project module (``after``: the one this index holds) that differ at most in what
         no table of the index follows: calls and passed names the graph closure resolves nowhere
-        (``_GraphClosure.inert``: ``ops.abs(x)``, ``x.sum()``, ``self.dense(x)`` for a sub-cell attribute) and
+        (``_GraphClosure.inert``: ``ops.abs(x)``, ``x.sum()``, ``self.dense(x)`` for a sub-cell attribute),
         constructions of classes that are not the project's (``ops.ReLU()``, ``Tensor(...)``), in any number and
-        anywhere. Every table and fingerprint recipe this index works out is then the same with either: the closure
-        sees the same calls it follows, in the same order, and the constructions table the same constructions; the
-        other tables and the recipes read neither, but for the smoke tests' calls of the module's Cells, compared
-        here. ``ms_lint.analysis.carry`` carries the fingerprints over such an edit, which adding
-        ``y = ops.relu(x)`` to a ``construct`` is."""
+        anywhere, and sub-cell attributes that hold no project class and shadow no attribute that does
+        (``_inert_attributes``). Every table and fingerprint recipe this index works out is then the same with
+        either: the closure sees the same calls it follows, in the same order, and the same held classes, the
+        constructions and holders tables the same entries; the other tables and the recipes read none of these, but
+        for the smoke tests' calls of the module's Cells, compared here. ``ms_lint.analysis.carry`` carries the
+        fingerprints over such an edit, which adding ``self.act = nn.ReLU()`` to an ``__init__`` and
+        ``x = self.act(x)`` to the ``construct`` is."""
         if after.name not in self.project_modules or self.modules.get(after.name) is not after:
             return False
         if not same_shape(before, after, INERT_FIELDS) or self._smoke_tested(before) != self._smoke_tested(after):
@@ -1003,12 +1006,36 @@ class ProjectIndex:
                           self._read_constructions(after.name, after.constructions)):
             return False
         closure = _GraphClosure(self)
+        for qual, info in after.classes.items():
+            was, now = before.classes[qual].attribute_classes, info.attribute_classes
+            if was != now and not self._inert_attributes((after.name, qual), was, now, closure):
+                return False
         for old, new in zip(_GraphClosure._all_functions(before), _GraphClosure._all_functions(after)):
             for field in CALL_FIELDS:
                 was, now = getattr(old, field), getattr(new, field)
                 if was != now and closure.followed(after.name, old, was) != closure.followed(after.name, new, now):
                     return False
         return True
+
+    def _inert_attributes(self, ref: ClassRef, was: Dict[str, str], now: Dict[str, str],
+                          closure: "_GraphClosure") -> bool:
+        """The class's ``attribute_classes`` changed from ``was`` to ``now`` (``self.act = nn.ReLU()`` added to its
+        ``__init__``) and the tables read the same of either: the same sub-cells of project classes
+        (``sub_cell_holders``), and the same project class held under each changed attribute for the class and
+        each of its subclasses (``_GraphClosure._held_class``: an attribute set here shadows a base's of the same
+        name, for the subclasses too, whose chains may meet other bases after this class)."""
+        def held(attributes: Dict[str, str]) -> list:
+            return [(attr, target) for attr, callee in attributes.items()
+                    for target in [self.project_class_ref(ref[0], callee)] if target is not None]
+
+        if held(was) != held(now):
+            return False
+        changed = [attr for attr in sorted({*was, *now}) if was.get(attr) != now.get(attr)]
+        classes = [ref]
+        for current in classes:  # the class and every subclass, at any depth
+            classes.extend(sub for sub in self._direct_subclasses(current) if sub not in classes)
+        return all(closure._held_class(owner, attr, (ref, was)) == closure._held_class(owner, attr, (ref, now))
+                   for attr in changed for owner in classes)
 
     def _read_constructions(self, module: str, constructions: list) -> list:
         """The constructions of a module's summary that ``_all_constructions`` reads: of a project class, or
@@ -1268,15 +1295,18 @@ class _GraphClosure:
                 break  # the nearest class that binds the alias decides
         return found
 
-    def _held_class(self, ref: ClassRef, attribute: str) -> Optional[ClassRef]:
+    def _held_class(self, ref: ClassRef, attribute: str,
+                    instead: Optional[Tuple[ClassRef, Dict[str, str]]] = None) -> Optional[ClassRef]:
         """The project class of ``self.<attribute>``: built in an ``__init__`` of the class or a base
-        (``self.svd = SVD()``) or handed to it under a class annotation; None when unknown or not the project's."""
+        (``self.svd = SVD()``) or handed to it under a class annotation; None when unknown or not the project's.
+        ``instead``: a class of the chain and the ``attribute_classes`` to read for it (``only_inert_changes``)."""
         index = self.index
         for owner in index.method_owner_chain(ref):
             info = index.class_summary(owner)
             if info is None:
                 continue
-            written = info.attribute_classes.get(attribute) or info.attribute_declared.get(attribute)
+            built = instead[1] if instead is not None and owner == instead[0] else info.attribute_classes
+            written = built.get(attribute) or info.attribute_declared.get(attribute)
             if written is not None:
                 held = index.class_ref(owner[0], written)
                 return held if held is not None and held[0] in index.project_modules else None
