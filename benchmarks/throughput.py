@@ -193,25 +193,44 @@ def edit_target(paths: Sequence[str]) -> str:
     return best
 
 
-def add_call(path: str, number: int) -> None:
+def add_call(path: str, number: int, helper: bool = False) -> None:
     """Insert ``_bench_<number> = abs(<number>)`` as the first statement of the file's first ``construct``: what
-    typing a new line of code does (the lines below move, the module summary's calls change, so the project's
-    cross-file fingerprints are worked out again instead of carried over).
+    typing a new line of code does (the lines below move, the module summary's calls change). ``abs`` names no
+    function of the project (but in MindSpore's own source, where it is ``ops.abs``): the graph closure follows it
+    nowhere, and the cross-file fingerprints are carried over (``ProjectIndex.only_inert_changes``). ``helper``:
+    call a function of the project instead (the file's first module-level function, else a method of the
+    ``construct``'s class), which makes it graph code: every fingerprint is worked out again.
 
     In a child process: parsing the 55k-line file would grow this one by 300 MB, and a command started after
     that reports this process's peak as its own (Linux carries it into ``ru_maxrss`` across fork and exec)."""
-    subprocess.run([sys.executable, __file__, "--add-call", path, str(number)], check=True)
+    subprocess.run([sys.executable, __file__, "--add-call", path, str(number)] + (["helper"] if helper else []),
+                   check=True)
 
 
-def _add_call_here(path: str, number: int) -> None:
+def helper_callee(tree: ast.Module, construct: ast.FunctionDef) -> str:
+    """What ``add_call(helper=True)`` calls: the module's first function, else a method of the class that defines
+    ``construct`` (``self.<method>``), else ``abs``."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            return node.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and construct in node.body:
+            for method in node.body:
+                if isinstance(method, ast.FunctionDef) and method.name not in ("construct", "__init__"):
+                    return f"self.{method.name}"
+    return "abs"
+
+
+def _add_call_here(path: str, number: int, helper: bool = False) -> None:
     with open(path, "rb") as handle:
         raw = handle.read()
     tree = ast.parse(raw)
     first = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
+    callee = helper_callee(tree, first) if helper else "abs"
     body = first.body[0]
     lines = raw.splitlines(keepends=True)
     indent = lines[body.lineno - 1][: body.col_offset]  # col_offset counts UTF-8 bytes
-    lines.insert(body.lineno - 1, indent + f"_bench_{number} = abs({number})\n".encode())
+    lines.insert(body.lineno - 1, indent + f"_bench_{number} = {callee}({number})\n".encode())
     with open(path, "wb") as handle:
         handle.write(b"".join(lines))
 
@@ -233,6 +252,7 @@ def tool_commands(target: str, jobs: int, tools: Sequence[str]) -> Dict[str, Lis
         "ms-lint 1 file touched": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
         "ms-lint 1 file edited": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
         "ms-lint 1 call added": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
+        "ms-lint 1 helper call added": [py, "-m", "ms_lint", "check", "--exit-zero", "--jobs", str(jobs), target],
     }
     if "flake8" in tools:
         commands["flake8"] = [py, "-c", FLAKE8_DEFAULT, "--isolated", "--exit-zero", "-j", str(jobs), target]
@@ -252,7 +272,8 @@ def shown_command(name: str, argv: List[str], jobs: int) -> str:
             return f"ms-lint check --jobs {jobs} (an empty cache folder: the cache written)"
         after = {"ms-lint 1 file touched": " (after touch of one file)",
                  "ms-lint 1 file edited": " (after editing one file)",
-                 "ms-lint 1 call added": " (after adding a call to one file)"}.get(name, "")
+                 "ms-lint 1 call added": " (after adding a call of abs to one file)",
+                 "ms-lint 1 helper call added": " (after adding a call of a project function)"}.get(name, "")
         return f"ms-lint check {extra}--jobs {jobs}{after}"
     if name == "flake8":
         return f"flake8 -j {jobs} (pycodestyle, pyflakes, mccabe)"
@@ -343,8 +364,10 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
                 if name == "ms-lint 1 file edited":  # new bytes: this file is analyzed again
                     with open(target, "ab") as handle:
                         handle.write(f"# benchmark edit {round_number}\n".encode())
-                if name == "ms-lint 1 call added":  # and its summary changes: fingerprints are worked out again
+                if name == "ms-lint 1 call added":  # its summary changes, in calls no table follows
                     add_call(target, round_number)
+                if name == "ms-lint 1 helper call added":  # a call that makes graph code: fingerprints worked out
+                    add_call(target, 1000 + round_number, helper=True)
                 sample = measure(argv, workdir, envs[name])
                 series[name].samples.append(sample)
             loads.append(os.getloadavg()[0])
@@ -353,7 +376,8 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
     finally:
         with open(target, "wb") as handle:
             handle.write(original)
-    return render(label, len(files), lines, os.path.relpath(target, root), series, runs, jobs, same, loads)
+    return render(label, len(files), lines, os.path.relpath(target, root), series, runs, jobs, same, loads,
+                  helper_of(original))
 
 
 def findings_agree(cold: List[str], warm: List[str], workdir: str, env: Dict[str, str]) -> bool:
@@ -369,8 +393,15 @@ def findings_agree(cold: List[str], warm: List[str], workdir: str, env: Dict[str
     return first == run(warm)
 
 
+def helper_of(raw: bytes) -> str:
+    """The callee ``add_call(helper=True)`` writes into this text."""
+    tree = ast.parse(raw)
+    first = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
+    return helper_callee(tree, first)
+
+
 def render(label: str, files: int, lines: int, edited: str, series: Dict[str, Series], runs: int, jobs: int,
-           same: bool, loads: List[float]) -> str:
+           same: bool, loads: List[float], helper: str = "") -> str:
     rows = ["| command | wall (median) | min - max | lines/s | CPU user+sys | peak RSS (largest process) |",
             "|---|---:|---:|---:|---:|---:|"]
     for s in series.values():
@@ -390,15 +421,17 @@ def render(label: str, files: int, lines: int, edited: str, series: Dict[str, Se
     notes.append(f"ms-lint warm / cold = {warm / cold:.3f}; one file touched: "
                  f"{series['ms-lint 1 file touched'].wall:.2f} s; one file edited: "
                  f"{series['ms-lint 1 file edited'].wall:.2f} s (a comment), "
-                 f"{series['ms-lint 1 call added'].wall:.2f} s (a call)")
+                 f"{series['ms-lint 1 call added'].wall:.2f} s (a call of `abs`), "
+                 f"{series['ms-lint 1 helper call added'].wall:.2f} s (a call of a project function)")
     notes.append(f"warm findings identical to cold: {'yes' if same else '**NO**'}")
     notes.append(f"load average (1 min) during the runs: {min(loads):.1f} - {max(loads):.1f}")
     return "\n".join([
         f"### {label}: {files:,} files, {lines:,} lines",
         "",
         f"{runs} rounds, one of each command per round, medians shown; `--jobs {jobs}` / `-j {jobs}`. "
-        f"Edited file: `{edited}` (one comment line appended per round; then one line with a call inserted at the "
-        f"top of its first `construct`, which changes its summary).",
+        f"Edited file: `{edited}` (one comment line appended per round; then one line with a call of `abs` inserted "
+        f"at the top of its first `construct`, which changes its summary; then one with a call of a function of the "
+        f"project, `{helper}`, which makes it graph code).",
         "",
         *rows,
         "",
@@ -418,10 +451,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="synthetic corpus seed (default 0)")
     parser.add_argument("--tools", default="flake8,ruff", help="comparison tools (default: flake8,ruff)")
     parser.add_argument("--output", default=DEFAULT_OUTPUT, help="markdown file to write ('-': none)")
-    parser.add_argument("--add-call", nargs=2, metavar=("PATH", "N"), help=argparse.SUPPRESS)  # ``add_call``'s child
+    parser.add_argument("--add-call", nargs="+", metavar="PATH N [helper]", help=argparse.SUPPRESS)  # ``add_call``'s
     args = parser.parse_args(argv)
     if args.add_call:
-        _add_call_here(args.add_call[0], int(args.add_call[1]))
+        _add_call_here(args.add_call[0], int(args.add_call[1]), helper=args.add_call[2:] == ["helper"])
         return 0
     jobs = args.jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
