@@ -285,6 +285,44 @@ def test_an_attribute_that_shadows_a_bases_is_not_carried(run_cli, write, tmp_pa
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
 
 
+WRAPPER_INIT = "import mindspore as ms\n\n\ndef wrap(fn):\n    return ms.jit(fn)\n"
+WRAPPED = """\
+from mindspore import ops
+
+from pkg import wrap
+
+
+def step(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(ops.relu(x[i]) * 2)
+    return ops.stack(out)
+
+
+def main():
+    print(step)
+    return 0
+"""
+
+
+@pytest.mark.parametrize("forward", [True, False])
+def test_a_jit_wrapper_named_like_a_submodule_is_followed(run_cli, write, tmp_path, forward):
+    """An independent review's reproducer: ``pkg.wrap`` hands its parameter to ``jit`` (a jit wrapper), and a
+    submodule ``pkg/wrap.py`` has its name, so ``resolve`` finds the module and ``_callee`` nothing; the closure
+    still matches the call's qualified name against the wrappers, and ``step`` becomes graph code. Calling
+    ``wrap(step)`` instead of ``print(step)`` (and back) is no inert edit."""
+    write("pkg/__init__.py", WRAPPER_INIT)
+    write("pkg/wrap.py", "X = 1\n")
+    before, after = WRAPPED, WRAPPED.replace("print(step)", "wrap(step)")
+    write("pkg/train.py", before if forward else after)
+    check_json(run_cli, ".")
+    write("pkg/train.py", after if forward else before)
+    found = check_json(run_cli, ".")
+    assert [(f["path"], f["code"]) for f in found] == ([("pkg/train.py", "MSL101")] if forward else [])
+    assert found == check_json(run_cli, "--no-cache", ".")
+    assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
+
+
 def stamps_file(tmp_path):
     [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "stamps-*.json"))
     return found

@@ -1211,10 +1211,22 @@ class _GraphClosure:
         """A call or passed name of ``caller`` (a function of ``module``) that ``run`` follows nowhere: no project
         function it names (``_callee``), nothing a framework dispatches it to, no method alias; and no ``jit``, which
         makes jit wrappers and roots (``_jit_wrappers``)."""
-        if (may_dispatch(dotted) or dotted.rsplit(".", 1)[-1] in JIT_WORDS
-                or self.index.qualify(module, dotted) in JIT_NAMES):
+        qualified = self.index.qualify(module, dotted)
+        if (may_dispatch(dotted) or dotted.rsplit(".", 1)[-1] in JIT_WORDS or qualified in JIT_NAMES
+                or self._names_module_function(qualified)):
             return False
         return self._callee(module, caller, dotted) is None and not self._aliased(module, caller, dotted)
+
+    def _names_module_function(self, qualified: Optional[str]) -> bool:
+        """``<project module>.<a function it defines>``: what ``run`` matches a call's qualified name against to
+        find the calls of jit wrappers (``_jit_wrappers``), whether ``_callee`` resolves the call there or not
+        (``resolve`` prefers a submodule of the same name: ``pkg.wrap`` the module, not ``wrap`` in
+        ``pkg/__init__.py``)."""
+        if not qualified:
+            return False
+        owner, _, name = qualified.rpartition(".")
+        summary = self.index.modules.get(owner) if owner in self.index.project_modules else None
+        return summary is not None and name in summary.functions
 
     def followed(self, module: str, caller: FunctionSummary, names: List[str]) -> List[str]:
         """``names`` (a function's calls or passed names, in order) less the inert ones: what ``run`` reads of them."""
