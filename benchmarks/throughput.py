@@ -352,6 +352,7 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
             shutil.rmtree(os.path.join(workdir, FIRST_RUN_CACHE), ignore_errors=True)
         measure(argv, workdir, envs[name])
     original = open(target, "rb").read()
+    helper = helper_of(target)
     loads = [os.getloadavg()[0]]
     try:
         for round_number in range(runs):
@@ -376,8 +377,7 @@ def run_corpus(label: str, root: str, workdir: str, runs: int, jobs: int, tools:
     finally:
         with open(target, "wb") as handle:
             handle.write(original)
-    return render(label, len(files), lines, os.path.relpath(target, root), series, runs, jobs, same, loads,
-                  helper_of(original))
+    return render(label, len(files), lines, os.path.relpath(target, root), series, runs, jobs, same, loads, helper)
 
 
 def findings_agree(cold: List[str], warm: List[str], workdir: str, env: Dict[str, str]) -> bool:
@@ -393,9 +393,16 @@ def findings_agree(cold: List[str], warm: List[str], workdir: str, env: Dict[str
     return first == run(warm)
 
 
-def helper_of(raw: bytes) -> str:
-    """The callee ``add_call(helper=True)`` writes into this text."""
-    tree = ast.parse(raw)
+def helper_of(path: str) -> str:
+    """The callee ``add_call(helper=True)`` writes into the file, found in a child process (as ``add_call``: a
+    parse here would grow this process, whose peak the commands started after it report as theirs)."""
+    done = subprocess.run([sys.executable, __file__, "--helper-of", path], check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _helper_here(path: str) -> str:
+    with open(path, "rb") as handle:
+        tree = ast.parse(handle.read())
     first = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
     return helper_callee(tree, first)
 
@@ -452,7 +459,11 @@ def main(argv=None) -> int:
     parser.add_argument("--tools", default="flake8,ruff", help="comparison tools (default: flake8,ruff)")
     parser.add_argument("--output", default=DEFAULT_OUTPUT, help="markdown file to write ('-': none)")
     parser.add_argument("--add-call", nargs="+", metavar="PATH N [helper]", help=argparse.SUPPRESS)  # ``add_call``'s
+    parser.add_argument("--helper-of", metavar="PATH", help=argparse.SUPPRESS)  # ``helper_of``'s child
     args = parser.parse_args(argv)
+    if args.helper_of:
+        print(_helper_here(args.helper_of))
+        return 0
     if args.add_call:
         _add_call_here(args.add_call[0], int(args.add_call[1]), helper=args.add_call[2:] == ["helper"])
         return 0
