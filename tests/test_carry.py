@@ -323,6 +323,68 @@ def test_a_jit_wrapper_named_like_a_submodule_is_followed(run_cli, write, tmp_pa
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
 
 
+LOOP = "        out = []\n        for i in range(x.shape[0]):\n            out.append(ops.relu(x[i]))\n        return ops.stack(out)\n"
+THROUGH_OUTSIDE = {
+    "pkg_a/__init__.py": "",
+    "pkg_a/base.py": "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self.x = nn.ReLU()\n",
+    "pkg_a/other.py": "from mindspore import nn, ops\n\n\nclass Worker(nn.Cell):\n    def run(self, x):\n" + LOOP +
+                      "\n    def construct(self, x):\n        return x\n\n\nclass Other(nn.Cell):\n"
+                      "    def __init__(self):\n        super().__init__()\n        self.x = Worker()\n",
+    "pkg_a/leaf.py": "from pkg_b.mid import Mid\nfrom pkg_a.other import Other\n\n\nclass Leaf(Mid, Other):\n"
+                     "    def construct(self, x):\n        return self.x.run(x)\n",
+    "pkg_b/__init__.py": "",
+    "pkg_b/mid.py": "from pkg_a.base import Base\n\n\nclass Mid(Base):\n    pass\n",
+}
+
+
+def test_an_attribute_shadowing_through_a_class_outside_the_project_is_followed(run_cli, write, tmp_path):
+    """A second review's reproducer: ``Leaf(Mid, Other)``, with ``Mid`` a sibling package's subclass of ``Base``.
+    ``Base``'s ``self.x = nn.ReLU()`` shadows ``Other``'s ``self.x = Worker()`` for ``Leaf``; renamed ``self.y``,
+    it lets ``Leaf.construct`` reach ``Worker.run``. The subclass table (project classes) never links ``Leaf`` to
+    ``Base``: the classes whose chains hold ``Base`` are asked too."""
+    for name, text in THROUGH_OUTSIDE.items():
+        write(name, text)
+    assert check_json(run_cli, "pkg_a") == []
+    write("pkg_a/base.py", THROUGH_OUTSIDE["pkg_a/base.py"].replace("self.x =", "self.y ="))
+    cached = check_json(run_cli, "pkg_a")
+    assert [(f["path"], f["code"]) for f in cached] == [("pkg_a/other.py", "MSL101")]
+    assert cached == check_json(run_cli, "--no-cache", "pkg_a")
+    stored = stored_fingerprints(tmp_path)
+    index = ProjectIndex.for_files(sorted(stored), **Config().index_options())
+    assert stored == {path: index.fingerprint_for(path) for path in stored}
+
+
+SWAPPED = {
+    "pkg/__init__.py": "",
+    "pkg/blocks.py": "from mindspore import nn, ops\n\n\nclass Block(nn.Cell):\n    def rows(self, t):\n"
+                     "        out = []\n        for row in t:\n            out.append(ops.relu(row))\n        return out\n\n"
+                     "    def construct(self, x):\n        return self.rows(x)\n",
+    "pkg/net.py": "from mindspore import nn, ops\n\nfrom .blocks import Block\n\n\nclass Net(nn.Cell):\n"
+                  "    def __init__(self):\n        super().__init__()\n        self.first = Block()\n"
+                  "        self.second = Block()\n\n    def construct(self, x):\n"
+                  "        a = self.first(ops.ones((2, 3)))\n        b = self.second(ops.zeros((2, 3)))\n        return a, b\n",
+}
+
+
+def test_two_sub_cells_set_in_the_other_order_are_not_carried(run_cli, write, tmp_path):
+    """A second review's reproducer: ``{first: Block, second: Block}`` and ``{second: Block, first: Block}`` are
+    equal dicts, but the holders table lists a class's sub-cells in the order it sets them, and MSL101's note in
+    ``blocks.py`` quotes the first holder's call."""
+    for name, text in SWAPPED.items():
+        write(name, text)
+    check_json(run_cli, ".")
+    write("pkg/net.py", SWAPPED["pkg/net.py"].replace("        self.first = Block()\n        self.second = Block()\n",
+                                                      "        self.second = Block()\n        self.first = Block()\n"))
+    cached = check_json(run_cli, ".")
+    fresh = fresh_index(tmp_path)[1]
+    fresh.graph_functions()
+    fresh.sub_cell_holders(("pkg.blocks", "Block"))
+    fresh.constructions(("pkg.blocks", "Block"))
+    assert stored_tables_of(tmp_path) == fresh.derived_tables()
+    assert cached == check_json(run_cli, "--no-cache", ".")
+
+
 def stamps_file(tmp_path):
     [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "stamps-*.json"))
     return found

@@ -3,6 +3,7 @@
 Every test builds a small package of its own: a base Cell in one module and its subclass in the next, helpers
 called across modules, re-exports through ``__init__.py``, an installed package found without importing it.
 """
+import ast
 import json
 import os
 import re
@@ -1357,6 +1358,21 @@ def test_an_edited_module_gives_the_answers_of_an_index_built_from_the_new_text(
         assert kept == fresh, (edit_name, path)
         changed += 1
     assert changed >= 1
+
+
+def test_sub_cells_set_in_another_order_drop_the_holders_memo():
+    """The holders table lists a class's sub-cells in the order its ``__init__`` sets them (a second review of the
+    carry): two equal dicts in another order keep names and chains, not holders."""
+    from ms_lint.analysis.index import BASES, HOLDERS, NAMES, kept_memos
+    from ms_lint.analysis.summary import summarize
+
+    text = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.first = nn.Dense(2, 2)\n        self.second = nn.Dense(2, 2)\n")
+    swapped = text.replace("        self.first = nn.Dense(2, 2)\n        self.second = nn.Dense(2, 2)\n",
+                           "        self.second = nn.Dense(2, 2)\n        self.first = nn.Dense(2, 2)\n")
+    old, new = (summarize(ast.parse(t), "pkg.net", "pkg/net.py", "d", "pkg", t) for t in (text, swapped))
+    assert kept_memos(old, new) == frozenset({NAMES, BASES})
+    assert kept_memos(old, old) == frozenset({NAMES, BASES, HOLDERS})
 
 
 NAMES_NO_MINDSPORE = """\

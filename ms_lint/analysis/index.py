@@ -1008,8 +1008,9 @@ class ProjectIndex:
         closure = _GraphClosure(self)
         for qual, info in after.classes.items():
             was, now = before.classes[qual].attribute_classes, info.attribute_classes
-            if was != now and not self._inert_attributes((after.name, qual), was, now, closure):
-                return False
+            if list(was.items()) != list(now.items()) and not self._inert_attributes((after.name, qual), was, now,
+                                                                                       closure):
+                return False  # (in order: the holders table lists a class's sub-cells in the order it sets them)
         for old, new in zip(_GraphClosure._all_functions(before), _GraphClosure._all_functions(after)):
             for field in CALL_FIELDS:
                 was, now = getattr(old, field), getattr(new, field)
@@ -1020,10 +1021,10 @@ class ProjectIndex:
     def _inert_attributes(self, ref: ClassRef, was: Dict[str, str], now: Dict[str, str],
                           closure: "_GraphClosure") -> bool:
         """The class's ``attribute_classes`` changed from ``was`` to ``now`` (``self.act = nn.ReLU()`` added to its
-        ``__init__``) and the tables read the same of either: the same sub-cells of project classes
-        (``sub_cell_holders``), and the same project class held under each changed attribute for the class and
-        each of its subclasses (``_GraphClosure._held_class``: an attribute set here shadows a base's of the same
-        name, for the subclasses too, whose chains may meet other bases after this class)."""
+        ``__init__``) and the tables read the same of either: the same sub-cells of project classes, in order
+        (``sub_cell_holders``), and the same project class held under each changed attribute for every class whose
+        chain holds this one (``_classes_below``; ``_GraphClosure._held_class``: an attribute set here shadows a
+        base's of the same name, for the subclasses too, whose chains may meet other bases after this class)."""
         def held(attributes: Dict[str, str]) -> list:
             return [(attr, target) for attr, callee in attributes.items()
                     for target in [self.project_class_ref(ref[0], callee)] if target is not None]
@@ -1031,11 +1032,34 @@ class ProjectIndex:
         if held(was) != held(now):
             return False
         changed = [attr for attr in sorted({*was, *now}) if was.get(attr) != now.get(attr)]
-        classes = [ref]
-        for current in classes:  # the class and every subclass, at any depth
-            classes.extend(sub for sub in self._direct_subclasses(current) if sub not in classes)
         return all(closure._held_class(owner, attr, (ref, was)) == closure._held_class(owner, attr, (ref, now))
-                   for attr in changed for owner in classes)
+                   for attr in changed for owner in self._classes_below(ref))
+
+    def _classes_below(self, ref: ClassRef) -> List[ClassRef]:
+        """``ref`` and every project class whose method chain holds it: its project subclasses at any depth, and
+        the classes that reach it through a base outside the project (``class Leaf(Mid, Other)`` with ``Mid`` a
+        sibling package's subclass of ``ref``), which the subclass table, of project classes, does not link. A
+        base in an installed package (``outside_project``) cannot lead back: such a package does not import the
+        project."""
+        classes = [ref]
+        for name in sorted(self.project_modules):
+            for qual, info in self.modules[name].classes.items():
+                if ((name, qual) != ref and any(self._base_outside(name, base) for base in info.bases)
+                        and ref in self.method_owner_chain((name, qual))):
+                    classes.append((name, qual))
+        for current in classes:  # and their subclasses, at any depth
+            classes.extend(sub for sub in self._direct_subclasses(current) if sub not in classes)
+        return classes
+
+    def _base_outside(self, module: str, base: str) -> bool:
+        """A base as written in ``module`` that is no class of a project module (a sibling package's, one that
+        cannot be read) and may still lead back into them: not in an installed package (``outside_project``)."""
+        if base == "<expr>":
+            return False
+        target = self.project_class_ref(module, base)
+        if target is not None:
+            return target[0] not in self.project_modules
+        return not self.outside_project(self.qualify(module, base))
 
     def _read_constructions(self, module: str, constructions: list) -> list:
         """The constructions of a module's summary that ``_all_constructions`` reads: of a project class, or
@@ -1469,8 +1493,9 @@ def kept_memos(old: ModuleSummary, new: ModuleSummary) -> FrozenSet[str]:
     if any(old.classes[name].bases != new.classes[name].bases
            or list(old.classes[name].methods) != list(new.classes[name].methods) for name in old.classes):
         return frozenset({NAMES})
-    if any(old.classes[name].attribute_classes != new.classes[name].attribute_classes
-           or old.classes[name].attribute_declared != new.classes[name].attribute_declared for name in old.classes):
+    if any(list(old.classes[name].attribute_classes.items()) != list(new.classes[name].attribute_classes.items())
+           or list(old.classes[name].attribute_declared.items()) != list(new.classes[name].attribute_declared.items())
+           for name in old.classes):  # in order: the holders table lists a class's sub-cells in that order
         return frozenset({NAMES, BASES})
     return frozenset({NAMES, BASES, HOLDERS})
 
