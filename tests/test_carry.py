@@ -385,6 +385,38 @@ def test_two_sub_cells_set_in_the_other_order_are_not_carried(run_cli, write, tm
     assert cached == check_json(run_cli, "--no-cache", ".")
 
 
+def _plain(name: str) -> str:
+    return (f"from mindspore import nn\n\n\nclass {name}(nn.Cell):\n    def __init__(self):\n"
+            f"        super().__init__()\n        self.k = 1\n")
+
+
+STACKED = {
+    "pkg/__init__.py": "",
+    "pkg/blocks.py": "from mindspore import nn, ops\n\n\nclass P(nn.Cell):\n    def run(self, x):\n" + LOOP +
+                     "\n    def construct(self, x):\n        return x\n",
+    "pkg/q.py": "from mindspore import nn\n\nfrom .blocks import P\n\n\nclass Q(nn.Cell):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.a = P()\n",
+    "pkg/x.py": _plain("X"),
+    "pkg/y.py": _plain("Y"),
+    "pkg/c.py": "from .q import Q\nfrom .x import X\nfrom .y import Y\n\n\nclass C(X, Y, Q):\n"
+                "    def construct(self, x):\n        return self.a.run(x)\n",
+}
+
+
+def test_two_modules_changed_in_inert_fields_are_not_carried(run_cli, write, tmp_path):
+    """``C(X, Y, Q)``: ``self.a`` is ``Q``'s ``P()``, whose ``run`` ``C.construct`` makes graph code. ``X`` and ``Y``
+    both set ``self.a = nn.ReLU()`` in one edit: each change, judged with the other's new summary, leaves every
+    class's ``self.a`` as it is (``C`` finds the other one's ReLU first); together they hide ``P``. One module at
+    most is carried over such a change."""
+    for name, text in STACKED.items():
+        write(name, text)
+    assert [(f["path"], f["code"]) for f in check_json(run_cli, ".")] == [("pkg/blocks.py", "MSL101")]
+    for name in ("pkg/x.py", "pkg/y.py"):
+        write(name, STACKED[name].replace("        self.k = 1\n", "        self.k = 1\n        self.a = nn.ReLU()\n"))
+    assert check_json(run_cli, ".") == [] == check_json(run_cli, "--no-cache", ".")
+    assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
+
+
 def stamps_file(tmp_path):
     [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "stamps-*.json"))
     return found

@@ -42,11 +42,12 @@ def carried_fingerprints(stored_files: Dict[str, object], recipes: Dict[str, Rec
         return None  # a new project file: names may resolve to it now
     digests: Dict[str, str] = {}
     outside: Dict[str, Tuple[int, int, Optional[str]]] = {}
+    reshaped: List[str] = []  # the files whose summary changed in inert fields only
     for path, old in stored_files.items():
         now = stamps.get(path) or _stat(path)
-        digest = _digest_now(path, old, now, index, stamps)
-        if now is None or digest is None:
-            return None
+        digest = _digest_now(path, old, now, index, stamps, reshaped)
+        if now is None or digest is None or len(reshaped) > 1:
+            return None  # (two modules changed in inert fields: each is judged with the other's new summary)
         digests[path] = digest
         if path not in stamps:
             outside[path] = (now[0], now[1], digest or None)
@@ -60,11 +61,13 @@ def carried_fingerprints(stored_files: Dict[str, object], recipes: Dict[str, Rec
 
 
 def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: ProjectIndex,
-                stamps: Dict[str, Tuple[int, int]]) -> Optional[str]:
+                stamps: Dict[str, Tuple[int, int]], reshaped: List[str]) -> Optional[str]:
     """The digest of the file's bytes today (its stamp: ``now``) when the stored fingerprints still describe it
     (its bytes are the same, or its summary has the same shape but for calls, constructions and sub-cell
-    attributes no table follows: ``ProjectIndex.only_inert_changes``); "" for a file no recipe reads (it had no
-    summary and has not changed); else None."""
+    attributes no table follows: ``ProjectIndex.only_inert_changes``, which adds the path to ``reshaped``); "" for
+    a file no recipe reads (it had no summary and has not changed); else None. ``only_inert_changes`` judges one
+    module with the others as they are now: two such modules could each hide what the other changed (an attribute
+    one of them sets shadowing the other's for a common subclass), so the caller carries over one at most."""
     if not isinstance(old, list) or len(old) != 3:
         return None
     if now is None:
@@ -84,6 +87,8 @@ def _digest_now(path: str, old: object, now: Optional[Tuple[int, int]], index: P
     before = index.cache.replaced.get(path)
     if before is None or before.digest != old[2]:
         return None
-    if not (same_shape(before, summary) or index.only_inert_changes(before, summary)):
-        return None
+    if not same_shape(before, summary):
+        if not index.only_inert_changes(before, summary):
+            return None
+        reshaped.append(path)
     return summary.digest
