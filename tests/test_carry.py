@@ -417,6 +417,20 @@ def test_two_modules_changed_in_inert_fields_are_not_carried(run_cli, write, tmp
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
 
 
+def test_two_classes_of_one_module_changed_together_are_judged_together(run_cli, write, tmp_path):
+    """As above with ``X`` and ``Y`` in one module, changed in one edit: their attributes are taken all as before
+    or all as after."""
+    files = {name: text for name, text in STACKED.items() if name not in ("pkg/x.py", "pkg/y.py")}
+    files["pkg/xy.py"] = _plain("X") + "\n\n" + _plain("Y").split("\n\n\n", 1)[1]
+    files["pkg/c.py"] = STACKED["pkg/c.py"].replace("from .x import X\nfrom .y import Y\n", "from .xy import X, Y\n")
+    for name, text in files.items():
+        write(name, text)
+    assert [(f["path"], f["code"]) for f in check_json(run_cli, ".")] == [("pkg/blocks.py", "MSL101")]
+    write("pkg/xy.py", files["pkg/xy.py"].replace("        self.k = 1\n", "        self.k = 1\n        self.a = nn.ReLU()\n"))
+    assert check_json(run_cli, ".") == [] == check_json(run_cli, "--no-cache", ".")
+    assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
+
+
 def stamps_file(tmp_path):
     [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "stamps-*.json"))
     return found

@@ -1006,11 +1006,13 @@ class ProjectIndex:
                           self._read_constructions(after.name, after.constructions)):
             return False
         closure = _GraphClosure(self)
-        for qual, info in after.classes.items():
-            was, now = before.classes[qual].attribute_classes, info.attribute_classes
-            if list(was.items()) != list(now.items()) and not self._inert_attributes((after.name, qual), was, now,
-                                                                                       closure):
-                return False  # (in order: the holders table lists a class's sub-cells in the order it sets them)
+        # (in order: the holders table lists a class's sub-cells in the order its ``__init__`` sets them)
+        changed = [(after.name, qual) for qual, info in after.classes.items()
+                   if list(before.classes[qual].attribute_classes.items()) != list(info.attribute_classes.items())]
+        if changed and not self._inert_attributes(
+                {ref: before.classes[ref[1]].attribute_classes for ref in changed},
+                {ref: after.classes[ref[1]].attribute_classes for ref in changed}, closure):
+            return False
         for old, new in zip(_GraphClosure._all_functions(before), _GraphClosure._all_functions(after)):
             for field in CALL_FIELDS:
                 was, now = getattr(old, field), getattr(new, field)
@@ -1018,22 +1020,28 @@ class ProjectIndex:
                     return False
         return True
 
-    def _inert_attributes(self, ref: ClassRef, was: Dict[str, str], now: Dict[str, str],
+    def _inert_attributes(self, was: Dict[ClassRef, Dict[str, str]], now: Dict[ClassRef, Dict[str, str]],
                           closure: "_GraphClosure") -> bool:
-        """The class's ``attribute_classes`` changed from ``was`` to ``now`` (``self.act = nn.ReLU()`` added to its
-        ``__init__``) and the tables read the same of either: the same sub-cells of project classes, in order
-        (``sub_cell_holders``), and the same project class held under each changed attribute for every class whose
-        chain holds this one (``_classes_below``; ``_GraphClosure._held_class``: an attribute set here shadows a
-        base's of the same name, for the subclasses too, whose chains may meet other bases after this class)."""
-        def held(attributes: Dict[str, str]) -> list:
+        """Classes of one module whose ``attribute_classes`` changed from ``was`` to ``now`` (``self.act =
+        nn.ReLU()`` added to an ``__init__``), and the tables read the same of either: the same sub-cells of project
+        classes, in order (``sub_cell_holders``), and the same project class held under each changed attribute for
+        every class whose chain holds one of them (``_classes_below``; ``_GraphClosure._held_class``: an attribute
+        set in a class shadows a base's of the same name, for the subclasses too, whose chains may meet other bases
+        after it), all the changed classes taken as before or all as after: two of them can each hide the other's
+        change (``C(X, Y, Q)`` with both ``X`` and ``Y`` setting ``self.a``)."""
+        def held(ref: ClassRef, attributes: Dict[str, str]) -> list:
             return [(attr, target) for attr, callee in attributes.items()
                     for target in [self.project_class_ref(ref[0], callee)] if target is not None]
 
-        if held(was) != held(now):
+        if any(held(ref, was[ref]) != held(ref, now[ref]) for ref in was):
             return False
-        changed = [attr for attr in sorted({*was, *now}) if was.get(attr) != now.get(attr)]
-        return all(closure._held_class(owner, attr, (ref, was)) == closure._held_class(owner, attr, (ref, now))
-                   for attr in changed for owner in self._classes_below(ref))
+        changed = sorted({attr for ref in was for attr in {*was[ref], *now[ref]}
+                          if was[ref].get(attr) != now[ref].get(attr)})
+        below: List[ClassRef] = []
+        for ref in was:
+            below.extend(owner for owner in self._classes_below(ref) if owner not in below)
+        return all(closure._held_class(owner, attr, was) == closure._held_class(owner, attr, now)
+                   for attr in changed for owner in below)
 
     def _classes_below(self, ref: ClassRef) -> List[ClassRef]:
         """``ref`` and every project class whose method chain holds it: its project subclasses at any depth, and
@@ -1332,16 +1340,16 @@ class _GraphClosure:
         return found
 
     def _held_class(self, ref: ClassRef, attribute: str,
-                    instead: Optional[Tuple[ClassRef, Dict[str, str]]] = None) -> Optional[ClassRef]:
+                    instead: Optional[Dict[ClassRef, Dict[str, str]]] = None) -> Optional[ClassRef]:
         """The project class of ``self.<attribute>``: built in an ``__init__`` of the class or a base
         (``self.svd = SVD()``) or handed to it under a class annotation; None when unknown or not the project's.
-        ``instead``: a class of the chain and the ``attribute_classes`` to read for it (``only_inert_changes``)."""
+        ``instead``: classes and the ``attribute_classes`` to read for them (``only_inert_changes``)."""
         index = self.index
         for owner in index.method_owner_chain(ref):
             info = index.class_summary(owner)
             if info is None:
                 continue
-            built = instead[1] if instead is not None and owner == instead[0] else info.attribute_classes
+            built = instead.get(owner, info.attribute_classes) if instead else info.attribute_classes
             written = built.get(attribute) or info.attribute_declared.get(attribute)
             if written is not None:
                 held = index.class_ref(owner[0], written)
