@@ -1037,9 +1037,7 @@ class ProjectIndex:
             return False
         changed = sorted({attr for ref in was for attr in {*was[ref], *now[ref]}
                           if was[ref].get(attr) != now[ref].get(attr)})
-        below: List[ClassRef] = []
-        for ref in was:
-            below.extend(owner for owner in self._classes_below(ref) if owner not in below)
+        below = list(dict.fromkeys(owner for ref in was for owner in self._classes_below(ref)))
         return all(closure._held_class(owner, attr, was) == closure._held_class(owner, attr, now)
                    for attr in changed for owner in below)
 
@@ -1055,8 +1053,12 @@ class ProjectIndex:
                 if ((name, qual) != ref and any(self._base_outside(name, base) for base in info.bases)
                         and ref in self.method_owner_chain((name, qual))):
                     classes.append((name, qual))
+        seen = set(classes)
         for current in classes:  # and their subclasses, at any depth
-            classes.extend(sub for sub in self._direct_subclasses(current) if sub not in classes)
+            for sub in self._direct_subclasses(current):
+                if sub not in seen:
+                    seen.add(sub)
+                    classes.append(sub)
         return classes
 
     def _base_outside(self, module: str, base: str) -> bool:
