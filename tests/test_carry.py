@@ -431,6 +431,35 @@ def test_two_classes_of_one_module_changed_together_are_judged_together(run_cli,
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
 
 
+CYCLE = {
+    "pkg/__init__.py": "",
+    "pkg/c.py": "from mindspore import ops\n\n\ndef Z(x):\n" + LOOP.replace("        ", "    ", 1).replace(
+        "\n        ", "\n    "),
+    "pkg/a.py": "from pkg.b import *\nfrom pkg.c import *\n# Z\n",
+    "pkg/b.py": "from pkg.a import *\n# Z\n",
+    "pkg/net.py": "from mindspore import nn, ops\n\nfrom pkg import a, b\n\n\ndef helper():\n    return a.Z(1)\n\n\n"
+                  "class Net(nn.Cell):\n    def construct(self, x):\n        return ops.abs(x)\n",
+}
+
+
+def test_names_through_star_imports_in_a_cycle_resolve_whichever_is_asked_first(run_cli, write, tmp_path):
+    """A third review's reproducer: ``a`` and ``b`` star-import each other, ``a`` also ``c``, which defines ``Z``.
+    Asked first, ``a.Z`` met ``b.Z`` while still working itself out, and the index kept ``b.Z`` unresolved for good;
+    asked first, ``b.Z`` found ``c.Z``. The carry's judgement asked ``a.Z`` first (``helper``'s call looks like a
+    construction), took ``b.Z(x)`` in ``construct`` for a call it follows nowhere, and ``Z``'s loop was missed."""
+    for name, text in CYCLE.items():
+        write(name, text)
+    assert check_json(run_cli, ".") == []
+    for first, second in (("pkg.a.Z", "pkg.b.Z"), ("pkg.b.Z", "pkg.a.Z")):
+        index = fresh_index(tmp_path)[1]
+        assert index.resolve(first) == index.resolve(second) == ("pkg.c", "Z")
+    write("pkg/net.py", CYCLE["pkg/net.py"].replace("return ops.abs(x)", "return b.Z(x)"))
+    found = check_json(run_cli, ".")
+    assert [(f["path"], f["code"]) for f in found] == [("pkg/c.py", "MSL101")]
+    assert found == check_json(run_cli, "--no-cache", ".")
+    assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
+
+
 def stamps_file(tmp_path):
     [found] = glob.glob(str(tmp_path / ".ms_lint_cache" / "*" / "stamps-*.json"))
     return found

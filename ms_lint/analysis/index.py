@@ -322,6 +322,9 @@ class ProjectIndex:
         self._cell: Dict[ClassRef, bool] = {}
         self._resolved: Dict[str, Optional[Tuple[str, str]]] = {}
         self._mindspore_names: Dict[str, Optional[str]] = {}
+        # the names ``resolve`` and ``mindspore_name`` are working out, outermost first (``_remembered``)
+        self._resolving: List[list] = []
+        self._naming: List[list] = []
         self._class_refs: Dict[Tuple[str, str], Optional[ClassRef]] = {}
         self._qualified: Dict[Tuple[str, str], Optional[str]] = {}  # (module, dotted) -> ``qualify``'s answer
         self._chains: Dict[ClassRef, List[ClassRef]] = {}
@@ -538,14 +541,12 @@ class ProjectIndex:
         elsewhere. Through star imports only a name the module's text never names itself (no assignment can rebind
         it), taken from the last star import that gives it; one of MindSpore's counts only when MindSpore's derived
         data knows it (MindSpore itself is never read, so which of its modules exports what is unknown)."""
-        if depth > 8 or qualified.split(".")[0] in NOT_READ:
+        if qualified.split(".")[0] in NOT_READ:
             return None
-        if qualified in self._mindspore_names:
-            return self._mindspore_names[qualified]
-        self._mindspore_names[qualified] = None  # cycles of re-exports end here
-        found = self._mindspore_name(qualified, depth)
-        self._mindspore_names[qualified] = found
-        return found
+        if depth > 8:
+            return _cut_short(self._naming)
+        return _remembered(self._mindspore_names, self._naming, qualified,
+                           lambda: self._mindspore_name(qualified, depth))
 
     def _mindspore_name(self, qualified: str, depth: int) -> Optional[str]:
         parts = qualified.split(".")
@@ -590,14 +591,9 @@ class ProjectIndex:
         """(module name, name inside it) that a qualified name denotes, following re-exports; None when no module
         that holds it can be read. The name part is '' for a module, a class qualname or a function name."""
         if depth > 8:
-            return None
+            return _cut_short(self._resolving)
         full = f"{qualified_or_module}.{attr}" if attr else qualified_or_module
-        if full in self._resolved:
-            return self._resolved[full]
-        self._resolved[full] = None  # cycles of re-exports end here
-        found = self._resolve(full, depth)
-        self._resolved[full] = found
-        return found
+        return _remembered(self._resolved, self._resolving, full, lambda: self._resolve(full, depth))
 
     def _resolve(self, full: str, depth: int) -> Optional[Tuple[str, str]]:
         parts = full.split(".")
@@ -1116,6 +1112,39 @@ def names_mode(mode: str, name: str) -> bool:
 _BUILTIN_BASES = {"object", "Exception", "ValueError", "TypeError", "RuntimeError", "dict", "list", "tuple",
                   "str", "int", "float", "enum.Enum", "Enum", "IntEnum", "ABC", "abc.ABC", "NamedTuple",
                   "typing.NamedTuple", "Generic", "Protocol"}
+
+
+def _remembered(memo: dict, working: List[list], key: str, work: Callable[[], object]):
+    """``memo[key]``, worked out by ``work`` where missing. ``working`` holds [name, lowest] for each name being
+    worked out, outermost first. The walks behind ``resolve`` and ``mindspore_name`` can meet a name they are still
+    working out (re-exports through star imports in a cycle): there it counts as not found, and each answer worked
+    out while that name was in progress above it is not kept (``lowest``: the outermost such name's place), only
+    the answer of the name the walk met. Kept as it was before (``None`` stood for every name in progress), what an
+    index remembered depended on which name it was asked first: a fresh index and one that had answered other
+    questions gave ``b.Z`` different answers (an independent review of the carried fingerprints)."""
+    if key in memo:
+        return memo[key]
+    for place, (name, _) in enumerate(working):
+        if name == key:
+            working[-1][1] = min(working[-1][1], place)
+            return None
+    working.append([key, len(working)])
+    try:
+        found = work()
+    finally:
+        _, lowest = working.pop()
+    if lowest >= len(working):  # it met no name in progress outside it: its answer holds whoever asks
+        memo[key] = found
+    elif working:
+        working[-1][1] = min(working[-1][1], lowest)
+    return found
+
+
+def _cut_short(working: List[list]) -> None:
+    """A walk cut at its depth limit: nothing it was working out is kept (``_remembered``); not found."""
+    if working:
+        working[-1][1] = -1
+    return None
 
 
 class _GraphClosure:
