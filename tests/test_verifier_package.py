@@ -75,6 +75,17 @@ assert ROWS_LOOP in MODEL
 ROWS_BY_HAND = MODEL.replace(ROWS_LOOP, "    return scale(ops.tanh(x) * SCALE)\n")
 
 
+# A rewrite whose outputs match is "verified" or a "tradeoff" (exit 0), or "slower" (exit 1) when a loaded machine
+# measured its compile time above the original's: what these tests check is that it ran in place and matched.
+MATCHED = {"verified": 0, "tradeoff": 0, "slower": 1}
+
+
+def checked_in_place(code, verification):
+    assert verification["verdict"] in MATCHED, verification["message"]
+    assert verification["outputs_match"] is True
+    assert code == MATCHED[verification["verdict"]]
+
+
 def make_package(tmp_path, model=MODEL):
     """proj/mypkg/{__init__,layers,configuration,model}.py; returns (proj, model path)."""
     pkg = tmp_path / "proj" / "mypkg"
@@ -154,9 +165,7 @@ def test_automatic_fix_verified_in_place_inside_its_package(tmp_path, capsys, mi
                        "--format", "json")
     data = json.loads(out.out)
     assert len(data) == 1 and data[0]["code"] == "MSL101", data
-    assert data[0]["verdict"] in ("verified", "tradeoff"), data[0]["message"]
-    assert data[0]["outputs_match"] is True
-    assert code == 0
+    checked_in_place(code, data[0])
     assert listing(proj) == before  # the rewritten copy is gone, no __pycache__
 
 
@@ -202,9 +211,9 @@ def test_pythonpath_for_a_script_outside_the_package(tmp_path, capsys, mindspore
     code, out = verify(capsys, script, "--repeat", "1")
     assert code == 2
     assert "no module named 'helpers'" in one_error_line(out)
-    code, out = verify(capsys, script, "--repeat", "1", "--pythonpath", proj)
-    assert code == 0, out.out + out.err
-    assert "VERIFIED" in out.out or "TRADEOFF" in out.out
+    code, out = verify(capsys, script, "--repeat", "1", "--pythonpath", proj, "--format", "json")
+    [data] = json.loads(out.out)
+    checked_in_place(code, data)
 
 
 @mindspore_test
@@ -254,9 +263,7 @@ def test_hand_rewrite_against_head_and_rewritten_file(tmp_path, capsys, mindspor
     code, out = verify(capsys, model, "--against", "--inputs", "x=float32[8,2]", "--repeat", "1", "--format", "json")
     data = json.loads(out.out)
     assert [d["function"] for d in data] == ["rows"]
-    assert data[0]["verdict"] in ("verified", "tradeoff"), data[0]["message"]
-    assert data[0]["outputs_match"] is True
-    assert code == 0
+    checked_in_place(code, data[0])
     assert listing(proj) == before  # the HEAD copy is gone
     # a wrong hand rewrite is a mismatch (exit 1)
     model.write_text(ROWS_BY_HAND.replace("ops.tanh(x) * SCALE", "ops.tanh(x) * SCALE + 1"))
@@ -273,8 +280,7 @@ def test_hand_rewrite_against_head_and_rewritten_file(tmp_path, capsys, mindspor
     code, out = verify(capsys, model, "--rewritten", other, "--function", "rows", "--inputs", "x=float32[8,2]",
                        "--repeat", "1", "--format", "json")
     data = json.loads(out.out)
-    assert data[0]["verdict"] in ("verified", "tradeoff"), data[0]["message"]
-    assert code == 0
+    checked_in_place(code, data[0])
     code, out = verify(capsys, model, "--rewritten", other, "--function", "Nope")
     assert code == 2 and "--function Nope" in one_error_line(out)
 
@@ -311,7 +317,5 @@ def test_hypermap_rewrite_over_a_tuple_of_60_gradients_with_none_and_an_int(tmp_
                        "--format", "json")
     data = json.loads(out.out)
     assert len(data) == 1 and data[0]["code"] == "MSL102"
-    assert data[0]["verdict"] in ("verified", "tradeoff"), data[0]["message"]
-    assert data[0]["outputs_match"] is True
+    checked_in_place(code, data[0])
     assert data[0]["inputs"] == "grads=tuple(60*float32[8,4]); bias=None; n=int:3"
-    assert code == 0
