@@ -207,6 +207,11 @@ def add_call(path: str, number: int, helper: bool = False) -> None:
                    check=True)
 
 
+def first_construct(tree: ast.Module) -> ast.FunctionDef:
+    """The module's first ``construct`` (where ``add_call`` writes)."""
+    return next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
+
+
 def helper_callee(tree: ast.Module, construct: ast.FunctionDef) -> str:
     """What ``add_call(helper=True)`` calls: the module's first function, else a method of the class that defines
     ``construct`` (``self.<method>``), else ``abs``."""
@@ -225,7 +230,7 @@ def _add_call_here(path: str, number: int, helper: bool = False) -> None:
     with open(path, "rb") as handle:
         raw = handle.read()
     tree = ast.parse(raw)
-    first = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
+    first = first_construct(tree)
     callee = helper_callee(tree, first) if helper else "abs"
     body = first.body[0]
     lines = raw.splitlines(keepends=True)
@@ -403,7 +408,7 @@ def helper_of(path: str) -> str:
 def _helper_here(path: str) -> str:
     with open(path, "rb") as handle:
         tree = ast.parse(handle.read())
-    first = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "construct")
+    first = first_construct(tree)
     return helper_callee(tree, first)
 
 

@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import pickle
+import textwrap
 
 import pytest
 
@@ -323,7 +324,8 @@ def test_a_jit_wrapper_named_like_a_submodule_is_followed(run_cli, write, tmp_pa
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
 
 
-LOOP = "        out = []\n        for i in range(x.shape[0]):\n            out.append(ops.relu(x[i]))\n        return ops.stack(out)\n"
+ROWS = "out = []\nfor i in range(x.shape[0]):\n    out.append(ops.relu(x[i]))\nreturn ops.stack(out)\n"  # per-row: MSL101
+LOOP = textwrap.indent(ROWS, " " * 8)  # a method's body
 THROUGH_OUTSIDE = {
     "pkg_a/__init__.py": "",
     "pkg_a/base.py": "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def __init__(self):\n"
@@ -433,8 +435,7 @@ def test_two_classes_of_one_module_changed_together_are_judged_together(run_cli,
 
 CYCLE = {
     "pkg/__init__.py": "",
-    "pkg/c.py": "from mindspore import ops\n\n\ndef Z(x):\n" + LOOP.replace("        ", "    ", 1).replace(
-        "\n        ", "\n    "),
+    "pkg/c.py": "from mindspore import ops\n\n\ndef Z(x):\n" + textwrap.indent(ROWS, " " * 4),
     "pkg/a.py": "from pkg.b import *\nfrom pkg.c import *\n# Z\n",
     "pkg/b.py": "from pkg.a import *\n# Z\n",
     "pkg/net.py": "from mindspore import nn, ops\n\nfrom pkg import a, b\n\n\ndef helper():\n    return a.Z(1)\n\n\n"

@@ -545,6 +545,8 @@ class ProjectIndex:
             return None
         if depth > 8:
             return _cut_short(self._naming)
+        if qualified in self._mindspore_names:
+            return self._mindspore_names[qualified]
         return _remembered(self._mindspore_names, self._naming, qualified,
                            lambda: self._mindspore_name(qualified, depth))
 
@@ -593,6 +595,8 @@ class ProjectIndex:
         if depth > 8:
             return _cut_short(self._resolving)
         full = f"{qualified_or_module}.{attr}" if attr else qualified_or_module
+        if full in self._resolved:
+            return self._resolved[full]
         return _remembered(self._resolved, self._resolving, full, lambda: self._resolve(full, depth))
 
     def _resolve(self, full: str, depth: int) -> Optional[Tuple[str, str]]:
@@ -1115,15 +1119,15 @@ _BUILTIN_BASES = {"object", "Exception", "ValueError", "TypeError", "RuntimeErro
 
 
 def _remembered(memo: dict, working: List[list], key: str, work: Callable[[], object]):
-    """``memo[key]``, worked out by ``work`` where missing. ``working`` holds [name, lowest] for each name being
-    worked out, outermost first. The walks behind ``resolve`` and ``mindspore_name`` can meet a name they are still
-    working out (re-exports through star imports in a cycle): there it counts as not found, and each answer worked
-    out while that name was in progress above it is not kept (``lowest``: the outermost such name's place), only
-    the answer of the name the walk met. Kept as it was before (``None`` stood for every name in progress), what an
-    index remembered depended on which name it was asked first: a fresh index and one that had answered other
-    questions gave ``b.Z`` different answers (an independent review of the carried fingerprints)."""
-    if key in memo:
-        return memo[key]
+    """``key``'s answer, not in ``memo`` (its callers look there first, as they did before this helper: no call and no
+    closure for an answer kept), worked out by ``work`` and kept there when it holds. ``working`` holds [name,
+    lowest] for each name being worked out, outermost first. The walks behind ``resolve`` and ``mindspore_name`` can
+    meet a name they are still working out (re-exports through star imports in a cycle): there it counts as not
+    found, and each answer worked out while that name was in progress above it is not kept (``lowest``: the
+    outermost such name's place), only the answer of the name the walk met. Kept as it was before (``None`` stood
+    for every name in progress), what an index remembered depended on which name it was asked first: a fresh index
+    and one that had answered other questions gave ``b.Z`` different answers (an independent review of the carried
+    fingerprints)."""
     for place, (name, _) in enumerate(working):
         if name == key:
             working[-1][1] = min(working[-1][1], place)
