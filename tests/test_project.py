@@ -1854,3 +1854,39 @@ def test_a_method_is_found_without_reading_the_bases_past_the_class_that_defines
     assert index.find_method(("pkg.heads", "Inherits"), "__init__")[0] == ("extlib.base", "Base")
     assert [os.path.relpath(path, site) for path in read] == ["extlib/__init__.py", "extlib/base.py"]
     assert index.method_owner_chain(("pkg.heads", "Own")) == [("pkg.heads", "Own"), ("extlib.base", "Base")]
+
+
+def test_a_star_import_of_a_module_that_cannot_be_read_gives_no_name_and_no_walk(tmp_path, monkeypatch):
+    """``from ._ext import *`` of a compiled extension in a package that star-imports its submodules (SciPy's
+    ``linalg``): what the extension exports is unknown, so it gives no name. Asked for by the name
+    ``lib._ext.<name>``, the walk used to find the package in the extension's place and look ``_ext`` up there
+    through the same star imports, the name one part longer each time, until the depth limit: thousands of
+    lookups, none kept, on every question about such a name."""
+    from ms_lint.analysis import index as index_module
+
+    stars = "".join(f"from ._part{n} import *\n" for n in range(4))
+    make(tmp_path, {
+        "lib/__init__.py": "from ._ext import *\n" + stars,
+        "lib/_ext.cpython-311-x86_64-linux-gnu.so": "",
+        **{f"lib/_part{n}.py": f"from ._ext import *\n\n\ndef helper{n}(x):\n    return x\n" for n in range(4)},
+        "model/__init__.py": "",
+        "model/net.py": """\
+            import mindspore as ms
+            from lib import helper2, dft
+
+
+            @ms.jit
+            def step(x):
+                return dft(helper2(x))
+            """,
+    })
+    index = ProjectIndex.for_files([str(tmp_path / "model/net.py"), str(tmp_path / "lib/__init__.py")])
+    walked = []
+    resolve = index_module.ProjectIndex._resolve
+    monkeypatch.setattr(index_module.ProjectIndex, "_resolve",
+                        lambda self, full, depth: walked.append(full) or resolve(self, full, depth))
+    assert index.resolve("lib.dft") is None
+    assert index.resolve("lib._ext.dft") is None
+    assert len(walked) < 40, len(walked)
+    assert index.resolve("lib.helper2") == ("lib._part2", "helper2")
+    assert index.module_holding("lib.dft").name == "lib"
