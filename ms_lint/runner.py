@@ -556,6 +556,7 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
             if hosts:
                 hosts[0].send_index(project())  # the host loads it while the fingerprints are worked out here
             carried = work.carry(missing)
+            edited = set(project().cache.replaced)  # files summarized again: their bytes changed
             project().cache.replaced.clear()  # only the carry compared them: the old summaries can go
             # A file the results cache holds nothing for is analyzed whatever its fingerprint: those are worked out
             # while the workers analyze (on a first run, every file's: 1.4 s of this process's time on MindSpore's
@@ -564,6 +565,9 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
                                         if not own_index(path) or key not in cache_of(path).entries]
             deferred_keys = {key for _, key in later}
             if not carried:
+                if hosts:
+                    hosts[0].speculate([path for path, key in missing if key in edited and own_index(path)],
+                                       config_of)
                 work.work_out([(path, key) for path, key in missing if key not in deferred_keys])
                 if hosts and not hosts[0].pays_for(project()):
                     hosts.pop().stop(wait=False)  # the workers fork from here: the host's core is theirs now

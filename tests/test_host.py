@@ -271,6 +271,93 @@ def test_an_index_with_many_summaries_read_is_not_sent(tmp_path, monkeypatch):
     assert ran == [] and _gone(host.pid)  # the caller runs it, with the analysis
 
 
+def test_an_index_sent_before_the_summaries_were_read_goes_on_to_the_host(tmp_path, monkeypatch):
+    """A run that works every fingerprint out reads every summary, after it has sent the index: only the tables
+    worked out from them follow with the files, and the host, which has imported the analysis meanwhile, analyzes
+    them (workers forked from this process would each import it first)."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    host = host_module.AnalysisHost(SummaryStore(str(tmp_path)))
+    host.send_index(index)
+    for summary in index.by_path.values():
+        summary.classes  # read
+    index.graph_functions()  # the tables go with the files
+    monkeypatch.setattr(host_module, "MOST_SUMMARIES_SENT", len(paths) - 1)
+    hosted = host.analyze(paths, lambda path: Config(), 2, index)
+    here = runner.analyze_files(paths, lambda path: Config(), 1, lazy_index(tmp_path, paths))
+    assert hosted is not None and findings_of(hosted) == findings_of(here)
+
+
+def _noting(monkeypatch, tmp_path, name):
+    """Make the host (forked after this) note the files a function of ``host_module`` was given or gave, in
+    ``tmp_path / name`` (one basename a line)."""
+    import functools
+
+    real = getattr(host_module, name)
+    noted = tmp_path / f"{name}.txt"
+
+    @functools.wraps(real)
+    def noting(*args):
+        answer = real(*args)
+        files = answer if name == "_speculated" else args[0]
+        noted.write_text("".join(os.path.basename(path) + "\n" for path in sorted(files)))
+        return answer
+
+    monkeypatch.setattr(host_module, name, noting)
+    return noted
+
+
+def _written(path, within=60.0):
+    import time
+
+    deadline = time.monotonic() + within
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return path.read_text().split()
+
+
+@pytest.mark.parametrize("same_config", [True, False])
+def test_the_host_analyzes_the_edited_files_while_the_fingerprints_are_worked_out(tmp_path, monkeypatch,
+                                                                                  same_config):
+    """``speculate``: the host analyzes the files whose bytes changed as soon as it has the index; the tasks that
+    come later keep those results (for the same configuration) and the host analyzes only the others. A file
+    speculated under another configuration is analyzed again under its own."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    net = [path for path in paths if path.endswith("net.py")]
+    index = lazy_index(tmp_path, paths)
+    speculated = _noting(monkeypatch, tmp_path, "_speculated")
+    analyzed = _noting(monkeypatch, tmp_path, "_analyzed")
+    config = Config()
+    host = host_module.AnalysisHost(SummaryStore(str(tmp_path)))
+    host.send_index(index)
+    host.speculate(net, lambda path: config if same_config else Config(ignore=["MSL201"]))
+    assert _written(speculated) == ["net.py"]  # before the tasks are sent: it speculated on all it was given
+    hosted = host.analyze(paths, lambda path: config, 2, index)
+    here = runner.analyze_files(paths, lambda path: config, 1, lazy_index(tmp_path, paths))
+    assert hosted is not None and findings_of(hosted) == findings_of(here)
+    assert ("net.py" in _written(analyzed)) is not same_config
+    assert sorted(path for path, _, _ in hosted) == paths
+    assert [code for name, _, code, _ in findings_of(hosted) if name == "net.py"] == ["MSL101", "MSL201"]
+
+
+def test_the_speculation_stops_when_the_tasks_come(tmp_path, monkeypatch):
+    """The host asks between files whether the parent's tasks have come, and speculates no further then."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    index = lazy_index(tmp_path, paths)
+    tasks = [(path, 0) for path in paths]
+    readable, writable = os.pipe()
+    try:
+        assert set(host_module._speculated(tasks, [Config()], index, readable)) == set(paths)
+        os.write(writable, b"x")  # the tasks' message is waiting
+        assert host_module._speculated(tasks, [Config()], index, readable) == {}
+    finally:
+        os.close(readable)
+        os.close(writable)
+
+
 def test_no_host_with_one_job(tmp_path, monkeypatch):
     """``--jobs 1``: one process works at a time, so no host imports the analysis beside this one."""
     monkeypatch.chdir(tmp_path)
@@ -328,7 +415,9 @@ def test_cached_runs_after_edits_find_what_uncached_runs_find(tmp_path):
     first = run_check(tmp_path)
     assert first == run_check(tmp_path, "--no-cache") and len(first) == 3
     edits = [lambda text: "# a comment\n" + text, lambda text: "REPEATS = 3\n" + text,
-             lambda text: text.replace("        out = []\n", "        out = [abs(1)]\n")]
+             lambda text: text.replace("        out = []\n", "        out = [abs(1)]\n"),
+             # a call of a project function: every fingerprint worked out, the file analyzed meanwhile
+             lambda text: text.replace("        out = [abs(1)]\n", "        out = [scaled(x)]\n")]
     for edit in edits:
         net.write_text(edit(net.read_text(encoding="utf-8")), encoding="utf-8")
         assert run_check(tmp_path) == run_check(tmp_path, "--no-cache")
