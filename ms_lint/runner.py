@@ -281,13 +281,14 @@ def build_index(files: List[str], config: Config, use_cache: bool = True, cache_
     caller does, ``save_summaries``)."""
     from ms_lint.analysis.index import ProjectIndex, SummaryCache
     from ms_lint.cache import SummaryStore
-    from ms_lint.gcpolicy import keep_alive_objects
+    from ms_lint.gcpolicy import keep_alive_objects, keep_to_the_end
 
     store = SummaryStore(config.root, cache_dir) if use_cache else None
     summaries = SummaryCache(store.load() if store else None)
     index = ProjectIndex.for_files(files, summaries, jobs=jobs, listings=listings, meanwhile=import_analysis,
                                    **config.index_options())
     keep_alive_objects()
+    keep_to_the_end(index)
     index.summary_store = store
     if save:
         save_summaries(index)

@@ -148,3 +148,20 @@ def test_a_closed_stderr_keeps_the_status(tmp_path):
     listing = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ms_lint rules 2>&-'], cwd=ROOT,
                              capture_output=True, text=True, timeout=300)
     assert listing.returncode == 0 and "MSL101" in listing.stdout
+
+
+def test_the_command_keeps_its_index_to_the_end_and_main_alone_does_not(monkeypatch):
+    """A run's index dropped as the run returns is freed object by object (every summary read: 0.06-0.09 s);
+    the command ends without the teardown, so it keeps the index to the end. A long-lived process frees it."""
+    from ms_lint import runner
+    from ms_lint.config import Config
+
+    files = [os.path.join(PROJECT, name) for name in sorted(os.listdir(PROJECT)) if name.endswith(".py")]
+    monkeypatch.setattr(gcpolicy, "keep_alive_objects", lambda: None)  # no freeze of this test run's objects
+    monkeypatch.setattr(gcpolicy, "_KEPT", [])
+    monkeypatch.setattr(gcpolicy, "_SHORT_LIVED", [])
+    runner.build_index(files, Config(), use_cache=False, jobs=1)
+    assert gcpolicy._KEPT == []
+    monkeypatch.setattr(gcpolicy, "_SHORT_LIVED", [True])
+    index = runner.build_index(files, Config(), use_cache=False, jobs=1)
+    assert len(gcpolicy._KEPT) == 1 and gcpolicy._KEPT[0] is index and index.project_modules
