@@ -90,6 +90,7 @@ class AnalysisHost:
         self.failed = False  # ... could not be sent
         self.written = 0  # bytes of the memory file written
         self.stopped = False
+        self.died = False  # ended without answering ``analyze``: maybe of one of the files (``runner``)
 
     @classmethod
     def start(cls, store=None) -> Optional["AnalysisHost"]:
@@ -165,7 +166,8 @@ class AnalysisHost:
             meanwhile()
         try:
             answer = pickle.loads(_received(self.from_host))
-        except Exception:  # noqa: BLE001  the host died (EOF), or its answer does not load
+        except Exception as error:  # noqa: BLE001  the host died (EOF), or its answer does not load
+            self.died = isinstance(error, EOFError)
             self.stop(wait=False)
             return None
         self.release()  # it ends by itself, reaped once the run has reported (``reap_ended``)

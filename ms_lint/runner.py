@@ -145,19 +145,21 @@ ConfigFor = Union[Config, Callable[[str], Config]]
 
 def analyze_files(paths: List[str], config: ConfigFor, jobs: Optional[int] = None,
                   project=None, meanwhile: Optional[Callable[[], None]] = None,
-                  join: bool = True) -> Iterable[Result]:
+                  join: bool = True, isolated: bool = False) -> Iterable[Result]:
     """(path, findings, stamp) for each path, in no particular order; on worker processes when it pays.
 
     ``config``: one Config for all, or a function giving each path's. Workers: ``--jobs`` capped at the number
     of files and of cores (``ms_lint.processes.worker_count``). A worker that dies costs only the file it was on.
     ``meanwhile``: run on a thread of this process while the workers analyze (``run_batches``), or before the
-    files are analyzed here. ``join``: wait for the workers to end (``run_batches``)."""
+    files are analyzed here. ``join``: wait for the workers to end (``run_batches``). ``isolated``: on workers
+    however few the files are (one of them may kill the process that analyzes it)."""
     from ms_lint.processes import worker_count
 
     config_of = config if callable(config) else (lambda _path: config)
     workers = worker_count(jobs, len(paths))
     weigh = graph_weight(project) if project is not None else None
-    if workers <= 1 or (len(paths) < PARALLEL_THRESHOLD and _weight(paths, weigh) < PARALLEL_WEIGHT):
+    if not isolated and (workers <= 1 or (len(paths) < PARALLEL_THRESHOLD
+                                          and _weight(paths, weigh) < PARALLEL_WEIGHT)):
         if meanwhile is not None:
             meanwhile()  # first: the analysis here shares the index (and would add what it looks up)
         return analyze_here(paths, config_of, project)  # under check_files' fewer collections
@@ -605,7 +607,10 @@ def _check_files(files: List[str], config: ConfigFor, jobs: Optional[int], use_c
         hosted = hosts[0].analyze(pending, config_of, jobs, index, meanwhile=deferred) if hosts else None
         if hosted is None:
             meanwhile = None if deferred is None or deferred.done else deferred
-            hosted = list(analyze_files(pending, config_of, jobs, index, meanwhile=meanwhile))
+            # a host that died may have died of one of the files: each is analyzed on a worker then, whose death
+            # costs only that file (reported), not this process
+            isolated = bool(hosts) and hosts[0].died
+            hosted = list(analyze_files(pending, config_of, jobs, index, meanwhile=meanwhile, isolated=isolated))
         analyzed = hosted
     if deferred is not None:
         deferred.finish()

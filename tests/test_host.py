@@ -426,6 +426,45 @@ def test_cached_runs_after_edits_find_what_uncached_runs_find(tmp_path):
     assert (noted.read_text().split() if noted.exists() else []) == hosted
 
 
+# ``ms-lint`` in a fresh interpreter where analyzing ``per_row.py`` kills the process that does it (as a crash in
+# the parser would), wherever that is: the host, a worker, the command itself
+CLI_KILLED_BY_A_FILE = """\
+import os, signal, sys
+from ms_lint import runner
+
+analyze = runner._analyze_one
+
+
+def killing(path, *args, **kwargs):
+    if path.endswith("per_row.py"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return analyze(path, *args, **kwargs)
+
+
+runner._analyze_one = killing
+from ms_lint.cli import entry
+sys.argv[0] = "ms-lint"
+sys.exit(entry())
+"""
+
+
+@pytest.mark.skipif(cpu_count() < 2, reason="one core: no host, the few files analyzed in the command itself")
+def test_a_file_that_kills_the_host_is_reported_and_the_run_goes_on(tmp_path):
+    """A cached run of a few files, the host killed by one of them: the files go to workers, not to the command's
+    own process (which the file would kill too), and the one that kills its worker is reported (MSL900) beside
+    the others' findings."""
+    write_package(tmp_path)
+    run_check(tmp_path)  # the caches filled, without the crash
+    for name in ("per_row.py", "net.py"):
+        with open(tmp_path / "pkg" / name, "a", encoding="utf-8") as handle:
+            handle.write("# edited\n")
+    done = subprocess.run([sys.executable, "-c", CLI_KILLED_BY_A_FILE, "check", "--output-format", "json",
+                           "--exit-zero", "pkg"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (done.returncode, done.stderr)  # MSL900: 2
+    found = {(os.path.basename(finding["path"]), finding["code"]) for finding in json.loads(done.stdout)}
+    assert ("per_row.py", "MSL900") in found and ("net.py", "MSL201") in found
+
+
 # Runs the CLI (noting the host's answers) as its own child after making itself the subreaper of what that starts,
 # which it never reaps: as a container whose PID 1 reaps nothing. Prints the zombies it was left.
 SUBREAPER = """\
