@@ -29,8 +29,8 @@ import signal
 import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-# Above this many summaries read in this process (a run that worked the fingerprints out reads them all), the
-# index costs more to send than the host saves (``_summaries_read``).
+# Above this many summaries read in this process before the index was sent (it is sent as soon as it is built, so
+# only where sending failed at first), the index costs more to send than the host saves (``_summaries_read``).
 MOST_SUMMARIES_SENT = 300
 # Up to this many files the host analyzes them itself and on children it forks (``_analyzed``), not on
 # ``runner.analyze_files``'s pool, whose ``multiprocessing`` import (26 ms) came before the first file: past it,
@@ -91,6 +91,7 @@ class AnalysisHost:
         self.written = 0  # bytes of the memory file written
         self.stopped = False
         self.died = False  # ended without answering ``analyze``: maybe of one of the files (``runner``)
+        self.working = False  # sent files to analyze: it may have forked children (``stop``)
 
     @classmethod
     def start(cls, store=None) -> Optional["AnalysisHost"]:
@@ -142,8 +143,8 @@ class AnalysisHost:
                 meanwhile: Optional[Callable[[], None]] = None) -> Optional[list]:
         """``runner.analyze_files(paths, config_of, jobs, project)`` on the host, with the tables ``project`` has
         worked out or carried over since it was sent (``derived_tables``); ``meanwhile`` runs here while it
-        works. None when the host could not do it, or this process has read too many summaries since
-        (``pays_for``): the caller analyzes the files itself (and runs ``meanwhile`` unless it has run)."""
+        works. None when the host could not do it (``pays_for``; ``died``: it ended without answering): the
+        caller analyzes the files itself (and runs ``meanwhile`` unless it has run)."""
         import pickle
 
         if not self.pays_for(project):
@@ -157,6 +158,7 @@ class AnalysisHost:
             if self.failed:
                 raise OSError("the index was not sent")
             self._put(pickle.dumps((tasks, configs, jobs, project.derived_tables()), protocol=pickle.HIGHEST_PROTOCOL))
+            self.working = True
         except Exception:  # noqa: BLE001  something that does not pickle, a host already gone
             self.stop()
             if meanwhile is not None:
@@ -185,20 +187,21 @@ class AnalysisHost:
         return _summaries_read(project) <= MOST_SUMMARIES_SENT
 
     def stop(self, wait: bool = True) -> None:
-        """End the host at once; again, nothing. ``wait``: until it has ended; else it is reaped later
+        """End the host; again, nothing. Killed at once while it has no children; once it was sent files
+        (Ctrl-C while it analyzes them) asked to end (SIGTERM), which it does after killing and reaping its
+        children (``_end_with_children``): killed, it would leave them to init, which in a container may reap
+        nothing. ``wait``: until it has ended (killed after ``ENDING`` seconds); else it is reaped later
         (``reap_ended``)."""
         if self.stopped:
             return
         self._close()
         try:
-            os.kill(self.pid, signal.SIGKILL)
+            os.kill(self.pid, signal.SIGTERM if self.working else signal.SIGKILL)
         except ProcessLookupError:
             pass
         if wait:
-            try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:  # reaped already (a SIGCHLD handler)
-                pass
+            _UNREAPED.append(self.pid)
+            reap_ended(within=ENDING)
         else:
             _UNREAPED.append(self.pid)
         reap_ended(block=False)
@@ -220,6 +223,8 @@ class AnalysisHost:
                 pass
 
 
+# Seconds a host asked to end (``stop``) has to end its children before it is killed.
+ENDING = 2.0
 # Hosts stopped or released and not yet waited for.
 _UNREAPED: List[int] = []
 
@@ -388,6 +393,7 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
 
     die_with_parent(parent)  # and its workers die with it (``stop`` kills it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this process
+    signal.signal(signal.SIGTERM, _end_with_children)
     _load_stored(store)
     _warm_up()
     try:
@@ -421,20 +427,56 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
         pool.join_left_workers()
 
 
+def _end_with_children(_signum, _frame) -> None:
+    """The host's SIGTERM (``AnalysisHost.stop``): kill its children (the pool's workers, ``_analyzed``'s), reap
+    them, and end. Children are listed by the kernel (``/proc/self/task/*/children``), again until none is left or
+    ``ENDING`` seconds have passed (one forked meanwhile dies with this process, ``die_with_parent``)."""
+    import time
+
+    deadline = time.monotonic() + ENDING
+    while time.monotonic() < deadline:
+        children = _children()
+        for pid in children:
+            _kill(pid)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            break  # none left
+        if not children:
+            time.sleep(0.001)
+    os._exit(1)
+
+
+def _children() -> List[int]:
+    """This process's children, as the kernel lists them (none where it does not)."""
+    found: List[int] = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as handle:
+                found.extend(int(pid) for pid in handle.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
+
+
 def _speculated(tasks: List[Tuple[str, int]], configs: list, project, from_parent: int
                 ) -> Dict[str, Tuple[str, Any]]:
     """path -> (its configuration's fingerprint, its result) for the files ``AnalysisHost.speculate`` named,
-    analyzed one after the other until the parent's tasks come (asked between files). A file's result depends on
-    its bytes, its configuration and the index, which the parent's run holds alike; a file whose analysis raises
-    is left to the tasks."""
+    analyzed one after the other until the parent's tasks come (asked between files: they wait for the file
+    being analyzed then, one file at most, even where it turns out not to be pending). A file's result depends
+    on its bytes, its configuration and the index, which the parent's run holds alike (an analysis that fails
+    gives an internal-error finding here as there)."""
     import select
 
     from ms_lint.runner import analyze_here
 
     ready: Dict[str, Tuple[str, Any]] = {}
+    waiting = select.poll()  # (``select.select`` refuses descriptors past 1023)
+    waiting.register(from_parent, select.POLLIN)
     for path, number in tasks:
-        if select.select([from_parent], [], [], 0)[0]:
-            break  # the tasks are here
+        if waiting.poll(0):
+            break  # the tasks are here (or the parent is gone)
         config = configs[number]
         try:
             ready[path] = (config.fingerprint(), analyze_here([path], lambda _path: config, project)[0])

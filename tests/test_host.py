@@ -570,6 +570,58 @@ def test_the_workers_of_a_host_that_is_ended_end_too(tmp_path, monkeypatch, few)
     assert all(_gone(worker) for worker in workers)
 
 
+# Stops a host while its children analyze (sleeping), as its own subreaper: a child the host leaves behind comes
+# here. Prints the zombies and the live processes it was left.
+STOPPED_WHILE_WORKING = """\
+import ctypes, os, pickle, sys, time
+ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+from ms_lint import host as host_module, runner
+from ms_lint.config import Config
+
+paths = sys.argv[1:]
+index = runner.build_index(paths, Config(), cache_dir=None, jobs=1, save=False)
+runner._analyze_one = lambda *args, **kwargs: time.sleep(60)
+host = host_module.AnalysisHost()
+host.send_index(index)
+host._put(pickle.dumps(([(path, 0) for path in paths], [Config()], 2, None)))
+host.working = True  # as ``analyze`` says once it has sent the files
+
+
+def children_of(pid, state):
+    found = 0
+    for entry in os.listdir("/proc"):
+        try:
+            fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        found += int(fields[1]) == pid and (fields[0] == "Z") == (state == "Z")
+    return found
+
+
+deadline = time.monotonic() + 30
+while not children_of(host.pid, "live") and time.monotonic() < deadline:
+    time.sleep(0.02)
+assert children_of(host.pid, "live"), "the host forked no child"
+host.stop()
+time.sleep(0.3)
+print(children_of(os.getpid(), "Z"), children_of(os.getpid(), "live"))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER")
+def test_a_host_stopped_while_its_children_analyze_reaps_them(tmp_path, monkeypatch):
+    """An independent review's reproducer: Ctrl-C while the host's children analyze killed the host, and its
+    children, killed with it, were left to init (where init reaps nothing, zombies for good). Asked to end, the
+    host kills and reaps them first."""
+    monkeypatch.chdir(tmp_path)
+    paths = write_package(tmp_path)
+    lazy_index(tmp_path, paths)  # the summary store
+    done = subprocess.run([sys.executable, "-c", STOPPED_WHILE_WORKING, *paths], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "0"]
+
+
 def test_a_host_whose_parent_is_killed_ends(tmp_path):
     """Killed before it could stop the host (a timeout, an editor ending it): the host does not wait forever."""
     code = ("import os, signal, time\nfrom ms_lint.host import AnalysisHost\nhost = AnalysisHost()\n"
