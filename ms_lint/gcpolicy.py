@@ -62,7 +62,8 @@ def keep_to_the_end(thing: object) -> None:
     """In a short-lived process (``short_lived_process``), hold ``thing`` until the process ends, which skips
     the teardown (``end_short_lived``): a project index dropped as its run returns is freed object by object
     (after every fingerprint was worked out, all its summaries read: 0.04-0.06 s on the eight packages; 0.06 s
-    at the end of a cold run of MindSpore's source). Elsewhere nothing: a long-lived process frees it when it is done with it."""
+    at the end of a cold run of MindSpore's source). Elsewhere nothing: a long-lived process frees it when it is
+    done with it."""
     if _SHORT_LIVED:
         _KEPT.append(thing)
 

@@ -178,8 +178,8 @@ class AnalysisHost:
     def pays_for(self, project) -> bool:
         """Would the host save time: yes once it holds the index, sent before this process read the rest of the
         summaries (to work every fingerprint out): the tables worked out from them follow with the files
-        (``derived_tables``), and workers forked from here would each import the analysis first (0.3-0.45 s;
-        the eight packages, a call of a project function added to ``callback.py``: 1.39 -> 1.0 s). Else not
+        (``derived_tables``), and workers forked from here would each import the analysis first (the eight
+        packages, a call of a project function added to ``callback.py``: 1.82 -> 1.37 s with ``speculate``). Else not
         when this process has read over ``MOST_SUMMARIES_SENT`` summaries: sending them would cost about 0.3 ms
         each."""
         if self.sent and not self.failed:
@@ -479,7 +479,7 @@ def _speculated(tasks: List[Tuple[str, int]], configs: list, project, from_paren
             break  # the tasks are here (or the parent is gone)
         config = configs[number]
         try:
-            ready[path] = (config.fingerprint(), analyze_here([path], lambda _path: config, project)[0])
+            ready[path] = (config.fingerprint(), analyze_here([path], lambda _path, config=config: config, project)[0])
         except Exception:  # noqa: BLE001  analyzed again with the tasks, where a failure is reported as ever
             pass
     return ready
