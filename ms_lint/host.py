@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 # Above this many summaries read in this process before the index was sent (it is sent as soon as it is built, so
 # only where sending failed at first), the index costs more to send than the host saves (``_summaries_read``).
@@ -159,7 +159,8 @@ class AnalysisHost:
                 raise OSError("the index was not sent")
             self._put(pickle.dumps((tasks, configs, jobs, project.derived_tables()), protocol=pickle.HIGHEST_PROTOCOL))
             self.working = True
-        except Exception:  # noqa: BLE001  something that does not pickle, a host already gone
+        except Exception as error:  # noqa: BLE001  something that does not pickle, a host already gone
+            self.died = isinstance(error, BrokenPipeError)  # gone: maybe of a file it speculated on
             self.stop()
             if meanwhile is not None:
                 meanwhile()
@@ -429,8 +430,8 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
 
 def _end_with_children(_signum, _frame) -> None:
     """The host's SIGTERM (``AnalysisHost.stop``): kill its children (the pool's workers, ``_analyzed``'s), reap
-    them, and end. Children are listed by the kernel (``/proc/self/task/*/children``), again until none is left or
-    ``ENDING`` seconds have passed (one forked meanwhile dies with this process, ``die_with_parent``)."""
+    them, and end; again until none is left or ``ENDING`` seconds have passed (one forked meanwhile dies with this
+    process, ``die_with_parent``)."""
     import time
 
     deadline = time.monotonic() + ENDING
@@ -439,8 +440,11 @@ def _end_with_children(_signum, _frame) -> None:
         for pid in children:
             _kill(pid)
         try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
+            while True:
+                pid, _status = os.waitpid(-1, os.WNOHANG)
+                if not pid:
+                    break
+                _FORKED.discard(pid)  # reaped: its number may be another process's soon
         except ChildProcessError:
             break  # none left
         if not children:
@@ -448,8 +452,25 @@ def _end_with_children(_signum, _frame) -> None:
     os._exit(1)
 
 
+# The children ``_analyzed`` forked and has not reaped (``_children``).
+_FORKED: Set[int] = set()
+
+
 def _children() -> List[int]:
-    """This process's children, as the kernel lists them (none where it does not)."""
+    """This process's children not yet reaped: those the kernel lists (``/proc/self/task/*/children``, missing
+    from kernels built without ``CONFIG_PROC_CHILDREN``), those ``_analyzed`` forked, and the pool's workers
+    (``multiprocessing``'s, not yet reaped: a reaped one's number may be another process's)."""
+    found = set(_kernel_children()) | _FORKED
+    process = sys.modules.get("multiprocessing.process")
+    for child in list(getattr(process, "_children", ())):
+        popen = getattr(child, "_popen", None)
+        if popen is not None and getattr(popen, "returncode", 0) is None:
+            found.add(popen.pid)
+    return sorted(found)
+
+
+def _kernel_children() -> List[int]:
+    """This process's children as the kernel lists them (none where it does not)."""
     found: List[int] = []
     try:
         for task in os.listdir("/proc/self/task"):
@@ -490,6 +511,7 @@ def _forked(run: Callable[[], None]) -> int:
     pid = os.fork()
     if pid == 0:
         try:
+            _FORKED.clear()  # its parent's children are not its own
             run()
         finally:
             os._exit(0)
@@ -522,19 +544,23 @@ def _analyzed(paths: List[str], config_of: Callable[[str], Any], jobs: Optional[
             _send(writable, pickle.dumps(analyze_here(part, config_of, project), protocol=pickle.HIGHEST_PROTOCOL))
 
         pid = _forked(child)
+        _FORKED.add(pid)
         os.close(writable)
         children.append((readable, part, pid))
     results = analyze_here(parts[0], config_of, project)
     for readable, part, pid in children:
         try:
-            results.extend(pickle.loads(_received(readable)))
+            received = pickle.loads(_received(readable))
         except Exception:  # noqa: BLE001  the child died
-            results.extend(analyze_here(part, config_of, project))
+            received = None
         os.close(readable)
         try:
             os.waitpid(pid, 0)  # it has sent its results (or died) and ends: none is left to init
         except ChildProcessError:  # reaped already: SIGCHLD ignored by whoever started the command
             pass
+        _FORKED.discard(pid)
+        # (reaped first: a file that killed the child kills this process too, which must not leave it to init)
+        results.extend(received if received is not None else analyze_here(part, config_of, project))
     return results
 
 

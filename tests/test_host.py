@@ -465,6 +465,27 @@ def test_a_file_that_kills_the_host_is_reported_and_the_run_goes_on(tmp_path):
     assert ("per_row.py", "MSL900") in found and ("net.py", "MSL201") in found
 
 
+@pytest.mark.skipif(cpu_count() < 2, reason="one core: no host, the few files analyzed in the command itself")
+def test_a_file_that_kills_the_host_while_it_speculates_is_reported(tmp_path):
+    """A second review's reproducer: the host died of the edited file it analyzed while the fingerprints were
+    worked out (slowed down here to 1 s, as on a large project); sending it the tasks then failed, which was not
+    taken for its death, and the command analyzed the few files itself and died of the file too (status -9)."""
+    slow = CLI_KILLED_BY_A_FILE.replace("runner._analyze_one = killing\n", """runner._analyze_one = killing
+import time
+work_out = runner._FingerprintWork.work_out
+runner._FingerprintWork.work_out = lambda self, missing: (time.sleep(1), work_out(self, missing))[1]
+""")
+    write_package(tmp_path)
+    run_check(tmp_path)
+    with open(tmp_path / "pkg" / "per_row.py", "a", encoding="utf-8") as handle:
+        handle.write("\n\ndef added():\n    return 1\n")  # a new definition: every fingerprint worked out
+    done = subprocess.run([sys.executable, "-c", slow, "check", "--output-format", "json", "--exit-zero", "pkg"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    found = {(os.path.basename(finding["path"]), finding["code"]) for finding in json.loads(done.stdout)}
+    assert ("per_row.py", "MSL900") in found and ("net.py", "MSL201") in found
+
+
 # Runs the CLI (noting the host's answers) as its own child after making itself the subreaper of what that starts,
 # which it never reaps: as a container whose PID 1 reaps nothing. Prints the zombies it was left.
 SUBREAPER = """\
@@ -578,9 +599,14 @@ ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
 from ms_lint import host as host_module, runner
 from ms_lint.config import Config
 
-paths = sys.argv[1:]
+kernel_lists, few, paths = sys.argv[1] == "kernel", sys.argv[2] == "few", sys.argv[3:]
 index = runner.build_index(paths, Config(), cache_dir=None, jobs=1, save=False)
 runner._analyze_one = lambda *args, **kwargs: time.sleep(60)
+if not kernel_lists:  # a kernel built without CONFIG_PROC_CHILDREN
+    host_module._kernel_children = lambda: []
+if not few:  # the pool's workers
+    host_module.FEW_FILES = 0
+    runner.PARALLEL_THRESHOLD = 1
 host = host_module.AnalysisHost()
 host.send_index(index)
 host._put(pickle.dumps(([(path, 0) for path in paths], [Config()], 2, None)))
@@ -609,15 +635,18 @@ print(children_of(os.getpid(), "Z"), children_of(os.getpid(), "live"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER")
-def test_a_host_stopped_while_its_children_analyze_reaps_them(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kernel", ["kernel", "own"])
+@pytest.mark.parametrize("few", ["few", "pool"])
+def test_a_host_stopped_while_its_children_analyze_reaps_them(tmp_path, monkeypatch, kernel, few):
     """An independent review's reproducer: Ctrl-C while the host's children analyze killed the host, and its
     children, killed with it, were left to init (where init reaps nothing, zombies for good). Asked to end, the
-    host kills and reaps them first."""
+    host kills and reaps them first: its ``_analyzed`` children or its pool's workers, as the kernel lists them
+    or, where it does not (a second review: a kernel without ``CONFIG_PROC_CHILDREN``), as it recorded them."""
     monkeypatch.chdir(tmp_path)
     paths = write_package(tmp_path)
     lazy_index(tmp_path, paths)  # the summary store
-    done = subprocess.run([sys.executable, "-c", STOPPED_WHILE_WORKING, *paths], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", STOPPED_WHILE_WORKING, kernel, few, *paths], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "0"]
 
