@@ -200,12 +200,11 @@ class AnalysisHost:
             os.kill(self.pid, signal.SIGTERM if self.working else signal.SIGKILL)
         except ProcessLookupError:
             pass
+        _UNREAPED.append(self.pid)
         if wait:
-            _UNREAPED.append(self.pid)
             reap_ended(within=ENDING)
         else:
-            _UNREAPED.append(self.pid)
-        reap_ended(block=False)
+            reap_ended(block=False)
 
     def release(self) -> None:
         """Its answer read: let it end by itself (it reaps its own workers first, which killing it would leave
@@ -412,10 +411,13 @@ def _host_main(from_parent: int, to_parent: int, shared: int, store, parent: int
         if tables is not None:
             project.adopt_tables(*tables)  # (not where the speculation worked them out: the same tables)
         config_at = {path: configs[number] for path, number in tasks}
-        done = [ready[path][1] for path, number in tasks
-                if path in ready and ready[path][0] == configs[number].fingerprint()]
-        left = [path for path, number in tasks
-                if path not in ready or ready[path][0] != configs[number].fingerprint()]
+        done, left = [], []
+        for path, number in tasks:  # a speculated result counts for the configuration it was worked out with
+            kept = ready.get(path)
+            if kept is not None and kept[0] == configs[number].fingerprint():
+                done.append(kept[1])
+            else:
+                left.append(path)
         answer: Any = done + _analyzed(left, config_at.__getitem__, jobs, project)
     except Exception as error:  # noqa: BLE001  the parent analyzes the files itself
         answer = f"{type(error).__name__}: {error}"

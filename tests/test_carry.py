@@ -141,6 +141,16 @@ def stored_tables_of(tmp_path):
         return FingerprintStore(str(tmp_path)).load_tables(json.load(handle))
 
 
+def fresh_tables(tmp_path, held, built):
+    """The tables a fresh index works out (``derived_tables``), its holders table asked for ``held`` and its
+    constructions table for ``built``, as a run's analysis asks them."""
+    fresh = fresh_index(tmp_path)[1]
+    fresh.graph_functions()
+    fresh.sub_cell_holders(held)
+    fresh.constructions(built)
+    return fresh.derived_tables()
+
+
 @pytest.mark.parametrize("name", sorted(EDITS))
 def test_fingerprints_after_an_edit_are_those_a_fresh_index_gives(run_cli, package, tmp_path, monkeypatch, name):
     path, old, new, carried = EDITS[name]
@@ -169,11 +179,7 @@ def test_fingerprints_after_an_edit_are_those_a_fresh_index_gives(run_cli, packa
     assert holders and not any(holders) if carried else True, "so is the sub-cell holders table"
     monkeypatch.setattr(ProjectIndex, "fingerprint_recipe", recipe)
     assert stored_fingerprints(tmp_path) == fresh_fingerprints(tmp_path)
-    fresh = fresh_index(tmp_path)[1]
-    fresh.graph_functions()
-    fresh.sub_cell_holders(("pkg.net", "Net"))
-    fresh.constructions(("pkg.base", "Base"))
-    assert stored_tables_of(tmp_path) == fresh.derived_tables()
+    assert stored_tables_of(tmp_path) == fresh_tables(tmp_path, ("pkg.net", "Net"), ("pkg.base", "Base"))
     assert after == check_json(run_cli, "--no-cache", ".")
 
 
@@ -379,11 +385,7 @@ def test_two_sub_cells_set_in_the_other_order_are_not_carried(run_cli, write, tm
     write("pkg/net.py", SWAPPED["pkg/net.py"].replace("        self.first = Block()\n        self.second = Block()\n",
                                                       "        self.second = Block()\n        self.first = Block()\n"))
     cached = check_json(run_cli, ".")
-    fresh = fresh_index(tmp_path)[1]
-    fresh.graph_functions()
-    fresh.sub_cell_holders(("pkg.blocks", "Block"))
-    fresh.constructions(("pkg.blocks", "Block"))
-    assert stored_tables_of(tmp_path) == fresh.derived_tables()
+    assert stored_tables_of(tmp_path) == fresh_tables(tmp_path, ("pkg.blocks", "Block"), ("pkg.blocks", "Block"))
     assert cached == check_json(run_cli, "--no-cache", ".")
 
 
